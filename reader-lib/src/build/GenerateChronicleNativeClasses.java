@@ -1,0 +1,32 @@
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Build step (run by exec-maven-plugin with the source launcher): writes the Java source of the classes Chronicle Map
+ * would otherwise generate and compile with javac when a map is first opened. Compiled into reader-lib, they let a
+ * JVM without the jdk.compiler module (a JRE image, Druid's image) open stores. Chronicle's generator is
+ * package-private, hence the reflection.
+ *
+ * <p>Arguments: output source directory, then fully qualified value interfaces to generate a native class for.
+ */
+public class GenerateChronicleNativeClasses {
+    public static void main(String[] args) throws Exception {
+        Path out = Path.of(args[0]);
+        Class<?> valueModelClass = Class.forName("net.openhft.chronicle.values.ValueModel");
+        Method acquire = valueModelClass.getMethod("acquire", Class.class);
+        Class<?> generators = Class.forName("net.openhft.chronicle.values.Generators");
+        Method generateNative = generators.getDeclaredMethod("generateNativeClass", valueModelClass, String.class);
+        generateNative.setAccessible(true);
+        for (int i = 1; i < args.length; i++) {
+            Class<?> type = Class.forName(args[i]);
+            String simpleName = type.getSimpleName() + "$$Native";
+            String source = (String) generateNative.invoke(null, acquire.invoke(null, type), simpleName);
+            Path file = out.resolve(type.getPackageName().replace('.', '/')).resolve(simpleName + ".java");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, source, StandardCharsets.UTF_8);
+            System.out.println("Generated " + file);
+        }
+    }
+}

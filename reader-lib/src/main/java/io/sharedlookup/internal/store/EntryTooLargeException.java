@@ -1,0 +1,8 @@
+package io.sharedlookup.internal.store;
+
+/** A key/value pair does not fit in this generation's layout (Chronicle's chunk limit per entry). */
+public final class EntryTooLargeException extends RuntimeException {
+    public EntryTooLargeException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,237 @@
+package io.sharedlookup.internal.store;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.hash.locks.InterProcessReadWriteUpdateLock;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapAbsentEntry;
+import net.openhft.chronicle.map.MapEntry;
+import net.openhft.chronicle.map.MapSegmentContext;
+
+/**
+ * One generation: a Chronicle Map file of UTF-8 {@code CharSequence} keys and values, opened by readers and by the
+ * writer alike (Chronicle has no read-only mode).
+ *
+ * <p>Every access takes its segment lock through a query context with a bounded {@code tryLock}, never Chronicle's
+ * default 60 s wait: a lock left held by a killed process costs a caller at most the bound and surfaces as
+ * {@link LockTimeoutException}.
+ */
+public final class GenerationFile implements AutoCloseable {
+    private final Path file;
+    private final ChronicleMap<CharSequence, CharSequence> map;
+    private final long capacity;
+
+    private GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity) {
+        this.file = file;
+        this.map = map;
+        this.capacity = capacity;
+    }
+
+    private static ChronicleMapBuilder<CharSequence, CharSequence> builder() {
+        return ChronicleMapBuilder.of(CharSequence.class, CharSequence.class);
+    }
+
+    /** Creates a new, empty generation file; refuses to touch an existing one. */
+    public static GenerationFile create(Path file, GenerationSizing sizing, StorePermissions permissions)
+            throws IOException {
+        // Created empty first so that permissions are right before anything is mapped, and so that an existing file
+        // is never reused: Chronicle would silently open it.
+        Files.createFile(file);
+        try {
+            permissions.applyToFile(file);
+            ChronicleMap<CharSequence, CharSequence> map = builder()
+                    .entries(sizing.entries())
+                    .averageKeySize(sizing.averageKeyBytes())
+                    .averageValueSize(sizing.averageValueBytes())
+                    .maxBloatFactor(sizing.maxBloatFactor())
+                    .createPersistedTo(file.toFile());
+            return new GenerationFile(file, map, sizing.entries());
+        } catch (IOException | RuntimeException | Error e) {
+            Files.deleteIfExists(file);
+            throw e instanceof IOException io ? io : new IOException("Cannot create generation file " + file + ": " + e, e);
+        }
+    }
+
+    /**
+     * Opens an existing generation file of the given (published) capacity. Never creates one: a missing or empty file is an error, since Chronicle would
+     * otherwise create a fresh map with default settings in its place.
+     *
+     * @throws StoreFormatException when the file is missing, empty, truncated or corrupt
+     */
+    public static GenerationFile open(Path file, long capacity) {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (IOException e) {
+            throw new StoreFormatException("Generation file " + file + " cannot be read: " + e, e);
+        }
+        if (size == 0) {
+            throw new StoreFormatException("Generation file " + file + " is empty; the writer rebuilds it");
+        }
+        try {
+            ChronicleMap<CharSequence, CharSequence> map = builder().createPersistedTo(file.toFile());
+            return new GenerationFile(file, map, capacity);
+        } catch (IOException | RuntimeException | Error e) {
+            throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + e
+                    + "); the writer rebuilds it from the topic", e);
+        }
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public long capacity() {
+        return capacity;
+    }
+
+    public long size() {
+        return map.longSize();
+    }
+
+    public Fill fill() {
+        return new Fill(map.longSize(), capacity, map.percentageFreeSpace(), map.remainingAutoResizes());
+    }
+
+    /**
+     * Looks {@code key} up and, when present, appends its value to {@code out} (cleared first). Allocation-free.
+     *
+     * @return whether the key is present
+     * @throws LockTimeoutException when the key's segment stays locked longer than {@code timeoutNanos}
+     */
+    public boolean getInto(CharSequence key, StringBuilder out, long timeoutNanos) {
+        out.setLength(0);
+        try (ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(key)) {
+            if (!tryLock(c.readLock(), timeoutNanos)) {
+                throw timeout("read", key);
+            }
+            MapEntry<CharSequence, CharSequence> entry = c.entry();
+            if (entry == null) {
+                return false;
+            }
+            entry.value().getUsing(out);
+            return true;
+        }
+    }
+
+    /**
+     * Sets {@code key} to {@code value}.
+     *
+     * @return whether the stored value changed
+     * @throws LockTimeoutException   when the segment stays locked (for example by a killed reader) beyond the bound
+     * @throws EntryTooLargeException when the pair does not fit this generation's layout
+     */
+    public boolean put(CharSequence key, CharSequence value, long timeoutNanos) {
+        try (ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(key)) {
+            lockForWrite(c, key, timeoutNanos);
+            MapEntry<CharSequence, CharSequence> entry = c.entry();
+            Data<CharSequence> data = c.wrapValueAsData(value);
+            if (entry != null) {
+                if (contentEquals(entry.value().get(), value)) {
+                    return false;
+                }
+                c.replaceValue(entry, data);
+            } else {
+                MapAbsentEntry<CharSequence, CharSequence> absent = c.absentEntry();
+                c.insert(absent, data);
+            }
+            return true;
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            if (String.valueOf(e.getMessage()).contains("too large")) {
+                throw new EntryTooLargeException("Entry for key of " + key.length() + " chars and value of "
+                        + value.length() + " chars does not fit generation " + file.getFileName() + ": " + e.getMessage(), e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Removes {@code key}.
+     *
+     * @return whether it was present
+     */
+    public boolean remove(CharSequence key, long timeoutNanos) {
+        try (ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(key)) {
+            lockForWrite(c, key, timeoutNanos);
+            MapEntry<CharSequence, CharSequence> entry = c.entry();
+            if (entry == null) {
+                return false;
+            }
+            c.remove(entry);
+            return true;
+        }
+    }
+
+    /**
+     * Calls {@code action} for every entry, segment by segment. Each segment's update lock is taken with a bounded
+     * wait; a reader's read lock does not block it, so a generation whose segment a killed reader left read-locked can
+     * still be copied. The key and value passed are only valid during the call.
+     *
+     * @throws LockTimeoutException when a segment stays write-locked beyond the bound
+     */
+    public void forEach(BiConsumer<CharSequence, CharSequence> action, long timeoutNanos) {
+        for (int i = 0, n = map.segments(); i < n; i++) {
+            try (MapSegmentContext<CharSequence, CharSequence, ?> c = map.segmentContext(i)) {
+                // Chronicle's segment contexts are segment locks, though the interface does not say so.
+                if (c instanceof InterProcessReadWriteUpdateLock locks && !tryLock(locks.updateLock(), timeoutNanos)) {
+                    throw timeout("update", null);
+                }
+                c.forEachSegmentEntry(e -> action.accept(e.key().get(), e.value().get()));
+            }
+        }
+    }
+
+    /** Writes the file's dirty pages to disk (Chronicle's close does not). */
+    public void force() throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+    }
+
+    @Override
+    public void close() {
+        map.close();
+    }
+
+    private void lockForWrite(ExternalMapQueryContext<CharSequence, CharSequence, ?> c, CharSequence key,
+                              long timeoutNanos) {
+        if (!tryLock(c.updateLock(), timeoutNanos) || !tryLock(c.writeLock(), timeoutNanos)) {
+            throw timeout("write", key);
+        }
+    }
+
+    private static boolean tryLock(java.util.concurrent.locks.Lock lock, long timeoutNanos) {
+        try {
+            return lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private LockTimeoutException timeout(String kind, CharSequence key) {
+        return new LockTimeoutException("A " + kind + " lock in " + file + " stayed held for over the bound ("
+                + "probably by a killed process); the writer replaces this generation");
+    }
+
+    private static boolean contentEquals(CharSequence a, CharSequence b) {
+        int n = a.length();
+        if (n != b.length()) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            if (a.charAt(i) != b.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

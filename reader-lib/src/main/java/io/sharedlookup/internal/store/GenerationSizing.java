@@ -1,0 +1,51 @@
+package io.sharedlookup.internal.store;
+
+/**
+ * How big a generation file is made. Chronicle Map cannot grow past what its header allows (about 2.2 x
+ * {@code entries} with {@code maxBloatFactor} 1.0, "Attempt to allocate #33 extra segment tier" after that), so the
+ * writer sizes every generation with headroom and builds a bigger one when {@link Fill#needsGrowth()} says so, long
+ * before that limit.
+ *
+ * @param entries           Chronicle's {@code entries()}: the capacity the fill ratio is measured against
+ * @param averageKeyBytes   average UTF-8 key size, from samples
+ * @param averageValueBytes average UTF-8 value size, from samples
+ * @param maxBloatFactor    extra room Chronicle may take beyond {@code entries} before refusing puts
+ */
+public record GenerationSizing(long entries, double averageKeyBytes, double averageValueBytes, double maxBloatFactor) {
+    /** Expected entries are multiplied by this. */
+    public static final double HEADROOM = 1.5;
+    /** No generation is smaller than this. */
+    public static final long MIN_ENTRIES = 1024;
+    /** Chronicle accepts up to about 2.2 x entries at 1.0; 2.0 leaves room for bursts while a bigger one is built. */
+    public static final double MAX_BLOAT_FACTOR = 2.0;
+    static final double DEFAULT_KEY_BYTES = 16;
+    static final double DEFAULT_VALUE_BYTES = 32;
+
+    public GenerationSizing {
+        if (entries < 1) {
+            throw new IllegalArgumentException("entries must be positive: " + entries);
+        }
+        averageKeyBytes = sane(averageKeyBytes, DEFAULT_KEY_BYTES);
+        averageValueBytes = sane(averageValueBytes, DEFAULT_VALUE_BYTES);
+    }
+
+    private static double sane(double sampled, double fallback) {
+        return Double.isFinite(sampled) && sampled > 0 ? Math.max(1, sampled) : fallback;
+    }
+
+    /**
+     * Sizing for a namespace expected to hold about {@code expectedEntries} (for Kafka: the sum of
+     * {@code endOffset - beginningOffset}, an upper bound on distinct keys), with sampled average sizes; non-positive
+     * averages fall back to defaults.
+     */
+    public static GenerationSizing forExpected(long expectedEntries, double averageKeyBytes, double averageValueBytes) {
+        long entries = Math.max(MIN_ENTRIES, (long) Math.ceil(Math.max(0, expectedEntries) * HEADROOM));
+        return new GenerationSizing(entries, averageKeyBytes, averageValueBytes, MAX_BLOAT_FACTOR);
+    }
+
+    /** Sizing for the generation that replaces one holding {@code currentEntries}: double, with headroom. */
+    public GenerationSizing grownFor(long currentEntries, double sampledKeyBytes, double sampledValueBytes) {
+        long next = Math.max(entries * 2, (long) Math.ceil(currentEntries * HEADROOM * 2));
+        return new GenerationSizing(next, sampledKeyBytes, sampledValueBytes, maxBloatFactor);
+    }
+}

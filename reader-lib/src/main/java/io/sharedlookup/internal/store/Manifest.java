@@ -1,0 +1,212 @@
+package io.sharedlookup.internal.store;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The published state of a namespace: which generation file readers use, and what it reflects. Written to a temporary
+ * file, fsynced when durability matters, and renamed over {@value StoreLayout#MANIFEST}, so a reader sees either the
+ * old or the new manifest, never a mix.
+ *
+ * @param formatVersion  the store format; readers refuse versions they do not know
+ * @param generation     increases by one for every new generation file
+ * @param dataFile       the generation's file name, relative to the namespace directory
+ * @param capacity       the entry count the generation was sized for (Chronicle's {@code entries()})
+ * @param topic          the Kafka topic the namespace is built from (empty when not from Kafka)
+ * @param offsets        per partition, the next offset to consume: what the generation reflects
+ * @param contentVersion changes whenever readable content changes; never repeats within a namespace
+ * @param caughtUp       whether the writer had reached the end offsets it captured at start
+ * @param writerState    {@link WriterState#OPEN} while a writer changes the file; {@link WriterState#CLOSED} after a
+ *                       clean stop, so that only then the next writer may resume from {@code offsets}
+ * @param attributes     further writer options recorded with the namespace (for example a reverse index)
+ */
+public record Manifest(
+        int formatVersion,
+        String namespace,
+        long generation,
+        String dataFile,
+        long capacity,
+        String topic,
+        Map<Integer, Long> offsets,
+        long contentVersion,
+        boolean caughtUp,
+        WriterState writerState,
+        long publishedAtMillis,
+        long updatedAtMillis,
+        Map<String, String> attributes) {
+
+    /** The only format version this code reads and writes. */
+    public static final int FORMAT_VERSION = 1;
+
+    public enum WriterState { OPEN, CLOSED }
+
+    public Manifest {
+        offsets = Collections.unmodifiableMap(new TreeMap<>(offsets));
+        attributes = Collections.unmodifiableMap(new TreeMap<>(attributes));
+    }
+
+    public Manifest withOffsets(Map<Integer, Long> newOffsets, long newContentVersion, boolean newCaughtUp, long now) {
+        return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, newOffsets,
+                newContentVersion, newCaughtUp, writerState, publishedAtMillis, now, attributes);
+    }
+
+    public Manifest withWriterState(WriterState state, long now) {
+        return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, offsets, contentVersion,
+                caughtUp, state, publishedAtMillis, now, attributes);
+    }
+
+    /** Serialises to the properties text stored on disk. */
+    public String toText() {
+        Properties p = new Properties();
+        p.setProperty("format.version", Integer.toString(formatVersion));
+        p.setProperty("namespace", namespace);
+        p.setProperty("generation", Long.toString(generation));
+        p.setProperty("data.file", dataFile);
+        p.setProperty("capacity", Long.toString(capacity));
+        p.setProperty("topic", topic);
+        StringBuilder offs = new StringBuilder();
+        offsets.forEach((partition, offset) -> {
+            if (offs.length() > 0) {
+                offs.append(',');
+            }
+            offs.append(partition).append(':').append(offset);
+        });
+        p.setProperty("source.offsets", offs.toString());
+        p.setProperty("content.version", Long.toString(contentVersion));
+        p.setProperty("caught.up", Boolean.toString(caughtUp));
+        p.setProperty("writer.state", writerState.name().toLowerCase());
+        p.setProperty("published.at", Long.toString(publishedAtMillis));
+        p.setProperty("updated.at", Long.toString(updatedAtMillis));
+        attributes.forEach((k, v) -> p.setProperty("attr." + k, v));
+        StringWriter out = new StringWriter();
+        try {
+            p.store(out, "shared-lookup namespace manifest: written by the writer, do not edit");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return out.toString();
+    }
+
+    /** Parses manifest text; {@code source} names the file in error messages. */
+    public static Manifest parse(String text, Path source) {
+        Properties p = new Properties();
+        try {
+            p.load(new StringReader(text));
+        } catch (IOException | IllegalArgumentException e) {
+            throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+        }
+        String version = p.getProperty("format.version");
+        if (version == null) {
+            throw new StoreFormatException("Corrupt manifest " + source
+                    + ": no format.version; delete the namespace directory and let the writer rebuild it");
+        }
+        if (!version.trim().equals(Integer.toString(FORMAT_VERSION))) {
+            throw new StoreFormatException("Unsupported store format version " + version.trim() + " in " + source
+                    + ": this shared-lookup reads version " + FORMAT_VERSION
+                    + "; use a shared-lookup release that matches the writer");
+        }
+        try {
+            Map<Integer, Long> offsets = new TreeMap<>();
+            String offs = required(p, "source.offsets", source);
+            if (!offs.isBlank()) {
+                for (String pair : offs.split(",")) {
+                    int colon = pair.indexOf(':');
+                    offsets.put(Integer.parseInt(pair.substring(0, colon).trim()),
+                            Long.parseLong(pair.substring(colon + 1).trim()));
+                }
+            }
+            Map<String, String> attributes = new TreeMap<>();
+            for (String name : p.stringPropertyNames()) {
+                if (name.startsWith("attr.")) {
+                    attributes.put(name.substring(5), p.getProperty(name));
+                }
+            }
+            String dataFile = required(p, "data.file", source);
+            if (StoreLayout.generationOf(dataFile).isEmpty()) {
+                throw new StoreFormatException("Corrupt manifest " + source + ": data.file '" + dataFile
+                        + "' is not a generation file name");
+            }
+            return new Manifest(FORMAT_VERSION,
+                    required(p, "namespace", source),
+                    Long.parseLong(required(p, "generation", source)),
+                    dataFile,
+                    Long.parseLong(required(p, "capacity", source)),
+                    required(p, "topic", source),
+                    offsets,
+                    Long.parseLong(required(p, "content.version", source)),
+                    Boolean.parseBoolean(required(p, "caught.up", source)),
+                    WriterState.valueOf(required(p, "writer.state", source).toUpperCase()),
+                    Long.parseLong(required(p, "published.at", source)),
+                    Long.parseLong(required(p, "updated.at", source)),
+                    attributes);
+        } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+            throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String required(Properties p, String key, Path source) {
+        String v = p.getProperty(key);
+        if (v == null) {
+            throw new StoreFormatException("Corrupt manifest " + source + ": missing '" + key + "'");
+        }
+        return v.trim();
+    }
+
+    /** Reads and parses a manifest file. */
+    public static Manifest read(Path file) throws IOException {
+        return parse(Files.readString(file, StandardCharsets.UTF_8), file);
+    }
+
+    /**
+     * Atomically replaces {@code file} with this manifest. With {@code durable}, the temporary file and the directory
+     * are fsynced so the switch survives a machine crash; offset checkpoints may skip that.
+     */
+    public void writeAtomically(Path file, StorePermissions permissions, boolean durable) throws IOException {
+        Path dir = file.getParent();
+        Path tmp = dir.resolve(file.getFileName() + ".tmp-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer bytes = ByteBuffer.wrap(toText().getBytes(StandardCharsets.UTF_8));
+                while (bytes.hasRemaining()) {
+                    ch.write(bytes);
+                }
+                if (durable) {
+                    ch.force(true);
+                }
+            }
+            permissions.applyToFile(tmp);
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("The store directory's file system cannot rename atomically: " + dir, e);
+            }
+            if (durable) {
+                fsyncDirectory(dir);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    static void fsyncDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException e) {
+            // Some platforms cannot open directories; the rename itself is still atomic.
+        }
+    }
+}

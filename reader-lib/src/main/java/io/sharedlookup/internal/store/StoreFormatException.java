@@ -1,0 +1,12 @@
+package io.sharedlookup.internal.store;
+
+/** A store file that cannot be used as it is: unknown format version, missing field, corrupt or truncated. */
+public final class StoreFormatException extends RuntimeException {
+    public StoreFormatException(String message) {
+        super(message);
+    }
+
+    public StoreFormatException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,56 @@
+package io.sharedlookup.internal.store;
+
+import java.nio.file.Path;
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where things live in a store directory.
+ *
+ * <pre>
+ * storeDir/
+ *   users/                       one directory per namespace (validated name)
+ *     manifest.properties        the published generation and its metadata; replaced atomically
+ *     g0000000007.cmap           a generation: one Chronicle Map file
+ *     g0000000008.cmap           a generation being built: invisible until a manifest names it
+ *     writer.lock                held (OS file lock) by the one writer of this namespace
+ * </pre>
+ */
+public final class StoreLayout {
+    public static final String MANIFEST = "manifest.properties";
+    public static final String WRITER_LOCK = "writer.lock";
+    private static final Pattern GENERATION_FILE = Pattern.compile("g(\\d{10})\\.cmap");
+
+    private final Path storeDir;
+
+    public StoreLayout(Path storeDir) {
+        this.storeDir = storeDir;
+    }
+
+    public Path storeDir() {
+        return storeDir;
+    }
+
+    public Path namespaceDir(String namespace) {
+        return storeDir.resolve(NamespaceNames.requireValid(namespace));
+    }
+
+    public Path manifest(String namespace) {
+        return namespaceDir(namespace).resolve(MANIFEST);
+    }
+
+    public Path writerLock(String namespace) {
+        return namespaceDir(namespace).resolve(WRITER_LOCK);
+    }
+
+    public static String generationFileName(long generation) {
+        return String.format("g%010d.cmap", generation);
+    }
+
+    /** The generation number of a generation file name, if it is one. */
+    public static OptionalLong generationOf(String fileName) {
+        Matcher m = GENERATION_FILE.matcher(fileName);
+        return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+    }
+}

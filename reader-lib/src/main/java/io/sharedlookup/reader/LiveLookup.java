@@ -1,0 +1,191 @@
+package io.sharedlookup.reader;
+
+import io.sharedlookup.internal.store.GenerationFile;
+import io.sharedlookup.internal.store.LockTimeoutException;
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.internal.store.StoreLayout;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A {@link Lookup} that swaps to each newly published generation; refreshed by the store's refresh thread. */
+final class LiveLookup implements Lookup {
+    private static final Logger LOG = LoggerFactory.getLogger(LiveLookup.class);
+
+    private final String namespace;
+    private final Path manifestFile;
+    private final Path namespaceDir;
+    private final long lockTimeoutNanos;
+    private final RateLimitedLog refreshWarnings = new RateLimitedLog(LOG, 10_000);
+    private volatile ReadGeneration current;
+    private volatile Manifest manifest;
+    private byte[] manifestBytes;
+    private boolean closed;
+
+    private LiveLookup(String namespace, StoreLayout layout, long lockTimeoutNanos) {
+        this.namespace = namespace;
+        this.manifestFile = layout.manifest(namespace);
+        this.namespaceDir = layout.namespaceDir(namespace);
+        this.lockTimeoutNanos = lockTimeoutNanos;
+    }
+
+    /**
+     * Opens the published generation of {@code namespace}.
+     *
+     * @throws NamespaceNotFoundException when nothing is published under that name
+     * @throws SharedLookupException      when the manifest or generation cannot be used
+     */
+    static LiveLookup open(String namespace, StoreLayout layout, long lockTimeoutNanos) {
+        LiveLookup lookup = new LiveLookup(namespace, layout, lockTimeoutNanos);
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(lookup.manifestFile);
+        } catch (NoSuchFileException e) {
+            throw new NamespaceNotFoundException("No namespace '" + namespace + "' in store " + layout.storeDir()
+                    + ": no writer has published it there yet (check the writer's --store-dir and --topic)");
+        } catch (IOException e) {
+            throw new SharedLookupException("Cannot read " + lookup.manifestFile + ": " + e
+                    + "; the reader needs read and write access to the store files", e);
+        }
+        try {
+            lookup.switchTo(bytes);
+        } catch (RuntimeException e) {
+            throw new SharedLookupException(e.getMessage(), e);
+        }
+        return lookup;
+    }
+
+    /** Called by the refresh thread: switches to a newly published generation, keeps serving the old one on error. */
+    synchronized void refresh() {
+        if (closed) {
+            return;
+        }
+        try {
+            byte[] bytes = Files.readAllBytes(manifestFile);
+            if (!Arrays.equals(bytes, manifestBytes)) {
+                switchTo(bytes);
+            }
+        } catch (NoSuchFileException e) {
+            refreshWarnings.warn("Namespace '{}': {} disappeared; still serving generation {}",
+                    namespace, manifestFile, manifest.generation());
+        } catch (IOException | RuntimeException e) {
+            refreshWarnings.warn("Namespace '{}': cannot follow the published generation, still serving {}: {}",
+                    namespace, manifest.generation(), e.toString());
+        }
+    }
+
+    private void switchTo(byte[] bytes) {
+        Manifest next = Manifest.parse(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), manifestFile);
+        ReadGeneration live = current;
+        if (live == null || live.number != next.generation()) {
+            GenerationFile file = GenerationFile.open(namespaceDir.resolve(next.dataFile()), next.capacity());
+            current = new ReadGeneration(file, next.generation());
+            if (live != null) {
+                live.release();
+                LOG.info("Namespace '{}' now reads generation {} ({} entries)", namespace, next.generation(),
+                        file.size());
+            }
+        }
+        manifest = next;
+        manifestBytes = bytes;
+    }
+
+    /** Stops following; the generation is unmapped once calls in flight finish. */
+    synchronized void close() {
+        closed = true;
+        ReadGeneration live = current;
+        current = null;
+        if (live != null) {
+            live.release();
+        }
+    }
+
+    private ReadGeneration acquire() {
+        for (;;) {
+            ReadGeneration g = current;
+            if (g == null) {
+                throw new IllegalStateException("The store holding namespace '" + namespace + "' is closed");
+            }
+            if (g.tryAcquire()) {
+                return g;
+            }
+        }
+    }
+
+    @Override
+    public String namespace() {
+        return namespace;
+    }
+
+    @Override
+    public String get(CharSequence key) {
+        StringBuilder out = new StringBuilder();
+        return getInto(key, out) ? out.toString() : null;
+    }
+
+    @Override
+    public boolean getInto(CharSequence key, StringBuilder out) {
+        if (key == null) {
+            out.setLength(0);
+            return false;
+        }
+        ReadGeneration g = acquire();
+        try {
+            return g.file.getInto(key, out, lockTimeoutNanos);
+        } catch (LockTimeoutException e) {
+            throw new LookupTimeoutException("Namespace '" + namespace + "', generation " + g.number + ": "
+                    + e.getMessage());
+        } finally {
+            g.release();
+        }
+    }
+
+    @Override
+    public long size() {
+        ReadGeneration g = acquire();
+        try {
+            return g.file.size();
+        } finally {
+            g.release();
+        }
+    }
+
+    @Override
+    public long version() {
+        return manifest.contentVersion();
+    }
+
+    @Override
+    public long generation() {
+        return manifest.generation();
+    }
+
+    @Override
+    public boolean isCaughtUp() {
+        return manifest.caughtUp();
+    }
+
+    @Override
+    public void forEach(BiConsumer<? super String, ? super String> action) {
+        ReadGeneration g = acquire();
+        try {
+            g.file.forEach((k, v) -> action.accept(k.toString(), v.toString()), lockTimeoutNanos);
+        } catch (LockTimeoutException e) {
+            throw new LookupTimeoutException("Namespace '" + namespace + "', generation " + g.number + ": "
+                    + e.getMessage());
+        } finally {
+            g.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Lookup[" + namespace + ", generation " + generation() + "]";
+    }
+}

@@ -1,0 +1,49 @@
+package io.sharedlookup.reader;
+
+import java.util.function.BiConsumer;
+
+/**
+ * One namespace of a store: a live, read-only string-to-string map backed by the namespace's published generation.
+ *
+ * <p>Thread-safe. Follows new generations by itself: shortly after the writer publishes one (within the store's
+ * refresh interval), calls use it; no call waits for the switch. Calls never wait longer than the store's lock bound;
+ * past it they throw {@link LookupTimeoutException}.
+ */
+public interface Lookup {
+    /** The namespace name. */
+    String namespace();
+
+    /**
+     * Returns the value for {@code key}, or {@code null} when absent (or when {@code key} is null). Allocates the
+     * returned String; use {@link #getInto} on hot paths.
+     */
+    String get(CharSequence key);
+
+    /**
+     * Clears {@code out} and, when {@code key} is present, appends its value. Allocates nothing once warmed up.
+     *
+     * @return whether {@code key} is present
+     */
+    boolean getInto(CharSequence key, StringBuilder out);
+
+    /** Number of entries in the current generation. */
+    long size();
+
+    /**
+     * A number that changes whenever the content readers see changes (new generation or applied updates), and is stable
+     * otherwise. Suitable as a cache key.
+     */
+    long version();
+
+    /** The current generation number. */
+    long generation();
+
+    /** Whether the writer reported that the namespace had caught up with its topic. */
+    boolean isCaughtUp();
+
+    /**
+     * Calls {@code action} with every entry of the current generation (copies of key and value). Meant for
+     * introspection and reverse lookups, not hot paths: it allocates per entry and takes each segment's lock in turn.
+     */
+    void forEach(BiConsumer<? super String, ? super String> action);
+}

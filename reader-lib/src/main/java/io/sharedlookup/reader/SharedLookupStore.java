@@ -1,0 +1,161 @@
+package io.sharedlookup.reader;
+
+import io.sharedlookup.internal.store.NamespaceNames;
+import io.sharedlookup.internal.store.StoreLayout;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A shared-lookup store directory, opened for reading. Hands out one {@link Lookup} per namespace and keeps each
+ * following the generations the writer publishes, from a single daemon thread.
+ *
+ * <p>Thread-safe. Any number of JVMs may open the same directory at once. Closing the store stops following and
+ * unmaps every generation once the calls in flight return; lookups used after that throw
+ * {@link IllegalStateException}.
+ */
+public final class SharedLookupStore implements AutoCloseable {
+    /** How often published manifests are checked by default. */
+    public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofMillis(20);
+    /** How long a lookup waits for a segment lock by default before throwing {@link LookupTimeoutException}. */
+    public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMillis(20);
+
+    private final StoreLayout layout;
+    private final long lockTimeoutNanos;
+    private final Map<String, LiveLookup> lookups = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService refresher;
+    private volatile boolean closed;
+
+    private SharedLookupStore(Path dir, Duration refreshInterval, Duration lockTimeout) {
+        this.layout = new StoreLayout(dir);
+        this.lockTimeoutNanos = lockTimeout.toNanos();
+        this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "shared-lookup-refresh " + dir);
+            t.setDaemon(true);
+            return t;
+        });
+        long period = Math.max(1, refreshInterval.toMillis());
+        refresher.scheduleWithFixedDelay(this::refreshAll, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Opens the store at {@code storeDir} with default settings. */
+    public static SharedLookupStore open(Path storeDir) {
+        return builder(storeDir).open();
+    }
+
+    /** Starts configuring a store at {@code storeDir}. */
+    public static Builder builder(Path storeDir) {
+        return new Builder(storeDir);
+    }
+
+    /**
+     * Returns the lookup of {@code namespace}, opening it on first use (the first open in a JVM takes a second or two
+     * while Chronicle sets itself up; later ones take milliseconds).
+     *
+     * @throws IllegalArgumentException   when the name is not a valid namespace name
+     * @throws NamespaceNotFoundException when nothing is published under that name
+     * @throws SharedLookupException      when the namespace's files cannot be used
+     */
+    public Lookup lookup(String namespace) {
+        NamespaceNames.requireValid(namespace);
+        if (closed) {
+            throw new IllegalStateException("Store " + layout.storeDir() + " is closed");
+        }
+        return lookups.computeIfAbsent(namespace, ns -> LiveLookup.open(ns, layout, lockTimeoutNanos));
+    }
+
+    /** The namespaces currently published in the store directory. */
+    public Set<String> namespaces() {
+        Set<String> names = new TreeSet<>();
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(layout.storeDir())) {
+            for (Path d : dirs) {
+                String name = d.getFileName().toString();
+                if (NamespaceNames.isValid(name) && Files.isRegularFile(d.resolve(StoreLayout.MANIFEST))) {
+                    names.add(name);
+                }
+            }
+        } catch (IOException e) {
+            throw new SharedLookupException("Cannot list store " + layout.storeDir() + ": " + e, e);
+        }
+        return names;
+    }
+
+    /** The store directory. */
+    public Path directory() {
+        return layout.storeDir();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        refresher.shutdownNow();
+        lookups.values().forEach(LiveLookup::close);
+        lookups.clear();
+    }
+
+    private void refreshAll() {
+        for (LiveLookup lookup : lookups.values()) {
+            lookup.refresh();
+        }
+    }
+
+    /** Settings of a store; {@link #open()} opens it. */
+    public static final class Builder {
+        private final Path storeDir;
+        private Duration refreshInterval = DEFAULT_REFRESH_INTERVAL;
+        private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
+
+        private Builder(Path storeDir) {
+            this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
+        }
+
+        /** How often to check for newly published generations; lookups follow a publish within about this. */
+        public Builder refreshInterval(Duration interval) {
+            if (interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("refreshInterval must be positive: " + interval);
+            }
+            this.refreshInterval = interval;
+            return this;
+        }
+
+        /**
+         * The longest a lookup waits for a segment lock. Locks are held for microseconds by live processes; a lock
+         * held longer was left by a killed process, and waiting longer would not help.
+         */
+        public Builder lockTimeout(Duration timeout) {
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("lockTimeout must not be negative: " + timeout);
+            }
+            this.lockTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Opens the store.
+         *
+         * @throws SharedLookupException when the directory is missing or unreadable
+         */
+        public SharedLookupStore open() {
+            Path dir = storeDir.toAbsolutePath().normalize();
+            if (!Files.isDirectory(dir)) {
+                throw new SharedLookupException("Store directory " + dir + " does not exist: point the reader at the "
+                        + "writer's --store-dir (and mount it into this host or container)");
+            }
+            if (!Files.isReadable(dir) || !Files.isExecutable(dir)) {
+                throw new SharedLookupException("Store directory " + dir + " is not readable by this process: add "
+                        + "its user to the writer's group (store files are group-readable)");
+            }
+            return new SharedLookupStore(dir, refreshInterval, lockTimeout);
+        }
+    }
+}
