@@ -43,22 +43,31 @@ final class LiveLookup implements Lookup {
      */
     static LiveLookup open(String namespace, StoreLayout layout, long lockTimeoutNanos) {
         LiveLookup lookup = new LiveLookup(namespace, layout, lockTimeoutNanos);
-        byte[] bytes;
+        // A generation can be replaced (and its file deleted) between reading the manifest and opening the file,
+        // especially while the first open in a JVM takes seconds: then the manifest has changed, so try again.
+        for (int attempt = 1; ; attempt++) {
+            byte[] bytes = lookup.readManifest(layout);
+            try {
+                lookup.switchTo(bytes);
+                return lookup;
+            } catch (RuntimeException e) {
+                if (attempt >= 5 || Arrays.equals(bytes, lookup.readManifest(layout))) {
+                    throw new SharedLookupException(e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    private byte[] readManifest(StoreLayout layout) {
         try {
-            bytes = Files.readAllBytes(lookup.manifestFile);
+            return Files.readAllBytes(manifestFile);
         } catch (NoSuchFileException e) {
             throw new NamespaceNotFoundException("No namespace '" + namespace + "' in store " + layout.storeDir()
                     + ": no writer has published it there yet (check the writer's --store-dir and --topic)");
         } catch (IOException e) {
-            throw new SharedLookupException("Cannot read " + lookup.manifestFile + ": " + e
+            throw new SharedLookupException("Cannot read " + manifestFile + ": " + e
                     + "; the reader needs read and write access to the store files", e);
         }
-        try {
-            lookup.switchTo(bytes);
-        } catch (RuntimeException e) {
-            throw new SharedLookupException(e.getMessage(), e);
-        }
-        return lookup;
     }
 
     /** Called by the refresh thread: switches to a newly published generation, keeps serving the old one on error. */
