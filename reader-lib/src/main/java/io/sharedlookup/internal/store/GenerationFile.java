@@ -76,12 +76,36 @@ public final class GenerationFile implements AutoCloseable {
         if (size == 0) {
             throw new StoreFormatException("Generation file " + file + " is empty; the writer rebuilds it");
         }
+        requireCompleteHeader(file, size);
         try {
             ChronicleMap<CharSequence, CharSequence> map = builder().createPersistedTo(file.toFile());
             return new GenerationFile(file, map, capacity);
         } catch (IOException | RuntimeException | Error e) {
             throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + e
                     + "); the writer rebuilds it from the topic", e);
+        }
+    }
+
+    /**
+     * Chronicle waits up to 60 s for a header that is not marked complete, assuming another process is still creating
+     * the file. A published generation is always complete, so an incomplete header means corruption: refuse at once.
+     * Header layout (Chronicle's self-bootstrapping header): 8 bytes checksum, a 4-byte little-endian length word whose
+     * top bit means "not complete", then that many bytes of configuration.
+     */
+    private static void requireCompleteHeader(Path file, long size) {
+        java.nio.ByteBuffer word = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (word.hasRemaining() && ch.read(word, 8 + word.position()) > 0) {
+                // read the length word
+            }
+        } catch (IOException e) {
+            throw new StoreFormatException("Generation file " + file + " cannot be read: " + e, e);
+        }
+        int length = word.hasRemaining() ? 0 : word.getInt(0);
+        boolean complete = length != 0 && (length & 0x80000000) == 0 && 12L + (length & 0x3FFFFFFF) <= size;
+        if (!complete) {
+            throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (no complete "
+                    + "Chronicle Map header); the writer rebuilds it from the topic");
         }
     }
 

@@ -1,0 +1,29 @@
+package io.sharedlookup.internal.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+
+class StorePermissionsTest {
+    @Test
+    void defaultsToGroupReadableFilesAndDirectories() {
+        assertThat(PosixFilePermissions.toString(StorePermissions.DEFAULT.file())).isEqualTo("rw-r-----");
+        assertThat(PosixFilePermissions.toString(StorePermissions.DEFAULT.directory())).isEqualTo("rwxr-x---");
+    }
+
+    @Test
+    void parsesOctalAndSymbolicModes() {
+        StorePermissions p = StorePermissions.parse("0644", "rwxr-xr-x");
+        assertThat(PosixFilePermissions.toString(p.file())).isEqualTo("rw-r--r--");
+        assertThat(PosixFilePermissions.toString(p.directory())).isEqualTo("rwxr-xr-x");
+    }
+
+    @Test
+    void refusesWorldWritableAndGarbageModes() {
+        assertThatThrownBy(() -> StorePermissions.parse("0666", "0750")).hasMessageContaining("world-writable");
+        assertThatThrownBy(() -> StorePermissions.parse("0640", "0777")).hasMessageContaining("world-writable");
+        assertThatThrownBy(() -> StorePermissions.parse("rw-rw", "0750")).hasMessageContaining("Invalid permission mode");
+    }
+}

@@ -1,0 +1,230 @@
+package io.sharedlookup.reader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.internal.store.StorePermissions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SharedLookupStoreTest {
+    @TempDir
+    Path store;
+
+    private static final Map<String, String> USERS = Map.of(
+            "1", "Ada", "2", "Grace", "ü-ключ", "名前 ✓", "empty", "");
+
+    @Test
+    void resolvesKeysOfAPublishedNamespace() throws Exception {
+        try (TestStores.Published ignored = TestStores.publish(store, "users", USERS);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            assertThat(users.namespace()).isEqualTo("users");
+            assertThat(users.get("1")).isEqualTo("Ada");
+            assertThat(users.get("ü-ключ")).isEqualTo("名前 ✓");
+            assertThat(users.get("empty")).isEmpty();
+            assertThat(users.get("missing")).isNull();
+            assertThat(users.get(null)).isNull();
+            StringBuilder out = new StringBuilder("stale");
+            assertThat(users.getInto(new StringBuilder("2"), out)).isTrue();
+            assertThat(out).hasToString("Grace");
+            assertThat(users.getInto("missing", out)).isFalse();
+            assertThat(out).isEmpty();
+            assertThat(users.size()).isEqualTo(4);
+            assertThat(users.isCaughtUp()).isTrue();
+            assertThat(users.generation()).isEqualTo(1);
+            Map<String, String> all = new HashMap<>();
+            users.forEach(all::put);
+            assertThat(all).isEqualTo(USERS);
+            assertThat(s.lookup("users")).isSameAs(users);
+            assertThat(s.namespaces()).containsExactly("users");
+        }
+    }
+
+    @Test
+    void followsANewGenerationWithin100msAndUnmapsTheOldOne() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            Path oldFile = published.generation.file();
+            long oldVersion = users.version();
+            assertThat(mapped(oldFile)).isTrue();
+
+            published.republish(Map.of("1", "Ada Lovelace"));
+            long publishedAt = System.nanoTime();
+            await().atMost(Duration.ofMillis(100)).pollInterval(Duration.ofMillis(1))
+                    .until(() -> "Ada Lovelace".equals(users.get("1")));
+            assertThat(Duration.ofNanos(System.nanoTime() - publishedAt)).isLessThan(Duration.ofMillis(100));
+            assertThat(users.get("2")).isNull();
+            assertThat(users.generation()).isEqualTo(2);
+            assertThat(users.version()).isGreaterThan(oldVersion);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !mapped(oldFile));
+        }
+    }
+
+    @Test
+    void contentVersionChangesWithContentAndOnlyThen() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            long v1 = users.version();
+            published.writer.checkpoint(Map.of(0, 5L), true, false);
+            Manifest unchanged = published.writer.published().orElseThrow();
+            assertThat(unchanged.contentVersion()).isEqualTo(v1);
+            published.generation.put("3", "Linus", TestStores.TIMEOUT);
+            published.writer.checkpoint(Map.of(0, 6L), true, true);
+            await().atMost(Duration.ofSeconds(1)).until(() -> users.version() != v1);
+            assertThat(users.version()).isGreaterThan(v1);
+            assertThat(users.get("3")).isEqualTo("Linus");
+        }
+    }
+
+    @Test
+    void explainsAMissingNamespaceNamingTheStore() throws Exception {
+        try (SharedLookupStore s = SharedLookupStore.open(store)) {
+            assertThatThrownBy(() -> s.lookup("users"))
+                    .isInstanceOf(NamespaceNotFoundException.class)
+                    .hasMessageContaining("'users'")
+                    .hasMessageContaining(store.toString());
+            assertThatThrownBy(() -> s.lookup("../etc"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Invalid namespace name");
+        }
+    }
+
+    @Test
+    void explainsAMissingStoreDirectory() {
+        Path missing = store.resolve("nope");
+        assertThatThrownBy(() -> SharedLookupStore.open(missing))
+                .isInstanceOf(SharedLookupException.class)
+                .hasMessageContaining(missing.toString())
+                .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void refusesAnUnknownFormatVersion() throws Exception {
+        try (TestStores.Published ignored = TestStores.publish(store, "users", USERS)) {
+            Path manifest = new StoreLayout(store).manifest("users");
+            Files.writeString(manifest, Files.readString(manifest).replace("format.version=1", "format.version=2"));
+            try (SharedLookupStore s = SharedLookupStore.open(store)) {
+                assertThatThrownBy(() -> s.lookup("users"))
+                        .isInstanceOf(SharedLookupException.class)
+                        .hasMessageContaining("version 2")
+                        .hasMessageContaining(manifest.toString());
+            }
+        }
+    }
+
+    @Test
+    void refusesACorruptGenerationFileWithAClearMessage() throws Exception {
+        Path file;
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS)) {
+            file = published.generation.file();
+        }
+        Files.write(file, new byte[] {1, 2, 3});
+        try (SharedLookupStore s = SharedLookupStore.open(store)) {
+            assertThatThrownBy(() -> s.lookup("users"))
+                    .isInstanceOf(SharedLookupException.class)
+                    .hasMessageContaining(file.toString())
+                    .hasMessageContaining("corrupt or truncated");
+        }
+    }
+
+    @Test
+    void refusesATruncatedGenerationFileWithAClearMessage() throws Exception {
+        Path file;
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS)) {
+            file = published.generation.file();
+        }
+        try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(ch.size() / 2);
+        }
+        try (SharedLookupStore s = SharedLookupStore.open(store)) {
+            assertThatThrownBy(() -> s.lookup("users"))
+                    .isInstanceOf(SharedLookupException.class)
+                    .hasMessageContaining(file.toString())
+                    .hasMessageContaining("corrupt or truncated");
+        }
+    }
+
+    @Test
+    void keepsServingTheLiveGenerationWhenANewOneIsCorrupt() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            Manifest live = published.writer.published().orElseThrow();
+            Path bogus = new StoreLayout(store).namespaceDir("users").resolve(StoreLayout.generationFileName(9));
+            Files.write(bogus, new byte[] {1, 2, 3});
+            new Manifest(1, "users", 9, bogus.getFileName().toString(), 10, "topic", Map.of(), 1, true,
+                    Manifest.WriterState.OPEN, 0, 0, Map.of())
+                    .writeAtomically(new StoreLayout(store).manifest("users"), StorePermissions.DEFAULT, false);
+            // Several refresh rounds pass; the reader keeps the generation it has.
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
+                    .until(() -> users.generation() == live.generation() && "Ada".equals(users.get("1")));
+        }
+    }
+
+    @Test
+    void closedStoreRefusesCalls() throws Exception {
+        try (TestStores.Published ignored = TestStores.publish(store, "users", USERS)) {
+            SharedLookupStore s = SharedLookupStore.open(store);
+            Lookup users = s.lookup("users");
+            s.close();
+            assertThatThrownBy(() -> users.get("1")).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> s.lookup("users")).isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Test
+    void storeFilesAreGroupReadableAndNotWorldAccessible() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS)) {
+            StoreLayout layout = new StoreLayout(store);
+            assertThat(mode(layout.namespaceDir("users"))).isEqualTo("rwxr-x---");
+            assertThat(mode(published.generation.file())).isEqualTo("rw-r-----");
+            assertThat(mode(layout.manifest("users"))).isEqualTo("rw-r-----");
+            assertThat(mode(layout.writerLock("users"))).isEqualTo("rw-r-----");
+        }
+    }
+
+    @Test
+    void oneWriterPerNamespaceAndOnlyACleanStopResumes() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        TestStores.Published published = TestStores.publish(store, "users", USERS);
+        assertThatThrownBy(() -> NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("Another writer");
+        published.close(); // released without a clean stop: like a kill
+        try (NamespaceWriter again = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+            assertThat(again.canResume()).isFalse();
+        }
+        TestStores.Published second = TestStores.publish(store, "users", USERS);
+        second.writer.closeCleanly(second.generation, Map.of(0, 99L), true, false);
+        try (NamespaceWriter third = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+            assertThat(third.canResume()).isTrue();
+            assertThat(third.published().orElseThrow().offsets()).containsEntry(0, 99L);
+            var generation = third.resume();
+            assertThat(generation.size()).isEqualTo(USERS.size());
+            assertThat(third.published().orElseThrow().writerState()).isEqualTo(Manifest.WriterState.OPEN);
+            generation.close();
+        }
+    }
+
+    private static String mode(Path p) throws Exception {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+    }
+
+    private static boolean mapped(Path file) throws Exception {
+        return Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .anyMatch(l -> l.endsWith(file.toAbsolutePath().toString())
+                        || l.endsWith(file.toAbsolutePath() + " (deleted)"));
+    }
+}
