@@ -80,9 +80,13 @@ public final class GenerationFile implements AutoCloseable {
         try {
             ChronicleMap<CharSequence, CharSequence> map = builder().createPersistedTo(file.toFile());
             return new GenerationFile(file, map, capacity);
-        } catch (IOException | RuntimeException | Error e) {
+        } catch (IOException | RuntimeException e) {
             throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + e
                     + "); the writer rebuilds it from the topic", e);
+        } catch (Error e) {
+            // Not the file's fault: a missing JVM flag or class (see docs/reader.md).
+            throw new IllegalStateException("Chronicle Map cannot open " + file + " in this JVM (" + e
+                    + "); start it with the flags listed in docs/reader.md", e);
         }
     }
 

@@ -1,0 +1,111 @@
+package io.sharedlookup.reader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sharedlookup.internal.store.GenerationFile;
+import io.sharedlookup.internal.store.GenerationSizing;
+import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.internal.store.StorePermissions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterProperty;
+import net.jqwik.api.lifecycle.BeforeProperty;
+
+/**
+ * Random put / remove / publish sequences, applied through the write side, against a model map: after every step a
+ * reader of the store sees exactly the model, including across generations (publish copies the live generation into
+ * a new one, as the writer does when growing or healing).
+ */
+class StoreFormatPropertyTest {
+    private static final long TIMEOUT = TestStores.TIMEOUT;
+    private static final List<String> KEYS = List.of("a", "b", "ключ", "名前", "", "x".repeat(300), "k/1", "k..2");
+
+    sealed interface Step permits Put, Remove, Publish {
+    }
+
+    record Put(String key, String value) implements Step {
+    }
+
+    record Remove(String key) implements Step {
+    }
+
+    record Publish() implements Step {
+    }
+
+    private Path store;
+
+    @BeforeProperty
+    void createStore() throws Exception {
+        store = Files.createTempDirectory("store-property");
+    }
+
+    @AfterProperty
+    void deleteStore() throws Exception {
+        try (var files = Files.walk(store)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    @Provide
+    Arbitrary<List<Step>> steps() {
+        Arbitrary<String> keys = Arbitraries.of(KEYS);
+        Arbitrary<String> values = Arbitraries.strings().withCharRange(' ', '~').withChars('é', '✓', '名')
+                .ofMinLength(0).ofMaxLength(200);
+        Arbitrary<Step> put = Combinators.combine(keys, values).as(Put::new);
+        Arbitrary<Step> remove = keys.map(Remove::new);
+        Arbitrary<Step> publish = Arbitraries.just(new Publish());
+        return Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(6, put), net.jqwik.api.Tuple.of(2, remove), net.jqwik.api.Tuple.of(1, publish))
+                .list().ofMinSize(1).ofMaxSize(40);
+    }
+
+    @Property(tries = 40)
+    void readersSeeTheModelAfterEveryStep(@ForAll("steps") List<Step> steps) throws Exception {
+        String namespace = "ns" + System.nanoTime();
+        Map<String, String> model = new HashMap<>();
+        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT)) {
+            GenerationFile live = writer.createGeneration(GenerationSizing.forExpected(0, 4, 8));
+            writer.publish(live, "t", Map.of(), true, Map.of());
+            try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+                Lookup lookup = reader.lookup(namespace);
+                for (Step step : steps) {
+                    if (step instanceof Put put) {
+                        boolean changed = live.put(put.key(), put.value(), TIMEOUT);
+                        assertThat(changed).isEqualTo(!put.value().equals(model.put(put.key(), put.value())));
+                    } else if (step instanceof Remove remove) {
+                        assertThat(live.remove(remove.key(), TIMEOUT)).isEqualTo(model.remove(remove.key()) != null);
+                    } else {
+                        GenerationFile next = writer.createGeneration(
+                                GenerationSizing.forExpected(live.size(), 4, 8));
+                        live.forEach((k, v) -> next.put(k, v, TIMEOUT), TIMEOUT);
+                        long generation = writer.publish(next, "t", Map.of(), true, Map.of()).generation();
+                        live.close();
+                        live = next;
+                        await().atMost(Duration.ofSeconds(2)).until(() -> lookup.generation() == generation);
+                    }
+                    assertThat(lookup.size()).isEqualTo(model.size());
+                    for (String key : KEYS) {
+                        assertThat(lookup.get(key)).as("key %s", key).isEqualTo(model.get(key));
+                    }
+                }
+                Map<String, String> all = new HashMap<>();
+                lookup.forEach(all::put);
+                assertThat(all).isEqualTo(model);
+            } finally {
+                live.close();
+            }
+        }
+    }
+}
