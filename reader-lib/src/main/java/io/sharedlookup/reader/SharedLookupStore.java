@@ -28,7 +28,7 @@ public final class SharedLookupStore implements AutoCloseable {
     /** How often published manifests are checked by default. */
     public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofMillis(20);
     /** How long a lookup waits for a segment lock by default before throwing {@link LookupTimeoutException}. */
-    public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMillis(20);
+    public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMillis(50);
 
     private final StoreLayout layout;
     private final long lockTimeoutNanos;
@@ -129,8 +129,9 @@ public final class SharedLookupStore implements AutoCloseable {
         }
 
         /**
-         * The longest a lookup waits for a segment lock. Locks are held for microseconds by live processes; a lock
-         * held longer was left by a killed process, and waiting longer would not help.
+         * The longest a lookup waits for a segment lock. Live processes hold locks for microseconds (tens of
+         * milliseconds when preempted or paused for GC on a busy host); a lock held longer was left by a killed
+         * process, and waiting longer would not help.
          */
         public Builder lockTimeout(Duration timeout) {
             if (timeout.isNegative()) {

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MultiProcessTest {
     private static final String NS = "users";
     private static final int KEYS = 2_000;
-    private static final long LOCK_TIMEOUT_MILLIS = 20;
+    private static final long LOCK_TIMEOUT_MILLIS = SharedLookupStore.DEFAULT_LOCK_TIMEOUT.toMillis();
     /** The documented bound is the lock timeout; the rest is slack for scheduling on a loaded 2-core machine. */
     private static final long MAX_CALL_MILLIS = LOCK_TIMEOUT_MILLIS + 480;
     private static final Pattern STATS = Pattern.compile(
@@ -85,18 +85,23 @@ class MultiProcessTest {
         assertThat(Long.parseLong(m.group(4))).as("slowest lookup, ms").isLessThanOrEqualTo(MAX_CALL_MILLIS);
     }
 
-    /** Full service: lookups keep succeeding, no further timeouts, once the reader is on a healthy generation. */
+    /**
+     * Full service once the reader is on a healthy generation: lookups keep succeeding. A stuck lock would time out a
+     * large share of lookups; a live writer preempted or paused for GC while holding a lock (five JVMs share two
+     * cores here) may cost one or two, so those are tolerated.
+     */
     private static void assertServing(ChildJvm reader) {
         Matcher before = lastStats(reader);
         long lookups = Long.parseLong(before.group(1));
         long timeouts = Long.parseLong(before.group(3));
         String later = reader.awaitLine(Duration.ofSeconds(10), l -> {
             Matcher m = STATS.matcher(l);
-            return m.matches() && Long.parseLong(m.group(1)) > lookups + 1_000;
+            return m.matches() && Long.parseLong(m.group(1)) > lookups + 5_000;
         });
         Matcher after = STATS.matcher(later);
         assertThat(after.matches()).isTrue();
-        assertThat(Long.parseLong(after.group(3))).as("timeouts after the new generation").isEqualTo(timeouts);
+        assertThat(Long.parseLong(after.group(3)) - timeouts).as("timeouts in 5000 lookups on the new generation")
+                .isLessThanOrEqualTo(2);
     }
 
     /** Waits until the writer has completed {@code rounds} more rounds than {@code from}. */
