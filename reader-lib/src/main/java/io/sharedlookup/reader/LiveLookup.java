@@ -148,8 +148,7 @@ final class LiveLookup implements Lookup {
         try {
             return g.file.getInto(key, out, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
-            throw new LookupTimeoutException("Namespace '" + namespace + "', generation " + g.number + ": "
-                    + e.getMessage());
+            throw timedOut(g, e);
         } finally {
             g.release();
         }
@@ -186,11 +185,15 @@ final class LiveLookup implements Lookup {
         try {
             g.file.forEach((k, v) -> action.accept(k.toString(), v.toString()), lockTimeoutNanos);
         } catch (LockTimeoutException e) {
-            throw new LookupTimeoutException("Namespace '" + namespace + "', generation " + g.number + ": "
-                    + e.getMessage());
+            throw timedOut(g, e);
         } finally {
             g.release();
         }
+    }
+
+    private LookupTimeoutException timedOut(ReadGeneration g, LockTimeoutException e) {
+        return new LookupTimeoutException("Namespace '" + namespace + "', generation " + g.number + ": "
+                + e.getMessage());
     }
 
     @Override

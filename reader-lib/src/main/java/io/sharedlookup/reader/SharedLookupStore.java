@@ -71,7 +71,12 @@ public final class SharedLookupStore implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("Store " + layout.storeDir() + " is closed");
         }
-        return lookups.computeIfAbsent(namespace, ns -> LiveLookup.open(ns, layout, lockTimeoutNanos));
+        LiveLookup lookup = lookups.computeIfAbsent(namespace, ns -> LiveLookup.open(ns, layout, lockTimeoutNanos));
+        if (closed) { // closed while opening: do not leave a mapping behind
+            lookup.close();
+            throw new IllegalStateException("Store " + layout.storeDir() + " is closed");
+        }
+        return lookup;
     }
 
     /** The namespaces currently published in the store directory. */

@@ -127,28 +127,27 @@ class SharedLookupStoreTest {
 
     @Test
     void refusesACorruptGenerationFileWithAClearMessage() throws Exception {
-        Path file;
-        try (TestStores.Published published = TestStores.publish(store, "users", USERS)) {
-            file = published.generation.file();
-        }
+        Path file = publishedGenerationFile();
         Files.write(file, new byte[] {1, 2, 3});
-        try (SharedLookupStore s = SharedLookupStore.open(store)) {
-            assertThatThrownBy(() -> s.lookup("users"))
-                    .isInstanceOf(SharedLookupException.class)
-                    .hasMessageContaining(file.toString())
-                    .hasMessageContaining("corrupt or truncated");
-        }
+        assertRefusedAsCorruptOrTruncated(file);
     }
 
     @Test
     void refusesATruncatedGenerationFileWithAClearMessage() throws Exception {
-        Path file;
-        try (TestStores.Published published = TestStores.publish(store, "users", USERS)) {
-            file = published.generation.file();
-        }
+        Path file = publishedGenerationFile();
         try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
             ch.truncate(ch.size() / 2);
         }
+        assertRefusedAsCorruptOrTruncated(file);
+    }
+
+    private Path publishedGenerationFile() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS)) {
+            return published.generation.file();
+        }
+    }
+
+    private void assertRefusedAsCorruptOrTruncated(Path file) {
         try (SharedLookupStore s = SharedLookupStore.open(store)) {
             assertThatThrownBy(() -> s.lookup("users"))
                     .isInstanceOf(SharedLookupException.class)
