@@ -1,0 +1,176 @@
+package io.sharedlookup.writer;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sharedlookup.internal.store.NamespaceNames;
+import io.sharedlookup.reader.LookupTimeoutException;
+import io.sharedlookup.reader.NamespaceNotFoundException;
+import io.sharedlookup.reader.SharedLookupException;
+import io.sharedlookup.reader.SharedLookupStore;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The HTTP endpoints, independent of the server: a request path in, a {@link Response} out. Nothing here changes
+ * data. Lookups go through reader-lib, so they show exactly what readers see (the published generation).
+ */
+final class HttpApi {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TEXT = "text/plain; charset=utf-8";
+    private static final String JSON_TYPE = "application/json";
+
+    private final Supplier<Map<String, NamespaceStatus>> statuses;
+    private final SharedLookupStore store;
+    private final WriterMetrics metrics;
+
+    HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, SharedLookupStore store, WriterMetrics metrics) {
+        this.statuses = statuses;
+        this.store = store;
+        this.metrics = metrics;
+    }
+
+    record Response(int status, String contentType, byte[] body) {
+        static Response text(int status, String text) {
+            return new Response(status, TEXT, (text + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** The endpoint label of a path for metrics: bounded, never the key. */
+    static String endpoint(String path) {
+        if (path.startsWith("/lookup/")) {
+            return "/lookup";
+        }
+        return switch (path) {
+            case "/health", "/ready", "/namespaces", "/metrics" -> path;
+            default -> "other";
+        };
+    }
+
+    Response handle(String method, String rawPath) {
+        if (!method.equals("GET")) {
+            return Response.text(405, "Method " + method + " not allowed: every endpoint is read-only, use GET");
+        }
+        int q = rawPath.indexOf('?');
+        String path = q < 0 ? rawPath : rawPath.substring(0, q);
+        if (path.startsWith("/lookup/")) {
+            return lookup(path.substring("/lookup/".length()));
+        }
+        return switch (path) {
+            case "/health" -> Response.text(200, "ok");
+            case "/ready" -> ready();
+            case "/namespaces" -> json(200, namespaces());
+            case "/metrics" -> new Response(200, WriterMetrics.contentType(), metrics.scrape());
+            default -> Response.text(404, "No endpoint " + path
+                    + ": use /health, /ready, /namespaces, /lookup/{namespace}/{key} or /metrics");
+        };
+    }
+
+    private Response ready() {
+        ObjectNode body = JSON.createObjectNode();
+        ObjectNode notReady = body.putObject("notReady");
+        for (NamespaceStatus s : statuses.get().values()) {
+            if (!s.ready()) {
+                notReady.put(s.namespace(), s.notReadyReason());
+            }
+        }
+        body.put("ready", notReady.isEmpty());
+        return json(notReady.isEmpty() ? 200 : 503, body);
+    }
+
+    private ObjectNode namespaces() {
+        ObjectNode body = JSON.createObjectNode();
+        for (NamespaceStatus s : statuses.get().values()) {
+            ObjectNode n = body.putObject(s.namespace());
+            n.put("topic", s.topic());
+            n.put("state", s.state().name());
+            n.put("ready", s.ready());
+            if (!s.ready()) {
+                n.put("notReadyReason", s.notReadyReason());
+            }
+            n.put("caughtUp", s.caughtUp());
+            n.put("generation", s.generation());
+            n.put("entries", s.entries());
+            n.put("capacity", s.capacity());
+            n.put("fillRatio", Math.round(s.fillRatio() * 10000) / 10000.0);
+            ObjectNode lag = n.putObject("lag");
+            s.lag().forEach((p, l) -> lag.put(Integer.toString(p), l));
+            n.put("lastUpdate", s.lastUpdateMillis() == 0 ? null : Instant.ofEpochMilli(s.lastUpdateMillis()).toString());
+            n.put("lastError", s.lastError());
+        }
+        return body;
+    }
+
+    private Response lookup(String rest) {
+        int slash = rest.indexOf('/');
+        if (slash < 0) {
+            return Response.text(400, "Use /lookup/{namespace}/{key}");
+        }
+        String namespace;
+        String key;
+        try {
+            namespace = decodePath(rest.substring(0, slash));
+            key = decodePath(rest.substring(slash + 1));
+        } catch (IllegalArgumentException e) {
+            return Response.text(400, e.getMessage());
+        }
+        if (!NamespaceNames.isValid(namespace)) {
+            return Response.text(400, "Invalid namespace name: use 1 to 200 characters from [A-Za-z0-9._-]");
+        }
+        try {
+            String value = store.lookup(namespace).get(key);
+            if (value == null) {
+                return Response.text(404, "No key '" + key + "' in namespace '" + namespace + "'");
+            }
+            return new Response(200, TEXT, value.getBytes(StandardCharsets.UTF_8));
+        } catch (NamespaceNotFoundException e) {
+            return Response.text(404, "No namespace '" + namespace + "' is published in this store");
+        } catch (LookupTimeoutException e) {
+            return Response.text(503, "Lookup timed out: " + e.getMessage());
+        } catch (SharedLookupException e) {
+            return Response.text(503, "Namespace '" + namespace + "' cannot be read now: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Percent-decodes a path segment as UTF-8. Unlike form decoding, '+' stays '+': keys may contain it.
+     *
+     * @throws IllegalArgumentException on a malformed escape or invalid UTF-8
+     */
+    static String decodePath(String s) {
+        if (s.indexOf('%') < 0) {
+            return s;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= s.length() || Character.digit(s.charAt(i + 1), 16) < 0
+                        || Character.digit(s.charAt(i + 2), 16) < 0) {
+                    throw new IllegalArgumentException("Malformed percent-escape in the path: encode keys as UTF-8 "
+                            + "with %XX escapes");
+                }
+                bytes.write(Character.digit(s.charAt(i + 1), 16) * 16 + Character.digit(s.charAt(i + 2), 16));
+                i += 2;
+            } else {
+                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+                bytes.write(b, 0, b.length);
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes.toByteArray())).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalArgumentException("The path is not valid UTF-8 after percent-decoding");
+        }
+    }
+
+    private static Response json(int status, ObjectNode body) {
+        try {
+            return new Response(status, JSON_TYPE, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(body));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,458 @@
+package io.sharedlookup.writer;
+
+import io.sharedlookup.internal.store.RateLimitedLog;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one consumer of all configured topics and the thread that owns every {@link NamespaceSink}: assigns all
+ * partitions (no consumer group), decodes and applies records, tracks catching up against the end offsets captured
+ * at start, checkpoints, watches the broker and publishes status snapshots for HTTP.
+ */
+final class Ingestor {
+    private static final Logger log = LoggerFactory.getLogger(Ingestor.class);
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final long CHECKPOINT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    private static final long HEALTH_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long STALL_PAUSE_MILLIS = 30_000;
+    private static final long MAX_BACKOFF_MILLIS = 10_000;
+
+    private final WriterConfig config;
+    private final Map<String, NamespaceSink> byTopic = new LinkedHashMap<>();
+    private final WriterMetrics metrics;
+    private final RecordDecoder decoder;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final RateLimitedLog badRecords = new RateLimitedLog(log, 5_000);
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private final Thread thread;
+    private volatile boolean stopping;
+    private volatile Map<String, NamespaceStatus> statuses = Map.of();
+    private volatile String brokerProblem = "not connected to Kafka yet";
+
+    // Owned by the ingest thread.
+    private boolean started;
+    private final Map<String, List<TopicPartition>> partitions = new HashMap<>();
+    private final Map<TopicPartition, Long> beginAtStart = new HashMap<>();
+    private final Map<TopicPartition, Long> endAtStart = new HashMap<>();
+    private final Map<TopicPartition, Long> latestEnd = new HashMap<>();
+    private final Set<String> caughtUpTopics = new HashSet<>();
+    private final Map<String, Long> pausedUntil = new HashMap<>();
+    private final Map<String, Long> appliedSinceStart = new HashMap<>();
+    private long startNanos;
+    private long lastCheckpoint;
+    private long lastHealth;
+    private long lastProgress;
+    private long backoffMillis = 500;
+
+    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics) {
+        this.config = config;
+        this.metrics = metrics;
+        this.decoder = new RecordDecoder(config.valueField());
+        sinks.forEach(s -> byTopic.put(s.binding().topic(), s));
+        this.consumer = new KafkaConsumer<>(consumerProperties(config));
+        this.thread = new Thread(this::run, "shared-lookup-ingest");
+        publishStatuses();
+    }
+
+    static Properties consumerProperties(WriterConfig config) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, "shared-lookup-writer");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        // Never create a mistyped topic by reading it.
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "10000");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
+        p.putAll(config.kafkaProperties());
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        // Decoding is ours, so that a bad record is counted and skipped instead of failing the poll.
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return p;
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Stops polling, closes every namespace cleanly and waits for that, at most {@code timeout}. */
+    void stop(Duration timeout) throws InterruptedException {
+        stopping = true;
+        stopSignal.countDown();
+        consumer.wakeup();
+        thread.join(timeout.toMillis());
+        if (thread.isAlive()) {
+            log.warn("The ingest thread did not stop within {}; namespaces it still holds will be rebuilt next start",
+                    timeout);
+        }
+    }
+
+    Map<String, NamespaceStatus> statuses() {
+        return statuses;
+    }
+
+    private void run() {
+        try {
+            while (!stopping) {
+                try {
+                    if (!started) {
+                        startAll();
+                        continue;
+                    }
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+                    applyBatch(records);
+                    Positions positions = this::positionsOf;
+                    for (NamespaceSink sink : byTopic.values()) {
+                        try {
+                            sink.afterBatch(caughtUp(sink.binding().topic()), positions);
+                        } catch (NamespaceSink.StalledException e) {
+                            stall(sink.binding().topic(), e.getMessage());
+                        }
+                    }
+                    periodic();
+                    backoffMillis = 500;
+                } catch (WakeupException e) {
+                    // stop() woke us up; the loop condition ends it
+                } catch (TimeoutException e) {
+                    brokerProblem = "Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage();
+                    log.warn("{}; retrying in {} ms", brokerProblem, backoffMillis);
+                    publishStatuses();
+                    backoff();
+                } catch (KafkaException e) {
+                    brokerProblem = "Kafka error: " + e;
+                    log.warn("{}; retrying in {} ms", brokerProblem, backoffMillis, e);
+                    publishStatuses();
+                    backoff();
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            log.error("The ingest thread failed; stopping ingestion (the store keeps serving what was published)", e);
+            brokerProblem = "ingestion failed: " + e;
+            publishStatuses();
+        } finally {
+            closeAll();
+        }
+    }
+
+    private void backoff() {
+        try {
+            stopSignal.await(backoffMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+        backoffMillis = Math.min(MAX_BACKOFF_MILLIS, backoffMillis * 2);
+    }
+
+    /** Discovers partitions and offsets, then lets every namespace choose between resume and rebuild. */
+    private void startAll() {
+        List<TopicPartition> all = new ArrayList<>();
+        for (String topic : byTopic.keySet()) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(10));
+            if (infos == null || infos.isEmpty()) {
+                brokerProblem = "topic '" + topic + "' does not exist on " + config.bootstrapServers();
+                log.warn("{}; retrying in {} ms", brokerProblem, backoffMillis);
+                publishStatuses();
+                backoff();
+                return;
+            }
+            List<TopicPartition> tps = infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+            partitions.put(topic, tps);
+            all.addAll(tps);
+        }
+        consumer.assign(all);
+        Map<TopicPartition, Long> begin = consumer.beginningOffsets(all, Duration.ofSeconds(10));
+        Map<TopicPartition, Long> end = consumer.endOffsets(all, Duration.ofSeconds(10));
+        Map<String, Long> retention = deleteRetention();
+        for (Map.Entry<String, NamespaceSink> e : byTopic.entrySet()) {
+            String topic = e.getKey();
+            Map<Integer, Long> from = e.getValue().start(byPartition(begin, topic), byPartition(end, topic),
+                    retention.getOrDefault(topic, -1L));
+            for (TopicPartition tp : partitions.get(topic)) {
+                consumer.seek(tp, from.getOrDefault(tp.partition(), begin.get(tp)));
+            }
+        }
+        beginAtStart.putAll(begin);
+        endAtStart.putAll(end);
+        latestEnd.putAll(end);
+        startNanos = System.nanoTime();
+        lastProgress = startNanos;
+        lastHealth = startNanos;
+        brokerProblem = null;
+        started = true;
+        publishStatuses();
+    }
+
+    /** The topics' delete.retention.ms: resuming from offsets older than that could miss deletes. */
+    private Map<String, Long> deleteRetention() {
+        Map<String, Long> out = new HashMap<>();
+        Properties props = new Properties();
+        props.putAll(config.kafkaProperties());
+        props.put("bootstrap.servers", config.bootstrapServers());
+        props.put("client.id", "shared-lookup-writer-admin");
+        try (Admin admin = Admin.create(props)) {
+            List<ConfigResource> resources = byTopic.keySet().stream()
+                    .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+            Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all().get(10, TimeUnit.SECONDS);
+            configs.forEach((r, c) -> {
+                ConfigEntry entry = c.get("delete.retention.ms");
+                if (entry != null && entry.value() != null) {
+                    out.put(r.name(), Long.parseLong(entry.value()));
+                }
+            });
+        } catch (Exception e) {
+            log.warn("Cannot read delete.retention.ms of the topics ({}); resuming without that check", e.toString());
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return out;
+    }
+
+    private static Map<Integer, Long> byPartition(Map<TopicPartition, Long> offsets, String topic) {
+        Map<Integer, Long> out = new TreeMap<>();
+        offsets.forEach((tp, o) -> {
+            if (tp.topic().equals(topic)) {
+                out.put(tp.partition(), o);
+            }
+        });
+        return out;
+    }
+
+    private void applyBatch(ConsumerRecords<byte[], byte[]> records) {
+        Positions positions = this::positionsOf;
+        Set<String> stalledNow = new HashSet<>();
+        for (TopicPartition tp : records.partitions()) {
+            List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
+            String topic = tp.topic();
+            if (stalledNow.contains(topic)) {
+                consumer.seek(tp, list.get(0).offset());
+                continue;
+            }
+            NamespaceSink sink = byTopic.get(topic);
+            String ns = sink.binding().namespace();
+            for (ConsumerRecord<byte[], byte[]> r : list) {
+                metrics.records.labelValues(ns).inc();
+                try {
+                    if (r.key() == null) {
+                        metrics.nullKeys.labelValues(ns).inc();
+                        badRecords.warn("Skipped a record with a null key at {}-{} offset {}", topic, r.partition(),
+                                r.offset());
+                        continue;
+                    }
+                    String key = decoder.key(r.key());
+                    String value = null;
+                    if (r.value() == null) {
+                        metrics.tombstones.labelValues(ns).inc();
+                    } else if (r.value().length > config.maxValueBytes()) {
+                        metrics.oversize.labelValues(ns).inc();
+                        badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
+                                r.value().length, config.maxValueBytes(), topic, r.partition(), r.offset());
+                        continue;
+                    } else {
+                        value = decoder.value(r.value());
+                    }
+                    sink.apply(key, value, positions);
+                    appliedSinceStart.merge(topic, 1L, Long::sum);
+                } catch (RecordDecoder.DecodeException e) {
+                    metrics.decodeErrors.labelValues(ns).inc();
+                    badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
+                            r.partition(), r.offset(), e.getMessage());
+                } catch (NamespaceSink.RecordSkippedException e) {
+                    badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
+                            e.getMessage());
+                } catch (NamespaceSink.StalledException e) {
+                    // Not applied: read it again once the namespace can take it.
+                    consumer.seek(tp, r.offset());
+                    stalledNow.add(topic);
+                    stall(topic, e.getMessage());
+                    break;
+                }
+            }
+        }
+    }
+
+    private void stall(String topic, String why) {
+        log.error("Namespace of topic '{}' cannot take more records now ({}); pausing its partitions for {} s",
+                topic, why, STALL_PAUSE_MILLIS / 1000);
+        consumer.pause(partitions.get(topic));
+        pausedUntil.put(topic, System.currentTimeMillis() + STALL_PAUSE_MILLIS);
+    }
+
+    private Map<Integer, Long> positionsOf(String topic) {
+        Map<Integer, Long> out = new TreeMap<>();
+        for (TopicPartition tp : partitions.getOrDefault(topic, List.of())) {
+            out.put(tp.partition(), consumer.position(tp));
+        }
+        return out;
+    }
+
+    /** Caught up once the position reached the end offset captured at start on every partition; then it stays so. */
+    private boolean caughtUp(String topic) {
+        if (caughtUpTopics.contains(topic)) {
+            return true;
+        }
+        for (TopicPartition tp : partitions.get(topic)) {
+            if (consumer.position(tp) < endAtStart.get(tp)) {
+                return false;
+            }
+        }
+        caughtUpTopics.add(topic);
+        log.info("Topic '{}' caught up with the end offsets captured at start after {} s", topic,
+                String.format("%.1f", (System.nanoTime() - startNanos) / 1e9));
+        return true;
+    }
+
+    private void periodic() {
+        long now = System.nanoTime();
+        if (now - lastCheckpoint >= CHECKPOINT_NANOS) {
+            lastCheckpoint = now;
+            Positions positions = this::positionsOf;
+            byTopic.values().forEach(s -> s.checkpoint(positions));
+            resumePaused();
+            publishStatuses();
+        }
+        if (now - lastHealth >= HEALTH_NANOS) {
+            lastHealth = now;
+            checkBroker();
+        }
+        if (now - lastProgress >= PROGRESS_NANOS) {
+            lastProgress = now;
+            logProgress(now);
+        }
+    }
+
+    private void resumePaused() {
+        long now = System.currentTimeMillis();
+        pausedUntil.entrySet().removeIf(e -> {
+            if (now >= e.getValue()) {
+                consumer.resume(partitions.get(e.getKey()));
+                return true;
+            }
+            return false;
+        });
+    }
+
+    /** A cheap request to tell "nothing new" from "broker gone", and fresh end offsets for lag. */
+    private void checkBroker() {
+        try {
+            latestEnd.putAll(consumer.endOffsets(allPartitions(), Duration.ofSeconds(3)));
+            if (brokerProblem != null) {
+                log.info("Kafka at {} is reachable again", config.bootstrapServers());
+            }
+            brokerProblem = null;
+        } catch (TimeoutException e) {
+            if (brokerProblem == null) {
+                log.warn("Kafka at {} is unreachable; serving the last published store and reconnecting",
+                        config.bootstrapServers());
+            }
+            brokerProblem = "Kafka at " + config.bootstrapServers() + " is unreachable: " + e.getMessage();
+        }
+        publishStatuses();
+    }
+
+    private Collection<TopicPartition> allPartitions() {
+        List<TopicPartition> all = new ArrayList<>();
+        partitions.values().forEach(all::addAll);
+        return all;
+    }
+
+    private void logProgress(long now) {
+        double seconds = (now - startNanos) / 1e9;
+        for (String topic : byTopic.keySet()) {
+            if (caughtUpTopics.contains(topic)) {
+                continue;
+            }
+            long target = 0;
+            long done = 0;
+            for (TopicPartition tp : partitions.get(topic)) {
+                long begin = beginAtStart.get(tp);
+                target += Math.max(0, endAtStart.get(tp) - begin);
+                done += Math.max(0, Math.min(consumer.position(tp), endAtStart.get(tp)) - begin);
+            }
+            long applied = appliedSinceStart.getOrDefault(topic, 0L);
+            double rate = seconds > 0 ? applied / seconds : 0;
+            double percent = target == 0 ? 100 : 100.0 * done / target;
+            String eta = rate > 0 ? Math.round((target - done) / rate) + " s" : "unknown";
+            log.info("Topic '{}': {} records read ({}/s), {}% of {} at start, ETA {}", topic, applied,
+                    Math.round(rate), String.format("%.1f", percent), target, eta);
+        }
+    }
+
+    private void publishStatuses() {
+        Map<String, NamespaceStatus> out = new LinkedHashMap<>();
+        for (NamespaceSink sink : byTopic.values()) {
+            String topic = sink.binding().topic();
+            Map<Integer, Long> lag = new TreeMap<>();
+            if (started) {
+                for (TopicPartition tp : partitions.get(topic)) {
+                    lag.put(tp.partition(), Math.max(0, latestEnd.get(tp) - consumer.position(tp)));
+                }
+            }
+            out.put(sink.binding().namespace(), sink.status(lag, notReadyReason(sink)));
+        }
+        statuses = out;
+    }
+
+    private String notReadyReason(NamespaceSink sink) {
+        String topic = sink.binding().topic();
+        if (brokerProblem != null) {
+            return brokerProblem;
+        }
+        if (pausedUntil.containsKey(topic)) {
+            return "paused: the namespace cannot take more records now (see lastError)";
+        }
+        if (!sink.isLive()) {
+            return "building a fresh generation from topic '" + topic + "'; readers see the previous one, if any";
+        }
+        if (!started || !caughtUp(topic)) {
+            return "catching up with topic '" + topic + "'";
+        }
+        return null;
+    }
+
+    private void closeAll() {
+        Positions positions = this::positionsOf;
+        for (NamespaceSink sink : byTopic.values()) {
+            try {
+                sink.close(positions);
+            } catch (RuntimeException e) {
+                log.error("Closing namespace '{}' failed", sink.binding().namespace(), e);
+            }
+        }
+        try {
+            consumer.close(Duration.ofSeconds(1));
+        } catch (RuntimeException e) {
+            log.debug("Consumer close failed", e);
+        }
+        log.info("Ingestion stopped");
+    }
+}

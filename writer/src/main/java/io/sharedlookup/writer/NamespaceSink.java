@@ -1,0 +1,459 @@
+package io.sharedlookup.writer;
+
+import io.sharedlookup.internal.store.EntryTooLargeException;
+import io.sharedlookup.internal.store.Fill;
+import io.sharedlookup.internal.store.GenerationFile;
+import io.sharedlookup.internal.store.GenerationSizing;
+import io.sharedlookup.internal.store.LockTimeoutException;
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.internal.store.StoreFormatException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One namespace's generations, driven by the ingest thread only: decides resume or rebuild, applies records, grows
+ * and replaces generations, publishes, checkpoints and closes.
+ *
+ * <p>Growth and lock-replacement copies run on the ingest thread between records: nothing is consumed while a copy
+ * runs, so no update can be lost or reordered, and readers keep reading the published generation meanwhile.
+ */
+final class NamespaceSink {
+    private static final Logger log = LoggerFactory.getLogger(NamespaceSink.class);
+    /** Live processes hold segment locks for microseconds; longer means a killed process left one held. */
+    static final long WRITE_LOCK_NANOS = 500_000_000L;
+    private static final long COPY_LOCK_NANOS = 2_000_000_000L;
+    /** Past this fill ratio growth is not left to the end of the poll batch. */
+    private static final double GROW_NOW_AT = 1.5;
+    /** Past this fill ratio, with growth failing, consumption pauses rather than risk Chronicle's hard limit. */
+    private static final double STALL_AT = 1.8;
+    private static final long GROWTH_RETRY_MILLIS = 30_000;
+    private static final int SAMPLE_RECORDS = 1000;
+    private static final long SAMPLE_BYTES = 4 << 20;
+
+    private final TopicBinding binding;
+    private final NamespaceWriter writer;
+    private final WriterMetrics metrics;
+    private final Map<String, String> attributes;
+    private final String nsLabel;
+
+    private GenerationFile live;
+    private GenerationFile building;
+    private GenerationSizing sizing;
+    private boolean sampling;
+    private long expectedEntries;
+    private final List<String[]> samples = new ArrayList<>();
+    private long sampleBytes;
+    private long keyBytes;
+    private long valueBytes;
+    private long stored;
+    private boolean dirty;
+    private boolean caughtUp;
+    private int opsSinceCheck;
+    private long nextGrowthAttempt;
+    private long lastUpdateMillis;
+    private String lastError;
+
+    NamespaceSink(TopicBinding binding, NamespaceWriter writer, WriterMetrics metrics, Map<String, String> attributes) {
+        this.binding = binding;
+        this.writer = writer;
+        this.metrics = metrics;
+        this.attributes = Map.copyOf(attributes);
+        this.nsLabel = binding.namespace();
+    }
+
+    TopicBinding binding() {
+        return binding;
+    }
+
+    /**
+     * Chooses where to start: resume from the stored offsets after a clean stop when they are still valid, otherwise
+     * rebuild from the beginning.
+     *
+     * @param beginning        per partition, the log start offset
+     * @param end              per partition, the end offset now
+     * @param retentionMillis  the topic's delete.retention.ms, or -1 when unknown
+     * @return per partition, the offset to consume from
+     */
+    Map<Integer, Long> start(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis) {
+        String refusal = resumeRefusal(beginning, end, retentionMillis);
+        if (refusal == null) {
+            try {
+                live = writer.resume();
+                Manifest m = writer.published().orElseThrow();
+                // Averages are not recorded with a generation; growth uses what this run samples.
+                sizing = new GenerationSizing(m.capacity(), 0, 0, GenerationSizing.MAX_BLOAT_FACTOR);
+                metrics.resumes.labelValues(nsLabel).inc();
+                log.info("Namespace '{}': resuming generation {} from stored offsets {}", nsLabel, m.generation(),
+                        m.offsets());
+                Map<Integer, Long> from = new java.util.TreeMap<>(beginning);
+                m.offsets().forEach((p, o) -> {
+                    if (from.containsKey(p)) {
+                        from.put(p, o);
+                    }
+                });
+                return from;
+            } catch (IOException | StoreFormatException e) {
+                refusal = "the published generation cannot be reopened (" + e.getMessage() + ")";
+            }
+        }
+        expectedEntries = 0;
+        for (Map.Entry<Integer, Long> e : end.entrySet()) {
+            expectedEntries += Math.max(0, e.getValue() - beginning.getOrDefault(e.getKey(), 0L));
+        }
+        log.info("Namespace '{}': building a fresh generation from the beginning of topic '{}' ({}); up to {} records;"
+                + " readers keep the last published generation meanwhile", nsLabel, binding.topic(), refusal,
+                expectedEntries);
+        metrics.rebuilds.labelValues(nsLabel).inc();
+        sampling = true;
+        return beginning;
+    }
+
+    private String resumeRefusal(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis) {
+        Optional<Manifest> published = writer.published();
+        if (published.isEmpty()) {
+            return "nothing published yet";
+        }
+        Manifest m = published.get();
+        if (!writer.canResume()) {
+            return "the last writer did not stop cleanly";
+        }
+        if (!m.topic().equals(binding.topic())) {
+            return "it was built from topic '" + m.topic() + "'";
+        }
+        if (!m.attributes().equals(attributes)) {
+            return "it was built with other settings " + m.attributes();
+        }
+        for (Map.Entry<Integer, Long> b : beginning.entrySet()) {
+            Long stored = m.offsets().get(b.getKey());
+            if (stored != null && stored < b.getValue()) {
+                return "stored offset " + stored + " of partition " + b.getKey() + " is below the log start offset "
+                        + b.getValue();
+            }
+        }
+        for (Map.Entry<Integer, Long> e : end.entrySet()) {
+            Long stored = m.offsets().get(e.getKey());
+            if (stored != null && stored > e.getValue()) {
+                return "stored offset " + stored + " of partition " + e.getKey() + " is past the log end offset "
+                        + e.getValue() + " (was the topic recreated?)";
+            }
+        }
+        if (retentionMillis >= 0 && System.currentTimeMillis() - m.updatedAtMillis() > retentionMillis) {
+            return "its offsets are older than the topic's delete.retention.ms (" + retentionMillis
+                    + " ms), so deletes may have been missed";
+        }
+        return null;
+    }
+
+    private GenerationFile target() {
+        return building != null ? building : live;
+    }
+
+    /** Applies one decoded record: {@code value == null} removes. */
+    void apply(String key, String value, Positions positions) {
+        lastUpdateMillis = System.currentTimeMillis();
+        if (sampling) {
+            samples.add(new String[] {key, value});
+            sampleBytes += key.length() + (value == null ? 0 : value.length());
+            if (samples.size() >= SAMPLE_RECORDS || sampleBytes >= SAMPLE_BYTES) {
+                finishSampling();
+            }
+            return;
+        }
+        if (++opsSinceCheck >= 512) {
+            opsSinceCheck = 0;
+            GenerationFile t = target();
+            if ((double) t.size() / t.capacity() >= GROW_NOW_AT) {
+                growIfPossible(positions, false);
+            }
+        }
+        write(key, value, positions);
+    }
+
+    private void write(String key, String value, Positions positions) {
+        try {
+            applyTo(target(), key, value);
+        } catch (LockTimeoutException e) {
+            log.warn("Namespace '{}': {}", nsLabel, e.getMessage());
+            metrics.replacements.labelValues(nsLabel).inc();
+            try {
+                replace(sizing, positions, false);
+            } catch (IOException io) {
+                lastError = "cannot replace a generation left locked: " + io.getMessage();
+                throw new StalledException(lastError);
+            }
+            applyTo(target(), key, value);
+        }
+    }
+
+    private void applyTo(GenerationFile target, String key, String value) {
+        if (value == null) {
+            if (target.remove(key, WRITE_LOCK_NANOS)) {
+                dirty = true;
+            }
+            return;
+        }
+        keyBytes += Utf8.length(key);
+        valueBytes += Utf8.length(value);
+        stored++;
+        try {
+            if (target.put(key, value, WRITE_LOCK_NANOS)) {
+                dirty = true;
+            }
+        } catch (EntryTooLargeException e) {
+            metrics.oversize.labelValues(nsLabel).inc();
+            throw new RecordSkippedException(e.getMessage());
+        }
+    }
+
+    private void finishSampling() {
+        double avgKey = 0;
+        double avgValue = 0;
+        int values = 0;
+        for (String[] s : samples) {
+            avgKey += Utf8.length(s[0]);
+            if (s[1] != null) {
+                avgValue += Utf8.length(s[1]);
+                values++;
+            }
+        }
+        avgKey = samples.isEmpty() ? 0 : avgKey / samples.size();
+        avgValue = values == 0 ? 0 : avgValue / values;
+        sizing = GenerationSizing.forExpected(expectedEntries, avgKey, avgValue);
+        try {
+            building = writer.createGeneration(sizing);
+        } catch (IOException e) {
+            lastError = "cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage();
+            throw new StalledException(lastError);
+        }
+        log.info("Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)", nsLabel,
+                building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
+                Math.round(sizing.averageValueBytes()));
+        sampling = false;
+        List<String[]> pending = new ArrayList<>(samples);
+        samples.clear();
+        sampleBytes = 0;
+        for (String[] s : pending) {
+            try {
+                applyTo(building, s[0], s[1]);
+            } catch (RecordSkippedException skipped) {
+                // counted in applyTo
+            }
+        }
+    }
+
+    /**
+     * After a poll batch is fully applied ({@code positions} are exact): finishes sampling, publishes a rebuilt
+     * generation once caught up, grows when needed.
+     */
+    void afterBatch(boolean nowCaughtUp, Positions positions) {
+        caughtUp = nowCaughtUp;
+        if (sampling && nowCaughtUp) {
+            finishSampling();
+        }
+        if (building != null && nowCaughtUp) {
+            publishBuilt(positions);
+        }
+        if (target() != null && !sampling) {
+            Fill fill = target().fill();
+            if (fill.needsGrowth()) {
+                growIfPossible(positions, true);
+            }
+        }
+    }
+
+    private void publishBuilt(Positions positions) {
+        try {
+            writer.publish(building, binding.topic(), positions.of(binding.topic()), true, attributes);
+        } catch (IOException e) {
+            lastError = "cannot publish generation " + building.file().getFileName() + ": " + e.getMessage();
+            log.error("Namespace '{}': {}", nsLabel, lastError);
+            return;
+        }
+        if (live != null) {
+            live.close();
+        }
+        live = building;
+        building = null;
+        dirty = false;
+        log.info("Namespace '{}': published generation {} with {} entries; caught up", nsLabel,
+                live.file().getFileName(), live.size());
+    }
+
+    private void growIfPossible(Positions positions, boolean batchComplete) {
+        long now = System.currentTimeMillis();
+        GenerationFile t = target();
+        double ratio = (double) t.size() / t.capacity();
+        if (now < nextGrowthAttempt) {
+            if (ratio >= STALL_AT) {
+                throw new StalledException(lastError);
+            }
+            return;
+        }
+        GenerationSizing bigger = sizing.grownFor(t.size(), averageKeyBytes(), averageValueBytes());
+        log.info("Namespace '{}': generation {} holds {} of {} entries; building one for {}", nsLabel,
+                t.file().getFileName(), t.size(), t.capacity(), bigger.entries());
+        try {
+            replace(bigger, positions, batchComplete);
+            metrics.growths.labelValues(nsLabel).inc();
+        } catch (IOException | RuntimeException e) {
+            nextGrowthAttempt = now + GROWTH_RETRY_MILLIS;
+            lastError = "cannot grow to " + bigger.entries() + " entries (retrying in "
+                    + GROWTH_RETRY_MILLIS / 1000 + " s): " + e.getMessage();
+            log.error("Namespace '{}': {}", nsLabel, lastError);
+            if (ratio >= STALL_AT) {
+                throw new StalledException(lastError);
+            }
+        }
+    }
+
+    /**
+     * Copies the current target into a new generation of {@code newSizing} and switches to it; a published target
+     * is replaced by publishing the copy. Never leaves a half-built generation visible.
+     */
+    private void replace(GenerationSizing newSizing, Positions positions, boolean positionsExact) throws IOException {
+        GenerationFile old = target();
+        GenerationFile next = writer.createGeneration(newSizing);
+        try {
+            old.forEach((k, v) -> {
+                try {
+                    next.put(k, v, COPY_LOCK_NANOS);
+                } catch (EntryTooLargeException e) {
+                    metrics.oversize.labelValues(nsLabel).inc();
+                }
+            }, COPY_LOCK_NANOS);
+        } catch (RuntimeException e) {
+            writer.discard(next);
+            throw e;
+        }
+        if (building != null) {
+            writer.discard(building);
+            building = next;
+        } else {
+            writer.publish(next, binding.topic(), positions.of(binding.topic()), caughtUp && positionsExact,
+                    attributes);
+            old.close();
+            live = next;
+            dirty = false;
+        }
+        sizing = newSizing;
+        lastError = null;
+        log.info("Namespace '{}': switched to generation {} ({} entries, capacity {})", nsLabel,
+                next.file().getFileName(), next.size(), newSizing.entries());
+    }
+
+    private double averageKeyBytes() {
+        return stored == 0 ? sizing.averageKeyBytes() : (double) keyBytes / stored;
+    }
+
+    private double averageValueBytes() {
+        return stored == 0 ? sizing.averageValueBytes() : (double) valueBytes / stored;
+    }
+
+    /** Records progress of a live generation for readers (content version) and for a later resume. */
+    void checkpoint(Positions positions) {
+        if (live == null || building != null) {
+            return;
+        }
+        try {
+            writer.checkpoint(positions.of(binding.topic()), caughtUp, dirty);
+            dirty = false;
+        } catch (IOException e) {
+            lastError = "cannot write the manifest: " + e.getMessage();
+            log.error("Namespace '{}': {}", nsLabel, lastError);
+        }
+    }
+
+    boolean isPublishedAndCaughtUp() {
+        return live != null && building == null && caughtUp;
+    }
+
+    boolean isLive() {
+        return live != null && building == null;
+    }
+
+    /**
+     * Clean stop: a live generation is closed with its final offsets (the next start resumes); an unpublished one is
+     * discarded.
+     */
+    void close(Positions positions) {
+        try {
+            if (building != null) {
+                writer.discard(building);
+                building = null;
+            }
+            if (live != null) {
+                writer.closeCleanly(live, positions.of(binding.topic()), caughtUp, dirty);
+                live = null;
+            } else {
+                writer.close();
+            }
+        } catch (IOException | RuntimeException e) {
+            log.error("Namespace '{}': clean close failed, the next start rebuilds: {}", nsLabel, e.toString());
+            try {
+                writer.close();
+            } catch (IOException ignored) {
+                // the OS releases the lock at exit anyway
+            }
+        }
+    }
+
+    /** Releases the namespace without marking it closed: used when the writer fails to start. */
+    void abandon() {
+        try {
+            if (building != null) {
+                writer.discard(building);
+            }
+            if (live != null) {
+                live.close();
+            }
+            writer.close();
+        } catch (IOException | RuntimeException e) {
+            log.warn("Namespace '{}': releasing failed: {}", nsLabel, e.toString());
+        }
+    }
+
+    NamespaceStatus status(Map<Integer, Long> lag, String notReadyReason) {
+        GenerationFile t = target();
+        long generation = writer.published().map(Manifest::generation).orElse(0L);
+        long entries = t == null ? samples.size() : t.size();
+        long capacity = t == null ? 0 : t.capacity();
+        NamespaceStatus.State state;
+        if (lastError != null && nextGrowthAttempt > System.currentTimeMillis()) {
+            state = NamespaceStatus.State.STALLED;
+        } else if (building != null || sampling) {
+            state = NamespaceStatus.State.REBUILDING;
+        } else if (live != null) {
+            state = NamespaceStatus.State.LIVE;
+        } else {
+            state = NamespaceStatus.State.STARTING;
+        }
+        metrics.entries.labelValues(nsLabel).set(entries);
+        metrics.capacity.labelValues(nsLabel).set(capacity);
+        metrics.generation.labelValues(nsLabel).set(generation);
+        metrics.caughtUp.labelValues(nsLabel).set(isPublishedAndCaughtUp() ? 1 : 0);
+        lag.forEach((p, l) -> metrics.lag.labelValues(nsLabel, Integer.toString(p)).set(l));
+        return new NamespaceStatus(nsLabel, binding.topic(), state, generation, entries, capacity,
+                capacity == 0 ? 0 : (double) entries / capacity, lag, lastUpdateMillis, lastError,
+                isPublishedAndCaughtUp(), notReadyReason);
+    }
+
+    /** The record could not be stored (counted by the sink); the partition carries on. */
+    static final class RecordSkippedException extends RuntimeException {
+        RecordSkippedException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The namespace cannot take more records for now; consumption of its topic pauses and retries. */
+    static final class StalledException extends RuntimeException {
+        StalledException(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

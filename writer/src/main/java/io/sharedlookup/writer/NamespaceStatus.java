@@ -1,0 +1,30 @@
+package io.sharedlookup.writer;
+
+import java.util.Map;
+
+/**
+ * What HTTP shows about one namespace: an immutable snapshot published by the ingest thread, so that requests never
+ * touch the state the ingest thread is changing.
+ */
+record NamespaceStatus(String namespace, String topic, State state, long generation, long entries, long capacity,
+                       double fillRatio, Map<Integer, Long> lag, long lastUpdateMillis, String lastError,
+                       boolean caughtUp, String notReadyReason) {
+    enum State {
+        /** Connecting, discovering partitions, deciding between resume and rebuild. */
+        STARTING,
+        /** Building a fresh generation from the topic's beginning; readers see the last published one, if any. */
+        REBUILDING,
+        /** The published generation is being updated in place. */
+        LIVE,
+        /** Waiting to retry something that failed (for example a disk full while growing). */
+        STALLED
+    }
+
+    NamespaceStatus {
+        lag = Map.copyOf(lag);
+    }
+
+    boolean ready() {
+        return notReadyReason == null;
+    }
+}

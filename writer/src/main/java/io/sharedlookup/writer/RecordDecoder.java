@@ -1,0 +1,48 @@
+package io.sharedlookup.writer;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * Turns record bytes into the key and value stored. Strict UTF-8: malformed bytes are a decode error rather than
+ * replacement characters, since a silently altered key would never be found.
+ */
+final class RecordDecoder {
+    private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    private final Optional<JsonField> valueField;
+
+    RecordDecoder(Optional<String> valueField) {
+        this.valueField = valueField.map(JsonField::new);
+    }
+
+    String key(byte[] bytes) {
+        return decode(bytes, "key");
+    }
+
+    String value(byte[] bytes) {
+        return valueField.isPresent() ? valueField.get().extract(bytes) : decode(bytes, "value");
+    }
+
+    private String decode(byte[] bytes, String what) {
+        try {
+            CharBuffer chars = utf8.decode(ByteBuffer.wrap(bytes));
+            return chars.toString();
+        } catch (CharacterCodingException e) {
+            throw new DecodeException(what + " is not valid UTF-8");
+        }
+    }
+
+    /** A record that cannot be stored; it is counted, logged (rate-limited) and skipped. */
+    static final class DecodeException extends RuntimeException {
+        DecodeException(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package io.sharedlookup.writer;
+
+import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.reader.SharedLookupStore;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A running writer: embedded broker and demo (optional), namespaces, ingestion, HTTP. Started and stopped as one. */
+public final class WriterApp implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(WriterApp.class);
+    /** SIGTERM must end the process within 10 s; ingestion gets most of that to close cleanly. */
+    private static final Duration INGEST_STOP = Duration.ofSeconds(7);
+
+    private final WriterMetrics metrics = new WriterMetrics();
+    private EmbeddedKafka kafka;
+    private Path kafkaDir;
+    private DemoFeed demo;
+    private Ingestor ingestor;
+    private SharedLookupStore store;
+    private HttpServer http;
+    private WriterConfig config;
+    private boolean stopped;
+
+    private WriterApp() {
+    }
+
+    /**
+     * Starts everything or nothing.
+     *
+     * @throws ConfigException when the configuration cannot work (missing topic, unwritable store, port taken...)
+     */
+    public static WriterApp start(WriterConfig config, PrintStream out) throws Exception {
+        WriterApp app = new WriterApp();
+        try {
+            app.doStart(config, out);
+            return app;
+        } catch (Exception | Error e) {
+            app.close();
+            throw e;
+        }
+    }
+
+    private void doStart(WriterConfig cfg, PrintStream out) throws Exception {
+        Path storeDir = prepareStoreDir(cfg.storeDir());
+        if (cfg.embeddedKafka()) {
+            kafkaDir = Files.createTempDirectory("shared-lookup-embedded-kafka-");
+            kafka = EmbeddedKafka.start(kafkaDir);
+            cfg = cfg.withBootstrapServers(kafka.bootstrapServers());
+            out.println("Embedded Kafka broker: " + kafka.bootstrapServers());
+        }
+        config = cfg;
+        if (cfg.demo()) {
+            demo = DemoFeed.createAndFill(cfg.bootstrapServers());
+        }
+        checkTopicsExist(cfg);
+        List<NamespaceSink> sinks = new ArrayList<>();
+        StoreLayout layout = new StoreLayout(storeDir);
+        Map<String, String> attributes = cfg.valueField().map(f -> Map.of("value.field", f)).orElse(Map.of());
+        try {
+            for (TopicBinding b : cfg.topics()) {
+                NamespaceWriter w;
+                try {
+                    w = NamespaceWriter.open(layout, b.namespace(), StorePermissions.DEFAULT);
+                } catch (IllegalStateException e) {
+                    throw new ConfigException(e.getMessage());
+                }
+                sinks.add(new NamespaceSink(b, w, metrics, attributes));
+            }
+        } catch (IOException | RuntimeException e) {
+            sinks.forEach(NamespaceSink::abandon);
+            throw e instanceof IOException io ? new ConfigException("Cannot open namespaces in " + storeDir + ": "
+                    + io) : e;
+        }
+        ingestor = new Ingestor(cfg, sinks, metrics);
+        ingestor.start();
+        store = SharedLookupStore.open(storeDir);
+        try {
+            http = new HttpServer(cfg.httpHost(), cfg.httpPort(), new HttpApi(ingestor::statuses, store, metrics),
+                    metrics);
+        } catch (Exception e) {
+            throw new ConfigException("Cannot listen on " + cfg.httpHost() + ":" + cfg.httpPort() + " (" + e
+                    + "): choose another --http-port or --http-host");
+        }
+        String base = "http://" + (cfg.httpHost().contains(":") ? "[" + cfg.httpHost() + "]" : cfg.httpHost()) + ":"
+                + http.port();
+        out.println("shared-lookup writer: store " + storeDir + ", HTTP " + base);
+        if (cfg.demo()) {
+            out.println("Demo: topic '" + DemoFeed.TOPIC + "' holds user ids 1.." + DemoFeed.USERS
+                    + " -> names and changes a few times a second. Try:");
+            out.println("  curl " + base + "/lookup/users/42");
+            out.println("  curl " + base + "/ready");
+            out.println("  curl " + base + "/namespaces");
+            out.println("  curl " + base + "/metrics");
+            out.println("Readers: SharedLookupStore.open(Path.of(\"" + storeDir + "\")).lookup(\"users\").get(\"42\")");
+        }
+    }
+
+    private static Path prepareStoreDir(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new ConfigException("Cannot create store directory " + dir + " (" + e.getClass().getSimpleName()
+                    + "): choose a --store-dir this user can create and write");
+        }
+        if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
+            throw new ConfigException("Store directory " + dir + " is not writable by this user: fix its "
+                    + "permissions or choose another --store-dir");
+        }
+        try {
+            Files.deleteIfExists(Files.createTempFile(dir, ".write-check-", ".tmp"));
+        } catch (IOException e) {
+            throw new ConfigException("Store directory " + dir + " is not writable (" + e.getMessage()
+                    + "): fix its permissions or choose another --store-dir");
+        }
+        return dir;
+    }
+
+    /** A missing topic is a configuration error when the broker says so; an unreachable broker is not (yet). */
+    private static void checkTopicsExist(WriterConfig cfg) {
+        try (KafkaConsumer<byte[], byte[]> probe = new KafkaConsumer<>(Ingestor.consumerProperties(cfg))) {
+            Set<String> existing = probe.listTopics(Duration.ofSeconds(10)).keySet();
+            for (TopicBinding b : cfg.topics()) {
+                if (!existing.contains(b.topic())) {
+                    throw new ConfigException("Topic '" + b.topic() + "' does not exist on " + cfg.bootstrapServers()
+                            + ": create it, or fix --topic");
+                }
+            }
+        } catch (TimeoutException e) {
+            log.warn("Kafka at {} did not answer within 10 s; starting anyway, serving what is published and "
+                    + "retrying", cfg.bootstrapServers());
+        }
+    }
+
+    public int httpPort() {
+        return http.port();
+    }
+
+    public String bootstrapServers() {
+        return config.bootstrapServers();
+    }
+
+    Map<String, NamespaceStatus> statuses() {
+        return ingestor.statuses();
+    }
+
+    /** Clean stop: stop polling, close namespaces with their offsets (the next start resumes), stop serving. */
+    public synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        log.info("Stopping");
+        if (demo != null) {
+            demo.close();
+        }
+        if (ingestor != null) {
+            try {
+                ingestor.stop(INGEST_STOP);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (http != null) {
+            http.close();
+        }
+        if (store != null) {
+            store.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+            deleteRecursively(kafkaDir);
+        }
+        log.info("Stopped");
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            log.debug("Cannot delete {}", dir, e);
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package io.sharedlookup.writer;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** The command line: option declarations and their validation into a {@link WriterConfig}. */
+@Command(name = "shared-lookup-writer", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = WriterCommand.Version.class,
+        description = "Consumes Kafka topics into a shared-lookup store directory and serves status, metrics and "
+                + "lookups over HTTP.",
+        footer = {"", "Every option can also be set in the environment as SHARED_LOOKUP_<OPTION> (e.g. "
+                + "SHARED_LOOKUP_BOOTSTRAP_SERVERS) or in the --config properties file (bootstrap-servers=...). "
+                + "Precedence: command line > environment > config file > default. Repeatable options take "
+                + "comma-separated lists there."})
+final class WriterCommand {
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
+            description = "Kafka bootstrap servers (not needed with --embedded-kafka).")
+    String bootstrapServers;
+
+    @Option(names = "--store-dir", paramLabel = "DIR", description = "Store directory shared with readers.")
+    Path storeDir;
+
+    @Option(names = "--topic", paramLabel = "TOPIC[=NAMESPACE]", split = ",",
+            description = "Topic to consume, repeatable; the namespace defaults to the topic name.")
+    List<String> topics = new ArrayList<>();
+
+    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE",
+            description = "Consumer property passed as-is, repeatable; overrides --kafka-config.")
+    List<String> kafkaProperties = new ArrayList<>();
+
+    @Option(names = "--kafka-config", paramLabel = "FILE",
+            description = "Properties file of consumer properties (SASL/SSL and the rest).")
+    Path kafkaConfig;
+
+    @Option(names = "--http-host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+            description = "HTTP bind address (default: ${DEFAULT-VALUE}, loopback only).")
+    String httpHost;
+
+    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "7070",
+            description = "HTTP port (default: ${DEFAULT-VALUE}; 0 picks a free port).")
+    String httpPort;
+
+    @Option(names = "--value-field", paramLabel = "PATH",
+            description = "Values are JSON; store this dotted field (default: the raw UTF-8 value).")
+    String valueField;
+
+    @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "1048576",
+            description = "Larger values are skipped and counted (default: ${DEFAULT-VALUE}; KiB/MiB suffixes work).")
+    String maxValueBytes;
+
+    @Option(names = "--embedded-kafka", description = "Start a single-node KRaft broker in this process.")
+    boolean embeddedKafka;
+
+    @Option(names = "--demo", description = "With --embedded-kafka: create, fill and keep updating topic 'users'.")
+    boolean demo;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Properties file with any of these options.")
+    Path config;
+
+    /** Validates the options; every problem is a {@link ConfigException} with a one-line fix. */
+    WriterConfig toConfig() {
+        if (demo && !embeddedKafka) {
+            throw new ConfigException("--demo needs --embedded-kafka: it writes its sample topic to the embedded broker");
+        }
+        String servers = bootstrapServers == null ? "" : bootstrapServers.trim();
+        if (servers.isEmpty() && !embeddedKafka) {
+            throw new ConfigException("No Kafka to read from: pass --bootstrap-servers HOST:PORT (or "
+                    + "SHARED_LOOKUP_BOOTSTRAP_SERVERS), or --embedded-kafka to try it out");
+        }
+        if (storeDir == null) {
+            throw new ConfigException("No store directory: pass --store-dir DIR (or SHARED_LOOKUP_STORE_DIR), "
+                    + "the directory readers open");
+        }
+        List<TopicBinding> bindings = new ArrayList<>();
+        Set<String> namespaces = new HashSet<>();
+        Set<String> topicNames = new HashSet<>();
+        List<String> requested = new ArrayList<>(topics);
+        if (demo && requested.stream().noneMatch(t -> TopicBinding.parse(t).topic().equals(DemoFeed.TOPIC))) {
+            requested.add(DemoFeed.TOPIC);
+        }
+        for (String t : requested) {
+            if (t.isBlank()) {
+                continue;
+            }
+            TopicBinding b = TopicBinding.parse(t);
+            if (!namespaces.add(b.namespace())) {
+                throw new ConfigException("Namespace '" + b.namespace() + "' is fed by two --topic options: "
+                        + "give each topic its own namespace with --topic TOPIC=NAMESPACE");
+            }
+            if (!topicNames.add(b.topic())) {
+                throw new ConfigException("Topic '" + b.topic() + "' is given twice: list each topic once");
+            }
+            bindings.add(b);
+        }
+        if (bindings.isEmpty()) {
+            throw new ConfigException("No topic to consume: pass --topic TOPIC[=NAMESPACE] (repeatable) or set "
+                    + "SHARED_LOOKUP_TOPIC");
+        }
+        int port = parsePort(httpPort);
+        Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
+        field.ifPresent(JsonField::validatePath);
+        return new WriterConfig(servers, storeDir.toAbsolutePath().normalize(), bindings, kafkaProps(),
+                httpHost.trim(), port, field, parseBytes(maxValueBytes), embeddedKafka, demo);
+    }
+
+    private Map<String, String> kafkaProps() {
+        Map<String, String> props = new LinkedHashMap<>();
+        if (kafkaConfig != null) {
+            Properties p = new Properties();
+            try (Reader r = Files.newBufferedReader(kafkaConfig, StandardCharsets.UTF_8)) {
+                p.load(r);
+            } catch (IOException | IllegalArgumentException e) {
+                throw new ConfigException("Cannot read --kafka-config " + kafkaConfig.toAbsolutePath() + " ("
+                        + e.getMessage() + "): pass a readable consumer properties file");
+            }
+            p.stringPropertyNames().forEach(k -> props.put(k, p.getProperty(k)));
+        }
+        for (String kv : kafkaProperties) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new ConfigException("Invalid --kafka-property '" + kv + "': use KEY=VALUE, e.g. "
+                        + "--kafka-property security.protocol=SASL_SSL");
+            }
+            props.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+        }
+        return props;
+    }
+
+    private static int parsePort(String text) {
+        try {
+            int port = Integer.parseInt(text.trim());
+            if (port >= 0 && port <= 65535) {
+                return port;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException("Invalid --http-port '" + text + "': use a port number from 0 to 65535");
+    }
+
+    static int parseBytes(String text) {
+        String t = text.trim();
+        long unit = 1;
+        String lower = t.toLowerCase();
+        for (String[] suffix : new String[][] {{"gib", "1073741824"}, {"mib", "1048576"}, {"kib", "1024"}}) {
+            if (lower.endsWith(suffix[0])) {
+                unit = Long.parseLong(suffix[1]);
+                t = t.substring(0, t.length() - 3).trim();
+                break;
+            }
+        }
+        try {
+            long bytes = Long.parseLong(t) * unit;
+            if (bytes > 0 && bytes <= Integer.MAX_VALUE) {
+                return (int) bytes;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException("Invalid --max-value-bytes '" + text + "': use a positive size such as 1048576 "
+                + "or 1MiB (at most 2GiB)");
+    }
+
+    static final class Version implements picocli.CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = WriterCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"shared-lookup-writer " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.sharedlookup.writer;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything the writer runs with, validated.
+ *
+ * @param bootstrapServers Kafka bootstrap servers; empty with {@code embeddedKafka} (filled in once it runs)
+ * @param storeDir         the store directory shared with readers
+ * @param topics           topic to namespace bindings, namespaces unique
+ * @param kafkaProperties  consumer properties passed as-is (SASL/SSL and the rest)
+ * @param httpHost         HTTP bind address
+ * @param httpPort         HTTP port; 0 picks a free one
+ * @param valueField       dotted JSON path of the lookup value, or empty for the raw UTF-8 value
+ * @param maxValueBytes    values larger than this are skipped and counted
+ * @param embeddedKafka    start a single-node KRaft broker in this process
+ * @param demo             create and keep updating a sample topic
+ */
+public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
+                           Map<String, String> kafkaProperties, String httpHost, int httpPort,
+                           Optional<String> valueField, int maxValueBytes, boolean embeddedKafka, boolean demo) {
+    public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
+
+    public WriterConfig {
+        topics = List.copyOf(topics);
+        kafkaProperties = Map.copyOf(kafkaProperties);
+    }
+
+    public WriterConfig withBootstrapServers(String servers) {
+        return new WriterConfig(servers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField,
+                maxValueBytes, embeddedKafka, demo);
+    }
+}

@@ -1,0 +1,75 @@
+package io.sharedlookup.writer;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * The writer's Prometheus metrics, in a registry of its own (not the global one, so that tests can run several
+ * writers in one JVM). Families are labelled by namespace where they apply.
+ */
+final class WriterMetrics {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter text = new PrometheusTextFormatWriter(false);
+
+    final Counter records = Counter.builder().name("sharedlookup_writer_records_total")
+            .help("Records read from Kafka since this process started").labelNames("namespace").register(registry);
+    final Counter tombstones = Counter.builder().name("sharedlookup_writer_tombstones_total")
+            .help("Tombstones (null values) applied as removals").labelNames("namespace").register(registry);
+    final Counter decodeErrors = Counter.builder().name("sharedlookup_writer_decode_errors_total")
+            .help("Records skipped because key or value could not be decoded").labelNames("namespace")
+            .register(registry);
+    final Counter nullKeys = Counter.builder().name("sharedlookup_writer_null_keys_total")
+            .help("Records skipped because their key was null").labelNames("namespace").register(registry);
+    final Counter oversize = Counter.builder().name("sharedlookup_writer_oversize_skips_total")
+            .help("Records skipped because the value exceeded --max-value-bytes or the entry did not fit")
+            .labelNames("namespace").register(registry);
+    final Counter rebuilds = Counter.builder().name("sharedlookup_writer_rebuilds_total")
+            .help("Generations built from the topic's beginning (unclean stop, stale offsets, first start)")
+            .labelNames("namespace").register(registry);
+    final Counter growths = Counter.builder().name("sharedlookup_writer_growths_total")
+            .help("Generations replaced by a bigger one").labelNames("namespace").register(registry);
+    final Counter replacements = Counter.builder().name("sharedlookup_writer_lock_replacements_total")
+            .help("Generations replaced because a killed process left a segment lock held")
+            .labelNames("namespace").register(registry);
+    final Counter resumes = Counter.builder().name("sharedlookup_writer_resumes_total")
+            .help("Starts that resumed the published generation from its stored offsets")
+            .labelNames("namespace").register(registry);
+    final Gauge lag = Gauge.builder().name("sharedlookup_writer_lag_records")
+            .help("End offset minus position, per partition").labelNames("namespace", "partition").register(registry);
+    final Gauge entries = Gauge.builder().name("sharedlookup_writer_entries")
+            .help("Entries in the generation being written").labelNames("namespace").register(registry);
+    final Gauge capacity = Gauge.builder().name("sharedlookup_writer_capacity_entries")
+            .help("Entries the generation was sized for").labelNames("namespace").register(registry);
+    final Gauge generation = Gauge.builder().name("sharedlookup_writer_generation")
+            .help("Published generation number").labelNames("namespace").register(registry);
+    final Gauge caughtUp = Gauge.builder().name("sharedlookup_writer_caught_up")
+            .help("1 when the namespace reached the end offsets captured at start").labelNames("namespace")
+            .register(registry);
+    final Counter httpRequests = Counter.builder().name("sharedlookup_http_requests_total")
+            .help("HTTP requests by endpoint and status").labelNames("endpoint", "status").register(registry);
+    final Histogram httpLatency = Histogram.builder().name("sharedlookup_http_request_duration_seconds")
+            .help("HTTP request latency by endpoint").labelNames("endpoint").classicOnly()
+            .classicUpperBounds(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1)
+            .register(registry);
+
+    /** The Prometheus text exposition (format 0.0.4). */
+    byte[] scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+        try {
+            text.write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    static String contentType() {
+        return PrometheusTextFormatWriter.CONTENT_TYPE;
+    }
+}
