@@ -1,0 +1,55 @@
+package io.sharedlookup.deployment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The writer image's essentials, read from writer/Dockerfile. */
+class DockerfileTest {
+    private static List<String> instructions;
+
+    @BeforeAll
+    static void load() throws Exception {
+        // Join continuation lines, drop comments: one entry per instruction.
+        String text = Files.readString(ComposeFile.repoRoot().resolve("writer/Dockerfile"));
+        String joined = text.lines().filter(l -> !l.trim().startsWith("#"))
+                .collect(Collectors.joining("\n")).replaceAll("\\\\\n", " ");
+        instructions = joined.lines().map(String::trim).filter(l -> !l.isEmpty()).toList();
+    }
+
+    private static List<String> all(String keyword) {
+        return instructions.stream().filter(l -> l.toUpperCase().startsWith(keyword + " ")).toList();
+    }
+
+    @Test
+    void buildsWithTheWrapperInOneStageAndRunsOnAJreInAnother() {
+        List<String> from = all("FROM");
+        assertThat(from).hasSize(2);
+        assertThat(from.get(0)).contains("-jdk").contains(" AS build");
+        assertThat(from.get(1)).contains("-jre");
+        assertThat(from).allSatisfy(f -> assertThat(f).doesNotContain(":latest"));
+        assertThat(all("RUN")).anySatisfy(r -> assertThat(r).contains("./mvnw").contains("-pl writer"));
+        assertThat(all("COPY")).anySatisfy(c -> assertThat(c).contains("--from=build").contains("shared-lookup-writer.jar"));
+    }
+
+    @Test
+    void runsAsANonRootUserWithTheStoreAsAVolume() {
+        List<String> user = all("USER");
+        assertThat(user).isNotEmpty();
+        assertThat(user.get(user.size() - 1)).doesNotContain("root").doesNotMatch("USER\\s+0(:.*)?");
+        assertThat(all("VOLUME")).anySatisfy(v -> assertThat(v).contains("/var/lib/shared-lookup"));
+    }
+
+    @Test
+    void exposesTheHttpPortChecksHealthAndBindsAllInterfacesOnlyInside() {
+        assertThat(all("EXPOSE")).anySatisfy(e -> assertThat(e).contains("7070"));
+        assertThat(all("HEALTHCHECK")).singleElement().satisfies(h -> assertThat(h).contains("/health"));
+        assertThat(all("ENTRYPOINT")).singleElement().satisfies(e -> assertThat(e)
+                .contains("\"--http-host\", \"0.0.0.0\"").contains("\"--store-dir\", \"/var/lib/shared-lookup\""));
+        assertThat(all("ENV")).anySatisfy(e -> assertThat(e).contains("-Xmx64m"));
+    }
+}
