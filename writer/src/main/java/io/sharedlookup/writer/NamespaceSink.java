@@ -65,6 +65,11 @@ final class NamespaceSink {
         this.metrics = metrics;
         this.attributes = Map.copyOf(attributes);
         this.nsLabel = binding.namespace();
+        // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
+        for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
+                metrics.oversize, metrics.rebuilds, metrics.growths, metrics.replacements, metrics.resumes)) {
+            counter.labelValues(nsLabel);
+        }
     }
 
     TopicBinding binding() {

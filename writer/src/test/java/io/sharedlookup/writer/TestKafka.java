@@ -1,0 +1,95 @@
+package io.sharedlookup.writer;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** A real KRaft broker for one test class, plus a producer that remembers the latest value per key. */
+final class TestKafka implements AutoCloseable {
+    final EmbeddedKafka broker;
+    private final KafkaProducer<byte[], byte[]> producer;
+
+    TestKafka() throws Exception {
+        broker = EmbeddedKafka.start(Files.createTempDirectory("writer-test-kafka-"));
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        producer = new KafkaProducer<>(p);
+    }
+
+    String bootstrap() {
+        return broker.bootstrapServers();
+    }
+
+    void createTopic(String name, int partitions) throws Exception {
+        createTopic(name, partitions, true);
+    }
+
+    /** Compacted topics reject null keys (the whole batch), so topics that test null keys use delete. */
+    void createTopic(String name, int partitions, boolean compacted) throws Exception {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap());
+        try (Admin admin = Admin.create(p)) {
+            admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions), Optional.empty())
+                    .configs(Map.of("cleanup.policy", compacted ? "compact" : "delete")))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Sends raw bytes; null value = tombstone. */
+    void send(String topic, byte[] key, byte[] value) {
+        producer.send(new ProducerRecord<>(topic, key, value));
+    }
+
+    void send(String topic, String key, String value) {
+        send(topic, key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    void flush() {
+        producer.flush();
+    }
+
+    /** Fails with the differing keys only (whole maps are too long to read). */
+    static void assertSameContent(Map<String, String> actual, Map<String, String> expected) {
+        java.util.List<String> diffs = new java.util.ArrayList<>();
+        java.util.Set<String> keys = new java.util.TreeSet<>(expected.keySet());
+        keys.addAll(actual.keySet());
+        for (String k : keys) {
+            if (!java.util.Objects.equals(actual.get(k), expected.get(k))) {
+                diffs.add("'" + k + "': expected " + expected.get(k) + " but was " + actual.get(k));
+            }
+        }
+        if (!diffs.isEmpty()) {
+            throw new AssertionError(diffs.size() + " of " + keys.size() + " keys differ, e.g. "
+                    + diffs.subList(0, Math.min(10, diffs.size())));
+        }
+    }
+
+    static boolean sameContent(Map<String, String> actual, Map<String, String> expected) {
+        return actual.equals(expected);
+    }
+
+    static Path tempStore() throws Exception {
+        return Files.createTempDirectory("writer-test-store-");
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+        broker.close();
+    }
+}

@@ -1,0 +1,137 @@
+package io.sharedlookup.writer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WriterCliTest {
+    @TempDir
+    Path tmp;
+
+    private static WriterConfig parse(Map<String, String> env, String... args) {
+        return (WriterConfig) WriterMain.parse(args, env, new PrintStream(new ByteArrayOutputStream()));
+    }
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Run run(Map<String, String> env, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = WriterMain.run(args, env, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void fullCommandLineIsParsed() {
+        WriterConfig c = parse(Map.of(), "--bootstrap-servers", "k:9092", "--store-dir", tmp.toString(),
+                "--topic", "users", "--topic", "items=item_names", "--kafka-property", "security.protocol=SSL",
+                "--http-port", "0", "--value-field", "name.display", "--max-value-bytes", "2KiB");
+        assertThat(c.topics()).containsExactly(new TopicBinding("users", "users"),
+                new TopicBinding("items", "item_names"));
+        assertThat(c.kafkaProperties()).containsEntry("security.protocol", "SSL");
+        assertThat(c.httpHost()).isEqualTo("127.0.0.1");
+        assertThat(c.httpPort()).isZero();
+        assertThat(c.valueField()).contains("name.display");
+        assertThat(c.maxValueBytes()).isEqualTo(2048);
+    }
+
+    @Test
+    void defaults() {
+        WriterConfig c = parse(Map.of(), "--bootstrap-servers", "k:9092", "--store-dir", tmp.toString(), "--topic", "t");
+        assertThat(c.httpPort()).isEqualTo(7070);
+        assertThat(c.httpHost()).isEqualTo("127.0.0.1");
+        assertThat(c.maxValueBytes()).isEqualTo(1 << 20);
+        assertThat(c.valueField()).isEmpty();
+    }
+
+    @Test
+    void precedenceIsCommandLineThenEnvironmentThenConfigFile() throws Exception {
+        Path file = tmp.resolve("writer.properties");
+        Files.writeString(file, "bootstrap-servers=file:1\nstore-dir=" + tmp + "\ntopic=a,b=bee\nhttp-port=1111\n"
+                + "max-value-bytes=10\n");
+        Map<String, String> env = Map.of("SHARED_LOOKUP_HTTP_PORT", "2222", "SHARED_LOOKUP_BOOTSTRAP_SERVERS", "env:1");
+        WriterConfig c = parse(env, "--config", file.toString(), "--bootstrap-servers", "cli:1");
+        assertThat(c.bootstrapServers()).isEqualTo("cli:1");
+        assertThat(c.httpPort()).isEqualTo(2222);
+        assertThat(c.maxValueBytes()).isEqualTo(10);
+        assertThat(c.topics()).extracting(TopicBinding::namespace).containsExactly("a", "bee");
+        WriterConfig fromEnvConfig = parse(Map.of("SHARED_LOOKUP_CONFIG", file.toString()));
+        assertThat(fromEnvConfig.bootstrapServers()).isEqualTo("file:1");
+    }
+
+    @Test
+    void kafkaConfigFileIsOverriddenByKafkaProperty() throws Exception {
+        Path file = tmp.resolve("kafka.properties");
+        Files.writeString(file, "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n");
+        WriterConfig c = parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t",
+                "--kafka-config", file.toString(), "--kafka-property", "sasl.mechanism=SCRAM-SHA-512");
+        assertThat(c.kafkaProperties()).containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("sasl.mechanism", "SCRAM-SHA-512");
+    }
+
+    @Test
+    void helpListsEveryOption() {
+        Run r = run(Map.of(), "--help");
+        assertThat(r.exit()).isZero();
+        for (String option : List.of("--bootstrap-servers", "--store-dir", "--topic", "--kafka-property",
+                "--kafka-config", "--http-host", "--http-port", "--value-field", "--max-value-bytes",
+                "--embedded-kafka", "--demo", "--config", "SHARED_LOOKUP_")) {
+            assertThat(r.out()).contains(option);
+        }
+    }
+
+    @Test
+    void badInputExitsNonZeroWithOneClearLine() throws Exception {
+        String store = tmp.toString();
+        Path notADir = Files.writeString(tmp.resolve("plain-file"), "x");
+        Map<String[], String> cases = Map.of(
+                new String[] {"--bogus"}, "Unknown option",
+                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store}, "No topic",
+                new String[] {"--store-dir", store, "--topic", "t"}, "--bootstrap-servers",
+                new String[] {"--bootstrap-servers", "k:1", "--topic", "t"}, "--store-dir",
+                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t=bad/name"},
+                "Invalid namespace",
+                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t", "--http-port", "x"},
+                "--http-port",
+                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                    "--max-value-bytes", "-1"}, "--max-value-bytes",
+                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--demo", "--topic", "t"},
+                "--embedded-kafka",
+                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "a=x", "--topic", "b=x"},
+                "two --topic",
+                new String[] {"--bootstrap-servers", "127.0.0.1:1", "--store-dir", notADir.resolve("sub").toString(),
+                    "--topic", "t"}, "store directory");
+        cases.forEach((args, expected) -> {
+            Run r = run(Map.of(), args);
+            assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(r.err().strip()).as(String.join(" ", args)).containsIgnoringCase(expected).doesNotContain("\n")
+                    .startsWith("error: ");
+        });
+    }
+
+    @Test
+    void unknownConfigFileKeyIsAnError() throws Exception {
+        Path file = tmp.resolve("w.properties");
+        Files.writeString(file, "bootstrap-server=k:1\n");
+        assertThatThrownBy(() -> parse(Map.of(), "--config", file.toString(), "--store-dir", tmp.toString(),
+                "--topic", "t")).isInstanceOf(ConfigException.class).hasMessageContaining("bootstrap-server");
+    }
+
+    @Test
+    void pathDecodingKeepsPlusAndDecodesUtf8() {
+        assertThat(HttpApi.decodePath("a+b%20c%C3%A9%2F")).isEqualTo("a+b cé/");
+        assertThatThrownBy(() -> HttpApi.decodePath("%zz")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> HttpApi.decodePath("%C3")).isInstanceOf(IllegalArgumentException.class);
+    }
+}

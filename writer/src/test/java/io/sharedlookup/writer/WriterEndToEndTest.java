@@ -1,0 +1,267 @@
+package io.sharedlookup.writer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sharedlookup.reader.Lookup;
+import io.sharedlookup.reader.SharedLookupStore;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The writer in this JVM against a real KRaft broker; readers in this JVM and in a separate one. */
+class WriterEndToEndTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static TestKafka kafka;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = new TestKafka();
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    private static WriterConfig config(Path store, List<TopicBinding> topics, Optional<String> valueField,
+                                       int maxValueBytes) {
+        return new WriterConfig(kafka.bootstrap(), store, topics, Map.of(), "127.0.0.1", 0, valueField,
+                maxValueBytes, false, false);
+    }
+
+    private static WriterApp start(WriterConfig config) throws Exception {
+        return WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
+    }
+
+    private static void awaitReady(WriterApp app) {
+        await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
+    }
+
+    /** Reads the namespace from a separate JVM through reader-lib. */
+    private static Map<String, String> dumpInChildJvm(Path store, String namespace) throws Exception {
+        try (ChildJvm child = ChildJvm.start("dump-" + namespace, Path.of("target", "child-logs"),
+                DumpNamespace.class, store.toString(), namespace)) {
+            assertThat(child.waitFor()).isZero();
+            String line = child.lines().stream().filter(l -> l.startsWith("DUMP ")).findFirst().orElseThrow(
+                    () -> new AssertionError("no dump: " + child.lines()));
+            return JSON.readValue(line.substring(5), new TypeReference<TreeMap<String, String>>() { });
+        }
+    }
+
+    private static Map<String, String> dump(Path store, String namespace) {
+        try (SharedLookupStore s = SharedLookupStore.open(store)) {
+            Map<String, String> all = new TreeMap<>();
+            s.lookup(namespace).forEach(all::put);
+            return all;
+        }
+    }
+
+    private static void put(Map<String, String> expected, String topic, String key, String value) {
+        kafka.send(topic, key, value);
+        if (value == null) {
+            expected.remove(key);
+        } else {
+            expected.put(key, value);
+        }
+    }
+
+    @Test
+    void topicsEndUpAsLatestValuePerKeyAndHttpServesThem() throws Exception {
+        kafka.createTopic("mixed", 3, false);
+        kafka.createTopic("people", 2);
+        Map<String, String> mixed = new HashMap<>();
+        Random random = new Random(7);
+        for (int i = 0; i < 3000; i++) {
+            String key = "k" + random.nextInt(800);
+            put(mixed, "mixed", key, random.nextInt(10) == 0 ? null : "v" + i);
+        }
+        put(mixed, "mixed", "unicode-ключ-🔑", "значение ✓ 😀");
+        put(mixed, "mixed", "", "empty key");
+        put(mixed, "mixed", "empty-value", "");
+        put(mixed, "mixed", "a+b/c d", "special");
+        put(mixed, "mixed", "big", "small first");
+        kafka.send("mixed", "big", "x".repeat(5000)); // oversize: skipped, the earlier value stays
+        kafka.send("mixed", (String) null, "null key");
+        kafka.send("mixed", new byte[] {(byte) 0xC3, (byte) 0x28}, "v".getBytes(StandardCharsets.UTF_8)); // bad UTF-8
+        Map<String, String> people = new HashMap<>();
+        kafka.send("people", "1", "{\"name\":{\"display\":\"Ada\"},\"age\":36}");
+        people.put("1", "Ada");
+        kafka.send("people", "2", "{\"name\":{\"display\":\"Grace\"}}");
+        people.put("2", "Grace");
+        kafka.send("people", "3", "not json");
+        kafka.send("people", "4", "{\"name\":{}}");
+        kafka.send("people", "5", "{\"name\":{\"display\":42}}");
+        people.put("5", "42");
+        kafka.flush();
+
+        Path store = TestKafka.tempStore();
+        List<TopicBinding> topics = List.of(new TopicBinding("mixed", "mixed"),
+                new TopicBinding("people", "people"));
+        Map<String, String> mixedBytes = new HashMap<>();
+        try (WriterApp app = start(config(store, List.of(topics.get(0)), Optional.empty(), 1000))) {
+            awaitReady(app);
+            TestKafka.assertSameContent(dumpInChildJvm(store, "mixed"), mixed);
+            String metrics = Http.get(app.httpPort(), "/metrics").body();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_oversize_skips_total{namespace=\"mixed\"}")).isEqualTo(1);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_null_keys_total{namespace=\"mixed\"}")).isEqualTo(1);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_decode_errors_total{namespace=\"mixed\"}")).isEqualTo(1);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_tombstones_total{namespace=\"mixed\"}")).isPositive();
+            mixedBytes.putAll(mixed);
+        }
+        try (WriterApp app = start(config(TestKafka.tempStore(), List.of(topics.get(1)), Optional.of("name.display"),
+                1 << 20))) {
+            awaitReady(app);
+            String metrics = Http.get(app.httpPort(), "/metrics").body();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_decode_errors_total{namespace=\"people\"}"))
+                    .isEqualTo(2);
+            assertThat(Http.get(app.httpPort(), "/lookup/people/1").body()).isEqualTo("Ada");
+            assertThat(Http.get(app.httpPort(), "/lookup/people/5").body()).isEqualTo("42");
+            assertThat(Http.get(app.httpPort(), "/lookup/people/3").statusCode()).isEqualTo(404);
+        }
+
+        // Clean restart: resumes from the stored offsets, reads only what is new.
+        for (int i = 0; i < 10; i++) {
+            put(mixed, "mixed", "new" + i, "after restart " + i);
+        }
+        kafka.flush();
+        try (WriterApp app = start(config(store, List.of(topics.get(0)), Optional.empty(), 1000))) {
+            awaitReady(app);
+            await().atMost(Duration.ofSeconds(20)).until(() -> dump(store, "mixed").equals(new TreeMap<>(mixed)));
+            String metrics = Http.get(app.httpPort(), "/metrics").body();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_records_total{namespace=\"mixed\"}")).isEqualTo(10);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_resumes_total{namespace=\"mixed\"}")).isEqualTo(1);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"mixed\"}")).isZero();
+            httpEndpoints(app.httpPort());
+        }
+    }
+
+    private static void httpEndpoints(int port) throws Exception {
+        assertThat(Http.get(port, "/health").statusCode()).isEqualTo(200);
+        HttpResponse<String> ready = Http.get(port, "/ready");
+        assertThat(ready.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(ready.body()).get("ready").asBoolean()).isTrue();
+
+        JsonNode ns = JSON.readTree(Http.get(port, "/namespaces").body()).get("mixed");
+        assertThat(ns.get("topic").asText()).isEqualTo("mixed");
+        assertThat(ns.get("state").asText()).isEqualTo("LIVE");
+        assertThat(ns.get("entries").asLong()).isPositive();
+        assertThat(ns.get("capacity").asLong()).isGreaterThanOrEqualTo(ns.get("entries").asLong());
+        assertThat(ns.get("lag").size()).isEqualTo(3);
+        assertThat(ns.has("generation") && ns.has("fillRatio") && ns.has("lastUpdate") && ns.has("lastError")).isTrue();
+
+        HttpResponse<String> found = Http.get(port, "/lookup/mixed/"
+                + URLEncoder.encode("unicode-ключ-🔑", StandardCharsets.UTF_8));
+        assertThat(found.statusCode()).isEqualTo(200);
+        assertThat(found.body()).isEqualTo("значение ✓ 😀");
+        assertThat(found.headers().firstValue("content-type")).contains("text/plain; charset=utf-8");
+        assertThat(Http.get(port, "/lookup/mixed/a+b%2Fc%20d").body()).isEqualTo("special");
+        assertThat(Http.get(port, "/lookup/mixed/empty-value").statusCode()).isEqualTo(200);
+        assertThat(Http.get(port, "/lookup/mixed/no-such-key").statusCode()).isEqualTo(404);
+        assertThat(Http.get(port, "/lookup/nothere/x").statusCode()).isEqualTo(404);
+        assertThat(Http.get(port, "/lookup/bad%24name/x").statusCode()).isEqualTo(400);
+        assertThat(Http.get(port, "/lookup/mixed").statusCode()).isEqualTo(400);
+        assertThat(Http.get(port, "/lookup/mixed/%C3").statusCode()).isEqualTo(400);
+        assertThat(Http.get(port, "/nope").statusCode()).isEqualTo(404);
+        HttpResponse<String> post = Http.send(port, "POST", "/lookup/mixed/k1");
+        assertThat(post.statusCode()).isEqualTo(405);
+        assertThat(post.headers().firstValue("allow")).contains("GET");
+        assertThat(Http.send(port, "DELETE", "/health").statusCode()).isEqualTo(405);
+
+        HttpResponse<String> metrics = Http.get(port, "/metrics");
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.headers().firstValue("content-type").orElse("")).startsWith("text/plain");
+        for (String family : List.of("sharedlookup_writer_records_total", "sharedlookup_writer_tombstones_total",
+                "sharedlookup_writer_decode_errors_total", "sharedlookup_writer_oversize_skips_total",
+                "sharedlookup_writer_lag_records", "sharedlookup_writer_entries", "sharedlookup_writer_capacity_entries",
+                "sharedlookup_writer_generation", "sharedlookup_writer_rebuilds_total", "sharedlookup_http_requests_total",
+                "sharedlookup_http_request_duration_seconds")) {
+            assertThat(metrics.body()).contains("# TYPE " + family + " ");
+        }
+        assertThat(metrics.body()).contains("sharedlookup_writer_lag_records{namespace=\"mixed\",partition=\"0\"}");
+    }
+
+    @Test
+    void missingTopicIsAConfigurationError() throws Exception {
+        assertThatThrownBy(() -> start(config(TestKafka.tempStore(), List.of(new TopicBinding("absent", "absent")),
+                Optional.empty(), 1000))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Topic 'absent' does not exist");
+    }
+
+    @Test
+    void growsFromATinyStartWhileReadersRead() throws Exception {
+        kafka.createTopic("grow", 2);
+        Map<String, String> expected = new HashMap<>();
+        for (int i = 0; i < 500; i++) {
+            put(expected, "grow", "key-" + i, "value-" + i);
+        }
+        kafka.flush();
+        Path store = TestKafka.tempStore();
+        try (WriterApp app = start(config(store, List.of(new TopicBinding("grow", "grow")), Optional.empty(), 1000));
+             // The reader shares this JVM (and 2 cores) with broker, producer and writer: a GC pause while the
+             // writer holds a segment's write lock can outlast the 20 ms default bound, which is not what this tests.
+             SharedLookupStore readerStore = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(2))
+                     .open()) {
+            awaitReady(app);
+            long firstCapacity = app.statuses().get("grow").capacity();
+            Lookup lookup = readerStore.lookup("grow");
+            AtomicBoolean reading = new AtomicBoolean(true);
+            List<Throwable> readerErrors = new CopyOnWriteArrayList<>();
+            AtomicLong reads = new AtomicLong();
+            Thread reader = new Thread(() -> {
+                Random r = new Random();
+                StringBuilder out = new StringBuilder();
+                while (reading.get()) {
+                    try {
+                        int i = r.nextInt(500);
+                        if (lookup.getInto("key-" + i, out) && !out.toString().startsWith("value-")) {
+                            readerErrors.add(new AssertionError("odd value " + out));
+                        }
+                        reads.incrementAndGet();
+                    } catch (Throwable t) {
+                        readerErrors.add(t);
+                    }
+                }
+            });
+            reader.start();
+            for (int i = 0; i < 10_000; i++) {
+                put(expected, "grow", "key-" + (i < 2000 ? i : 500 + i), "value-" + i);
+            }
+            kafka.flush();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> lookup.size() == expected.size());
+            reading.set(false);
+            reader.join();
+            assertThat(readerErrors).isEmpty();
+            assertThat(reads.get()).isPositive();
+            TestKafka.assertSameContent(dump(store, "grow"), expected);
+            assertThat(app.statuses().get("grow").capacity()).isGreaterThan(firstCapacity);
+            String metrics = Http.get(app.httpPort(), "/metrics").body();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_growths_total{namespace=\"grow\"}"))
+                    .isGreaterThanOrEqualTo(2);
+        }
+    }
+}
