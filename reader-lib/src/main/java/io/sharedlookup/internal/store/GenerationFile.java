@@ -237,6 +237,9 @@ public final class GenerationFile implements AutoCloseable {
     }
 
     private static boolean tryLock(java.util.concurrent.locks.Lock lock, long timeoutNanos) {
+        if (lock.tryLock()) { // the uncontended case: one CAS, no clock reads
+            return true;
+        }
         try {
             return lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
