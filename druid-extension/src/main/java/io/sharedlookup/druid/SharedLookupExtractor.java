@@ -1,0 +1,118 @@
+package io.sharedlookup.druid;
+
+import io.sharedlookup.reader.Lookup;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.annotation.Nullable;
+import org.apache.druid.query.lookup.LookupExtractor;
+
+/**
+ * A {@link LookupExtractor} over one namespace of the shared store. Every call reads the namespace's current
+ * generation in place; nothing is held on the heap, so {@link #estimateHeapFootprint()} is 0.
+ *
+ * <p>Reverse lookups ({@link #unapplyAll}) and iteration of {@link #asMap()} scan the namespace: they cost time
+ * proportional to its size.
+ */
+public final class SharedLookupExtractor extends LookupExtractor {
+    private static final byte CACHE_KEY_PREFIX = 0x53; // 'S'
+    private static final ThreadLocal<StringBuilder> VALUE_BUFFER = ThreadLocal.withInitial(() -> new StringBuilder(64));
+
+    private final SharedLookupExtractorFactory factory;
+    private final Map<String, String> mapView;
+
+    SharedLookupExtractor(SharedLookupExtractorFactory factory) {
+        this.factory = factory;
+        this.mapView = new SharedLookupMap(this);
+    }
+
+    /** The namespace's current lookup; fails with a clear error while the lookup is not initialised. */
+    Lookup lookup() {
+        return factory.readyLookup();
+    }
+
+    @Nullable
+    @Override
+    public String apply(@Nullable String key) {
+        if (key == null || key.isEmpty()) {
+            return null;
+        }
+        StringBuilder out = VALUE_BUFFER.get();
+        return lookup().getInto(key, out) ? out.toString() : null;
+    }
+
+    @Override
+    protected List<String> unapply(@Nullable String value) {
+        if (value == null) {
+            return Collections.emptyList();
+        }
+        List<String> keys = new ArrayList<>();
+        lookup().forEach((k, v) -> {
+            if (value.equals(v)) {
+                keys.add(k);
+            }
+        });
+        return keys;
+    }
+
+    /** Keys whose value is in {@code values}; one scan of the namespace however many values are asked for. */
+    @Override
+    public Iterator<String> unapplyAll(Set<String> values) {
+        if (values.isEmpty()) {
+            return Collections.emptyIterator();
+        }
+        List<String> keys = new ArrayList<>();
+        lookup().forEach((k, v) -> {
+            if (values.contains(v)) {
+                keys.add(k);
+            }
+        });
+        return keys.iterator();
+    }
+
+    @Override
+    public boolean supportsAsMap() {
+        return true;
+    }
+
+    /** A read-only, live view: gets read the current generation; iteration scans it. */
+    @Override
+    public Map<String, String> asMap() {
+        return mapView;
+    }
+
+    /** Namespace, store directory and content version: changes whenever the namespace's content changes. */
+    @Override
+    public byte[] getCacheKey() {
+        long version = lookup().version();
+        byte[] namespace = factory.getNamespace().getBytes(StandardCharsets.UTF_8);
+        byte[] dir = factory.storeDirectory().toString().getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(1 + namespace.length + 1 + dir.length + 1 + Long.BYTES + 1)
+                .put(CACHE_KEY_PREFIX)
+                .put(namespace).put((byte) 0xFF)
+                .put(dir).put((byte) 0xFF)
+                .putLong(version)
+                .put((byte) (factory.isInjective() ? 1 : 0))
+                .array();
+    }
+
+    @Override
+    public boolean isOneToOne() {
+        return factory.isInjective();
+    }
+
+    @Override
+    public long estimateHeapFootprint() {
+        return 0;
+    }
+
+    @Override
+    public String toString() {
+        return "SharedLookupExtractor{" + factory.getNamespace() + "}";
+    }
+}

@@ -1,0 +1,296 @@
+package io.sharedlookup.druid;
+
+import com.fasterxml.jackson.annotation.JacksonInject;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonTypeName;
+import io.sharedlookup.internal.store.NamespaceNames;
+import io.sharedlookup.reader.Lookup;
+import io.sharedlookup.reader.NamespaceNotFoundException;
+import io.sharedlookup.reader.SharedLookupException;
+import io.sharedlookup.reader.SharedLookupStore;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.annotation.Nullable;
+import org.apache.druid.error.DruidException;
+import org.apache.druid.query.lookup.LookupExtractor;
+import org.apache.druid.query.lookup.LookupExtractorFactory;
+import org.apache.druid.query.lookup.LookupIntrospectHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code sharedLookup} lookup type:
+ * <pre>{"type": "sharedLookup", "namespace": "users", "storeDir": "/var/lib/shared-lookup", "injective": false}</pre>
+ * Values come from the namespace's published generation in the shared store, read in place: nothing is copied onto
+ * the Druid heap and nothing is loaded at start.
+ *
+ * <p>The lookup is initialised once the namespace is published and its writer has reported it caught up with its
+ * topic. Until then {@link #isInitialized()} is false, {@link #awaitInitialization()} waits (up to
+ * {@code druid.sharedLookup.initializationTimeoutMillis}) and queries that use the lookup fail with an error naming
+ * the reason: an empty or partial lookup is never served silently.
+ */
+@JsonTypeName(SharedLookupExtractorFactory.TYPE)
+public class SharedLookupExtractorFactory implements LookupExtractorFactory {
+    public static final String TYPE = "sharedLookup";
+    private static final Logger LOG = LoggerFactory.getLogger(SharedLookupExtractorFactory.class);
+    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final String namespace;
+    @Nullable
+    private final String storeDir;
+    private final boolean injective;
+    private final Path resolvedStoreDir;
+    private final long initializationTimeoutMillis;
+    private final SharedLookupExtractor extractor;
+
+    private final Object lifecycle = new Object();
+    @Nullable
+    private volatile SharedLookupStore store;
+    @Nullable
+    private volatile Lookup lookup;
+    private volatile boolean initialized;
+    @Nullable
+    private volatile String lastProblem;
+
+    @JsonCreator
+    public SharedLookupExtractorFactory(
+            @JsonProperty("namespace") @Nullable String namespace,
+            @JsonProperty("storeDir") @Nullable String storeDir,
+            @JsonProperty("injective") boolean injective,
+            @JacksonInject @Nullable SharedLookupConfig config) {
+        SharedLookupConfig settings = config == null ? new SharedLookupConfig() : config;
+        if (namespace == null || namespace.isEmpty()) {
+            throw new IllegalArgumentException("sharedLookup: \"namespace\" is required: the store namespace to read, "
+                    + "e.g. {\"type\": \"sharedLookup\", \"namespace\": \"users\"}");
+        }
+        try {
+            NamespaceNames.requireValid(namespace);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("sharedLookup: " + e.getMessage(), e);
+        }
+        this.namespace = namespace;
+        this.storeDir = storeDir == null || storeDir.isBlank() ? null : storeDir;
+        this.injective = injective;
+        this.initializationTimeoutMillis = Math.max(0, settings.getInitializationTimeoutMillis());
+        String dir = this.storeDir != null ? this.storeDir : settings.getStoreDir();
+        this.resolvedStoreDir = checkStoreDir(namespace, dir, this.storeDir != null);
+        this.extractor = new SharedLookupExtractor(this);
+    }
+
+    private static Path checkStoreDir(String namespace, String dir, boolean fromSpec) {
+        String origin = fromSpec ? "\"storeDir\" of the lookup spec"
+                : "druid.sharedLookup.storeDir, or its default " + SharedLookupConfig.DEFAULT_STORE_DIR;
+        Path path;
+        try {
+            path = Path.of(dir).toAbsolutePath().normalize();
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("sharedLookup '" + namespace + "': store directory \"" + dir
+                    + "\" (" + origin + ") is not a valid path: " + e.getMessage(), e);
+        }
+        if (!Files.isDirectory(path)) {
+            throw new IllegalArgumentException("sharedLookup '" + namespace + "': store directory " + path + " ("
+                    + origin + ") does not exist on this node: mount the writer's store volume there, or set "
+                    + "\"storeDir\" to where it is mounted");
+        }
+        if (!Files.isReadable(path) || !Files.isExecutable(path)) {
+            throw new IllegalArgumentException("sharedLookup '" + namespace + "': store directory " + path + " ("
+                    + origin + ") is not readable by the Druid process: add its user to the writer's group "
+                    + "(store files are group-readable)");
+        }
+        return path;
+    }
+
+    @JsonProperty
+    public String getNamespace() {
+        return namespace;
+    }
+
+    /** The store directory as given in the spec; null when the node's default applies. */
+    @JsonProperty
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Nullable
+    public String getStoreDir() {
+        return storeDir;
+    }
+
+    @JsonProperty
+    public boolean isInjective() {
+        return injective;
+    }
+
+    /** The directory actually read: the spec's storeDir, else {@code druid.sharedLookup.storeDir}, else the default. */
+    public Path storeDirectory() {
+        return resolvedStoreDir;
+    }
+
+    @Override
+    public boolean start() {
+        synchronized (lifecycle) {
+            if (store == null) {
+                lookup = null;
+                initialized = false;
+                try {
+                    store = SharedStores.acquire(resolvedStoreDir);
+                } catch (SharedLookupException e) {
+                    throw new IllegalStateException("sharedLookup '" + namespace + "': " + e.getMessage(), e);
+                }
+                if (isInitialized()) {
+                    LOG.info("Lookup over namespace '{}' in {} started: generation {}, {} entries", namespace,
+                            resolvedStoreDir, lookup.generation(), lookup.size());
+                } else {
+                    LOG.warn("Lookup over namespace '{}' started but not initialised yet: {}", namespace, status());
+                }
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public boolean close() {
+        synchronized (lifecycle) {
+            if (store != null) {
+                // Queries still running keep reading until the last lookup over this store directory closes it.
+                store = null;
+                SharedStores.release(resolvedStoreDir);
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public boolean replaces(@Nullable LookupExtractorFactory other) {
+        return !equals(other);
+    }
+
+    @Override
+    public LookupIntrospectHandler getIntrospectHandler() {
+        return new SharedLookupIntrospectHandler(this);
+    }
+
+    @Override
+    public void awaitInitialization() throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(initializationTimeoutMillis);
+        while (!isInitialized()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new TimeoutException("sharedLookup '" + namespace + "' not initialised after "
+                        + initializationTimeoutMillis + " ms (druid.sharedLookup.initializationTimeoutMillis): "
+                        + status());
+            }
+            TimeUnit.NANOSECONDS.sleep(Math.min(left, POLL_NANOS));
+        }
+    }
+
+    /** Initialised when the namespace is published and its writer reported it caught up; stays so afterwards. */
+    @Override
+    public boolean isInitialized() {
+        if (initialized) {
+            return true;
+        }
+        Lookup current = resolve();
+        if (current != null && current.isCaughtUp()) {
+            initialized = true;
+            lastProblem = null;
+        }
+        return initialized;
+    }
+
+    @Override
+    public LookupExtractor get() {
+        return extractor;
+    }
+
+    /**
+     * The lookup to read, once initialised.
+     *
+     * @throws DruidException (service unavailable) naming the reason when the lookup is not ready to serve
+     */
+    Lookup readyLookup() {
+        Lookup current = lookup;
+        if (initialized && current != null) {
+            return current;
+        }
+        if (isInitialized()) {
+            current = lookup;
+            if (current != null) {
+                return current;
+            }
+        }
+        throw DruidException.forPersona(DruidException.Persona.OPERATOR)
+                .ofCategory(DruidException.Category.SERVICE_UNAVAILABLE)
+                .build("%s", "Lookup sharedLookup '" + namespace + "' is not ready: " + status());
+    }
+
+    private Lookup resolve() {
+        Lookup current = lookup;
+        SharedLookupStore open = store;
+        if (current != null || open == null) {
+            return current;
+        }
+        synchronized (lifecycle) {
+            if (lookup == null && store != null) {
+                try {
+                    lookup = SharedStores.withExtensionClassLoader(() -> open.lookup(namespace));
+                    lastProblem = null;
+                } catch (NamespaceNotFoundException e) {
+                    lastProblem = e.getMessage();
+                } catch (SharedLookupException | IllegalStateException e) {
+                    if (!Objects.equals(lastProblem, e.getMessage())) {
+                        LOG.warn("sharedLookup '{}': cannot open the namespace yet: {}", namespace, e.getMessage());
+                    }
+                    lastProblem = e.getMessage();
+                }
+            }
+            return lookup;
+        }
+    }
+
+    /** Why the lookup is, or is not, ready: for errors, logs and introspection. */
+    String status() {
+        if (store == null) {
+            return "not started on this node (store " + resolvedStoreDir + ")";
+        }
+        Lookup current = lookup;
+        if (current == null) {
+            String problem = lastProblem;
+            return problem != null ? problem
+                    : "namespace '" + namespace + "' in store " + resolvedStoreDir + " is not open yet";
+        }
+        if (!initialized && !current.isCaughtUp()) {
+            return "namespace '" + namespace + "' in store " + resolvedStoreDir + " is published (generation "
+                    + current.generation() + ", " + current.size() + " entries) but its writer has not caught up "
+                    + "with the topic yet";
+        }
+        return "ready: namespace '" + namespace + "' in store " + resolvedStoreDir + ", generation "
+                + current.generation() + ", version " + current.version();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof SharedLookupExtractorFactory that)) {
+            return false;
+        }
+        return injective == that.injective && namespace.equals(that.namespace)
+                && resolvedStoreDir.equals(that.resolvedStoreDir);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(namespace, resolvedStoreDir, injective);
+    }
+
+    @Override
+    public String toString() {
+        return "SharedLookupExtractorFactory{namespace='" + namespace + "', storeDir=" + resolvedStoreDir
+                + ", injective=" + injective + "}";
+    }
+}
