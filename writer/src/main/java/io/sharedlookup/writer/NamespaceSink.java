@@ -33,6 +33,12 @@ final class NamespaceSink {
     /** Past this fill ratio, with growth failing, consumption pauses rather than risk Chronicle's hard limit. */
     private static final double STALL_AT = 1.8;
     private static final long GROWTH_RETRY_MILLIS = 30_000;
+    /**
+     * The first generation is sized for at most this many entries. {@code endOffset - beginningOffset} counts every
+     * update not yet compacted away: on a busy topic it can exceed the distinct keys a thousandfold, and a generation
+     * is preallocated on disk. Beyond this, growth takes over (each step doubles).
+     */
+    static final long INITIAL_SIZING_CAP = 2_000_000;
     private static final int SAMPLE_RECORDS = 1000;
     private static final long SAMPLE_BYTES = 4 << 20;
 
@@ -229,7 +235,7 @@ final class NamespaceSink {
         }
         avgKey = samples.isEmpty() ? 0 : avgKey / samples.size();
         avgValue = values == 0 ? 0 : avgValue / values;
-        sizing = GenerationSizing.forExpected(expectedEntries, avgKey, avgValue);
+        sizing = GenerationSizing.forExpected(Math.min(expectedEntries, INITIAL_SIZING_CAP), avgKey, avgValue);
         try {
             building = writer.createGeneration(sizing);
         } catch (IOException e) {

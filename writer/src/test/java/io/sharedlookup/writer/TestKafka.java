@@ -20,8 +20,11 @@ final class TestKafka implements AutoCloseable {
     final EmbeddedKafka broker;
     private final KafkaProducer<byte[], byte[]> producer;
 
+    private final Path brokerDir;
+
     TestKafka() throws Exception {
-        broker = EmbeddedKafka.start(Files.createTempDirectory("writer-test-kafka-"));
+        brokerDir = Files.createTempDirectory("writer-test-kafka-");
+        broker = EmbeddedKafka.start(brokerDir);
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -83,13 +86,28 @@ final class TestKafka implements AutoCloseable {
         return actual.equals(expected);
     }
 
+    private static final List<Path> TEMP_DIRS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     static Path tempStore() throws Exception {
-        return Files.createTempDirectory("writer-test-store-");
+        Path dir = Files.createTempDirectory("writer-test-store-");
+        TEMP_DIRS.add(dir);
+        return dir;
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException e) {
+            // best effort: temp files
+        }
     }
 
     @Override
     public void close() {
         producer.close();
         broker.close();
+        deleteRecursively(brokerDir);
+        TEMP_DIRS.forEach(TestKafka::deleteRecursively);
+        TEMP_DIRS.clear();
     }
 }

@@ -1,0 +1,205 @@
+package io.sharedlookup.writer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.reader.SharedLookupStore;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Writers in separate JVMs killed with SIGKILL, stopped with SIGTERM; the broker stopped under a running writer. */
+class WriterCrashTest {
+    private static final Path LOGS = Path.of("target", "child-logs");
+    private static TestKafka kafka;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = new TestKafka();
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private record Writer(ChildJvm jvm, int port) {
+    }
+
+    private static Writer startWriter(String name, Path store, String topic) throws IOException {
+        int port = freePort();
+        ChildJvm jvm = ChildJvm.start(name, LOGS, WriterMain.class, "--bootstrap-servers", kafka.bootstrap(),
+                "--store-dir", store.toString(), "--topic", topic, "--http-port", Integer.toString(port));
+        return new Writer(jvm, port);
+    }
+
+    private static boolean ready(int port) {
+        try {
+            return Http.get(port, "/ready").statusCode() == 200;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    private static void awaitReady(Writer w) {
+        await(w.jvm() + " ready").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+                .until(() -> ready(w.port()) || !w.jvm().isAlive());
+        assertThat(w.jvm().isAlive()).as("writer alive; output: %s", w.jvm().lines()).isTrue();
+    }
+
+    private static Map<String, String> dump(Path store, String namespace) {
+        try (SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(1)).open()) {
+            Map<String, String> all = new TreeMap<>();
+            s.lookup(namespace).forEach(all::put);
+            return all;
+        } catch (RuntimeException e) {
+            return Map.of("<unreadable>", e.toString());
+        }
+    }
+
+    @Test
+    void killedDuringBootstrapAndSteadyUpdatesThenRestartedConverges() throws Exception {
+        String topic = "crash";
+        kafka.createTopic(topic, 3);
+        Map<String, String> expected = new ConcurrentHashMap<>();
+        for (int i = 0; i < 30_000; i++) {
+            String key = "id-" + (i % 15_000);
+            String value = "initial-" + i;
+            kafka.send(topic, key, value);
+            expected.put(key, value);
+        }
+        kafka.flush();
+        AtomicBoolean updating = new AtomicBoolean(true);
+        Thread updater = new Thread(() -> {
+            Random r = new Random(1);
+            long n = 0;
+            while (updating.get()) {
+                String key = "id-" + r.nextInt(20_000);
+                String value = r.nextInt(10) == 0 ? null : "update-" + n++;
+                kafka.send(topic, key, value);
+                if (value == null) {
+                    expected.remove(key);
+                } else {
+                    expected.put(key, value);
+                }
+                if (n % 20 == 0) {
+                    // Load pacing (about 2000 updates/s), not synchronisation: an unpaced producer would bury the
+                    // test in millions of records.
+                    java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+                }
+            }
+            kafka.flush();
+        }, "updater");
+        updater.start();
+        Path store = TestKafka.tempStore();
+        Random random = new Random(2);
+        int kills = 0;
+        try {
+            for (int trial = 0; trial < 5; trial++) {
+                try (ChildJvm bootstrapping = startWriter("bootstrap-" + trial, store, topic).jvm()) {
+                    // Killed once it is filling a new generation (usually before it publishes it).
+                    bootstrapping.awaitLine(Duration.ofSeconds(60), l -> l.contains("new generation"));
+                    bootstrapping.kill();
+                    kills++;
+                }
+                Writer steady = startWriter("steady-" + trial, store, topic);
+                try (ChildJvm jvm = steady.jvm()) {
+                    awaitReady(steady);
+                    // Let it apply updates for a while before the kill, at a moment the test does not choose.
+                    long target = 100 + random.nextInt(400);
+                    await().atMost(Duration.ofSeconds(30)).until(() -> metric(steady.port(), topic) >= target);
+                    jvm.kill();
+                    kills++;
+                }
+            }
+        } finally {
+            updating.set(false);
+            updater.join();
+        }
+        assertThat(kills).isEqualTo(10);
+
+        Writer last = startWriter("final", store, topic);
+        try (ChildJvm jvm = last.jvm()) {
+            awaitReady(last);
+            assertThat(jvm.printed(l -> l.contains("did not stop cleanly"))).isTrue();
+            await("store converges to the topic").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> dump(store, topic).equals(new TreeMap<>(expected)));
+            long start = System.nanoTime();
+            jvm.terminate(Duration.ofSeconds(10));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        }
+        Manifest manifest = Manifest.read(new StoreLayout(store).manifest(topic));
+        assertThat(manifest.writerState()).isEqualTo(Manifest.WriterState.CLOSED);
+        TestKafka.assertSameContent(dump(store, topic), expected);
+
+        // After the clean stop, the next writer resumes instead of rebuilding.
+        Writer resumed = startWriter("resumed", store, topic);
+        try (ChildJvm jvm = resumed.jvm()) {
+            awaitReady(resumed);
+            assertThat(jvm.printed(l -> l.contains("resuming generation"))).isTrue();
+            jvm.terminate(Duration.ofSeconds(10));
+        }
+    }
+
+    private static double metric(int port, String namespace) {
+        try {
+            return Http.metric(Http.get(port, "/metrics").body(),
+                    "sharedlookup_writer_records_total{namespace=\"" + namespace + "\"}");
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    @Test
+    void brokerStoppedAndRestartedWhileTheWriterRuns() throws Exception {
+        String topic = "outage";
+        kafka.createTopic(topic, 1);
+        kafka.send(topic, "before", "1");
+        kafka.flush();
+        WriterConfig config = new WriterConfig(kafka.bootstrap(), TestKafka.tempStore(),
+                List.of(new TopicBinding(topic, topic)), Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20,
+                false, false);
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
+            kafka.broker.stop();
+            await("not ready while Kafka is down").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        var r = Http.get(app.httpPort(), "/ready");
+                        return r.statusCode() == 503 && r.body().contains("unreachable");
+                    });
+            assertThat(Http.get(app.httpPort(), "/lookup/outage/before").body()).isEqualTo("1");
+            assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
+            kafka.broker.start();
+            kafka.send(topic, "after", "2");
+            kafka.flush();
+            await("ready and caught up after Kafka is back").atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> ready(app.httpPort())
+                            && Http.get(app.httpPort(), "/lookup/outage/after").statusCode() == 200);
+        }
+    }
+}
