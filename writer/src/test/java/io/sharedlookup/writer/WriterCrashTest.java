@@ -86,7 +86,8 @@ class WriterCrashTest {
         String topic = "crash";
         kafka.createTopic(topic, 3);
         Map<String, String> expected = new ConcurrentHashMap<>();
-        for (int i = 0; i < 30_000; i++) {
+        // Enough history that a rebuild takes a few seconds, so that kills land inside it.
+        for (int i = 0; i < 200_000; i++) {
             String key = "id-" + (i % 15_000);
             String value = "initial-" + i;
             kafka.send(topic, key, value);
@@ -118,6 +119,7 @@ class WriterCrashTest {
         Path store = TestKafka.tempStore();
         Random random = new Random(2);
         int kills = 0;
+        int killsBeforePublish = 0;
         try {
             for (int trial = 0; trial < 5; trial++) {
                 try (ChildJvm bootstrapping = startWriter("bootstrap-" + trial, store, topic).jvm()) {
@@ -125,6 +127,9 @@ class WriterCrashTest {
                     bootstrapping.awaitLine(Duration.ofSeconds(60), l -> l.contains("new generation"));
                     bootstrapping.kill();
                     kills++;
+                    if (!bootstrapping.printed(l -> l.contains("Namespace 'crash': published"))) {
+                        killsBeforePublish++;
+                    }
                 }
                 Writer steady = startWriter("steady-" + trial, store, topic);
                 try (ChildJvm jvm = steady.jvm()) {
@@ -141,6 +146,7 @@ class WriterCrashTest {
             updater.join();
         }
         assertThat(kills).isEqualTo(10);
+        assertThat(killsBeforePublish).as("bootstrap kills that hit an unpublished generation").isGreaterThanOrEqualTo(3);
 
         Writer last = startWriter("final", store, topic);
         try (ChildJvm jvm = last.jvm()) {
