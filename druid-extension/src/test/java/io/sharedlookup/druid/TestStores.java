@@ -1,0 +1,68 @@
+package io.sharedlookup.druid;
+
+import io.sharedlookup.internal.store.GenerationFile;
+import io.sharedlookup.internal.store.GenerationSizing;
+import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.internal.store.StorePermissions;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Writes namespaces through the store format's write side, the way the writer does (as reader-lib's tests do). */
+final class TestStores {
+    static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
+
+    private TestStores() {
+    }
+
+    /** An open namespace writer with a published generation. */
+    static final class Published implements AutoCloseable {
+        final NamespaceWriter writer;
+        GenerationFile generation;
+
+        Published(NamespaceWriter writer, GenerationFile generation) {
+            this.writer = writer;
+            this.generation = generation;
+        }
+
+        /** Builds a new generation holding {@code content} and publishes it as caught up. */
+        void republish(Map<String, String> content) throws IOException {
+            GenerationFile next = fill(writer, content);
+            writer.publish(next, "topic", Map.of(0, (long) content.size()), true, Map.of());
+            generation.close();
+            generation = next;
+        }
+
+        /** Applies {@code updates} in place to the published generation and records a checkpoint. */
+        void update(Map<String, String> updates, boolean caughtUp) throws IOException {
+            updates.forEach((k, v) -> generation.put(k, v, TIMEOUT));
+            writer.checkpoint(Map.of(0, 1_000L), caughtUp, true);
+        }
+
+        @Override
+        public void close() throws IOException {
+            generation.close();
+            writer.close();
+        }
+    }
+
+    static Published publish(Path store, String namespace, Map<String, String> content) throws IOException {
+        return publish(store, namespace, content, true);
+    }
+
+    static Published publish(Path store, String namespace, Map<String, String> content, boolean caughtUp)
+            throws IOException {
+        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        GenerationFile generation = fill(writer, content);
+        writer.publish(generation, "topic", Map.of(0, (long) content.size()), caughtUp, Map.of());
+        return new Published(writer, generation);
+    }
+
+    private static GenerationFile fill(NamespaceWriter writer, Map<String, String> content) throws IOException {
+        GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(content.size(), 8, 16));
+        content.forEach((k, v) -> generation.put(k, v, TIMEOUT));
+        return generation;
+    }
+}
