@@ -1,0 +1,144 @@
+package io.sharedlookup.druid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.InjectableValues;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.inject.Injector;
+import com.google.inject.Key;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.ServiceLoader;
+import org.apache.druid.guice.StartupInjectorBuilder;
+import org.apache.druid.guice.annotations.Json;
+import org.apache.druid.guice.annotations.Self;
+import org.apache.druid.initialization.DruidModule;
+import org.apache.druid.initialization.Initialization;
+import org.apache.druid.jackson.DefaultObjectMapper;
+import org.apache.druid.query.lookup.LookupExtractorFactory;
+import org.apache.druid.query.lookup.LookupExtractorFactoryContainer;
+import org.apache.druid.server.DruidNode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The lookup spec, read by Druid's own ObjectMapper with the extension found through ServiceLoader. */
+class LookupSpecTest {
+    @TempDir
+    static Path tmp;
+    static Path store;
+
+    @BeforeAll
+    static void createStore() throws Exception {
+        store = Files.createDirectories(tmp.resolve("store"));
+    }
+
+    /** What Druid does with extensions on its class path: ServiceLoader, then each module's Jackson modules. */
+    private static ObjectMapper druidMapper(SharedLookupConfig config) {
+        ObjectMapper mapper = new DefaultObjectMapper();
+        boolean found = false;
+        for (DruidModule module : ServiceLoader.load(DruidModule.class)) {
+            if (module instanceof SharedLookupDruidModule) {
+                found = true;
+            }
+            module.getJacksonModules().forEach(mapper::registerModule);
+        }
+        assertThat(found).as("SharedLookupDruidModule listed in META-INF/services").isTrue();
+        mapper.setInjectableValues(new InjectableValues.Std().addValue(SharedLookupConfig.class, config));
+        return mapper;
+    }
+
+    private static String spec(String body) {
+        return "{\"type\": \"sharedLookup\"" + body + "}";
+    }
+
+    @Test
+    void fullSpecDeserialises() throws Exception {
+        ObjectMapper mapper = druidMapper(new SharedLookupConfig());
+        LookupExtractorFactory factory = mapper.readValue(
+                spec(", \"namespace\": \"users\", \"storeDir\": \"" + store + "\", \"injective\": true"),
+                LookupExtractorFactory.class);
+        assertThat(factory).isInstanceOf(SharedLookupExtractorFactory.class);
+        SharedLookupExtractorFactory shared = (SharedLookupExtractorFactory) factory;
+        assertThat(shared.getNamespace()).isEqualTo("users");
+        assertThat(shared.storeDirectory()).isEqualTo(store);
+        assertThat(shared.isInjective()).isTrue();
+        assertThat(shared.get().isOneToOne()).isTrue();
+        // Round trip, as Druid's lookup snapshots and listings do.
+        assertThat(mapper.readValue(mapper.writeValueAsString(factory), LookupExtractorFactory.class))
+                .isEqualTo(factory);
+    }
+
+    @Test
+    void containerAsSentByTheCoordinator() throws Exception {
+        ObjectMapper mapper = druidMapper(new SharedLookupConfig(store.toString(), 1000));
+        LookupExtractorFactoryContainer container = mapper.readValue(
+                "{\"version\": \"v1\", \"lookupExtractorFactory\": " + spec(", \"namespace\": \"users\"") + "}",
+                LookupExtractorFactoryContainer.class);
+        assertThat(container.getLookupExtractorFactory()).isInstanceOf(SharedLookupExtractorFactory.class);
+        SharedLookupExtractorFactory shared = (SharedLookupExtractorFactory) container.getLookupExtractorFactory();
+        assertThat(shared.storeDirectory()).as("druid.sharedLookup.storeDir applies").isEqualTo(store);
+        assertThat(shared.isInjective()).isFalse();
+    }
+
+    @Test
+    void missingNamespaceFailsClearly() {
+        ObjectMapper mapper = druidMapper(new SharedLookupConfig(store.toString(), 1000));
+        assertThatThrownBy(() -> mapper.readValue(spec(""), LookupExtractorFactory.class))
+                .hasMessageContaining("\"namespace\" is required");
+    }
+
+    @Test
+    void invalidNamespaceFailsClearly() {
+        ObjectMapper mapper = druidMapper(new SharedLookupConfig(store.toString(), 1000));
+        assertThatThrownBy(() -> mapper.readValue(spec(", \"namespace\": \"../etc\""), LookupExtractorFactory.class))
+                .hasMessageContaining("Invalid namespace name \"../etc\"")
+                .hasMessageContaining("[A-Za-z0-9._-]");
+    }
+
+    @Test
+    void missingStoreDirFailsClearly() {
+        ObjectMapper mapper = druidMapper(new SharedLookupConfig());
+        Path missing = tmp.resolve("not-mounted");
+        assertThatThrownBy(() -> mapper.readValue(
+                spec(", \"namespace\": \"users\", \"storeDir\": \"" + missing + "\""), LookupExtractorFactory.class))
+                .hasMessageContaining("store directory " + missing)
+                .hasMessageContaining("does not exist on this node");
+    }
+
+    @Test
+    void storeDirThatIsAFileFailsClearly() throws Exception {
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        ObjectMapper mapper = druidMapper(new SharedLookupConfig(file.toString(), 1000));
+        assertThatThrownBy(() -> mapper.readValue(spec(", \"namespace\": \"users\""), LookupExtractorFactory.class))
+                .hasMessageContaining("store directory " + file)
+                .hasMessageContaining("druid.sharedLookup.storeDir");
+    }
+
+    /** The whole Druid way: a server injector loads the module via ServiceLoader and binds druid.sharedLookup.*. */
+    @Test
+    void druidInjectorLoadsTheExtensionAndItsRuntimeProperties() throws Exception {
+        Properties properties = new Properties();
+        properties.setProperty("druid.sharedLookup.storeDir", store.toString());
+        properties.setProperty("druid.sharedLookup.initializationTimeoutMillis", "1234");
+        Injector startup = new StartupInjectorBuilder().withExtensions().withProperties(properties).build();
+        Injector injector = Initialization.makeInjectorWithModules(startup, List.of(binder ->
+                binder.bind(DruidNode.class).annotatedWith(Self.class)
+                        .toInstance(new DruidNode("test", "localhost", false, 8082, null, true, false))));
+        SharedLookupConfig config = injector.getInstance(SharedLookupConfig.class);
+        assertThat(config.getStoreDir()).isEqualTo(store.toString());
+        assertThat(config.getInitializationTimeoutMillis()).isEqualTo(1234);
+
+        ObjectMapper mapper = injector.getInstance(Key.get(ObjectMapper.class, Json.class));
+        Map<String, Object> lookups = Map.of("users", Map.of("version", "v1", "lookupExtractorFactory",
+                Map.of("type", "sharedLookup", "namespace", "users")));
+        LookupExtractorFactoryContainer container = mapper.convertValue(lookups.get("users"),
+                LookupExtractorFactoryContainer.class);
+        SharedLookupExtractorFactory factory = (SharedLookupExtractorFactory) container.getLookupExtractorFactory();
+        assertThat(factory.storeDirectory()).isEqualTo(store);
+    }
+}
