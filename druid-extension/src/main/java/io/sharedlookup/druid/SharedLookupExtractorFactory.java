@@ -251,6 +251,12 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
         }
     }
 
+    /** The namespace's lookup once opened (it may still be catching up); null before. For tests. */
+    @Nullable
+    Lookup lookupIfOpen() {
+        return resolve();
+    }
+
     /** Why the lookup is, or is not, ready: for errors, logs and introspection. */
     String status() {
         if (store == null) {

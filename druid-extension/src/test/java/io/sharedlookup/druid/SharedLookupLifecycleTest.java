@@ -1,0 +1,223 @@
+package io.sharedlookup.druid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import javax.ws.rs.core.Response;
+import org.apache.druid.error.DruidException;
+import org.apache.druid.query.extraction.MapLookupExtractor;
+import org.apache.druid.query.lookup.LookupExtractor;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Initialisation, the extractor's semantics next to Druid's MapLookupExtractor, introspection, store sharing. */
+class SharedLookupLifecycleTest {
+    @TempDir
+    Path tmp;
+    Path store;
+    final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeEach
+    void createStore() throws Exception {
+        store = Files.createDirectories(tmp.resolve("store"));
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        assertThat(SharedStores.openStores()).isZero();
+    }
+
+    private SharedLookupExtractorFactory factory(String namespace, long timeoutMillis) {
+        SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(namespace, null, false,
+                new SharedLookupConfig(store.toString(), timeoutMillis));
+        toClose.add(f::close);
+        return f;
+    }
+
+    private TestStores.Published publish(String namespace, Map<String, String> content, boolean caughtUp)
+            throws Exception {
+        TestStores.Published p = TestStores.publish(store, namespace, content, caughtUp);
+        toClose.add(p);
+        return p;
+    }
+
+    @Test
+    void notInitialisedUntilPublishedAndCaughtUpAndNeverServesEmpty() throws Exception {
+        SharedLookupExtractorFactory f = factory("users", 200);
+        assertThat(f.start()).isTrue();
+        assertThat(f.isInitialized()).isFalse();
+        assertThatThrownBy(f::awaitInitialization).isInstanceOf(TimeoutException.class)
+                .hasMessageContaining("No namespace 'users'");
+        assertThatThrownBy(() -> f.get().apply("1")).isInstanceOf(DruidException.class)
+                .hasMessageContaining("Lookup sharedLookup 'users' is not ready");
+
+        TestStores.Published p = publish("users", Map.of("1", "one"), false);
+        await().atMost(Duration.ofSeconds(30)).until(() -> f.lookupIfOpen() != null);
+        assertThat(f.isInitialized()).as("published but still catching up").isFalse();
+        assertThatThrownBy(() -> f.get().apply("1")).isInstanceOf(DruidException.class)
+                .hasMessageContaining("has not caught up");
+        assertThatThrownBy(f::awaitInitialization).isInstanceOf(TimeoutException.class)
+                .hasMessageContaining("has not caught up");
+
+        p.update(Map.of("2", "two"), true);
+        await().atMost(Duration.ofSeconds(30)).until(f::isInitialized);
+        f.awaitInitialization();
+        assertThat(f.get().apply("1")).isEqualTo("one");
+        assertThat(f.get().apply("2")).isEqualTo("two");
+
+        // Initialised stays initialised: a writer that restarts and reports catching up again does not stop queries.
+        p.update(Map.of("3", "three"), false);
+        await().atMost(Duration.ofSeconds(30)).until(() -> "three".equals(f.get().apply("3")));
+        assertThat(f.isInitialized()).isTrue();
+    }
+
+    @Test
+    void behavesLikeDruidsMapLookupExtractor() throws Exception {
+        Map<String, String> content = new LinkedHashMap<>();
+        for (int i = 0; i < 500; i++) {
+            content.put("k" + i, "v" + (i % 7));
+        }
+        content.put("empty", "");
+        publish("codes", content, true);
+        SharedLookupExtractorFactory f = factory("codes", 10_000);
+        f.start();
+        f.awaitInitialization();
+        LookupExtractor shared = f.get();
+        MapLookupExtractor map = new MapLookupExtractor(content, false);
+
+        for (String key : new String[]{"k1", "k499", "empty", "absent", null}) {
+            assertThat(shared.apply(key)).as(key).isEqualTo(map.apply(key));
+        }
+        assertThat(shared.apply("")).isNull();
+        assertThat(shared.applyAll(List.of("k1", "absent"))).isEqualTo(map.applyAll(List.of("k1", "absent")));
+        for (Set<String> values : List.<Set<String>>of(Set.of("v1"), Set.of("v2", "v3"), Set.of(""),
+                Set.of("nothing"), Set.of())) {
+            assertThat(toSet(shared.unapplyAll(values))).as(values.toString())
+                    .isEqualTo(toSet(map.unapplyAll(values)));
+        }
+        Set<String> withNull = new HashSet<>();
+        withNull.add(null);
+        withNull.add("v4");
+        assertThat(toSet(shared.unapplyAll(withNull))).isEqualTo(toSet(map.unapplyAll(withNull)));
+
+        assertThat(shared.supportsAsMap()).isTrue();
+        Map<String, String> view = shared.asMap();
+        assertThat(view).isEqualTo(content);
+        assertThat(view.get("k3")).isEqualTo("v3");
+        assertThat(view.containsKey("absent")).isFalse();
+        assertThat(view.size()).isEqualTo(content.size());
+        assertThatThrownBy(() -> view.put("x", "y")).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(shared.estimateHeapFootprint()).isZero();
+        assertThat(shared.isOneToOne()).isFalse();
+    }
+
+    private static Set<String> toSet(java.util.Iterator<String> it) {
+        Set<String> out = new HashSet<>();
+        it.forEachRemaining(out::add);
+        return out;
+    }
+
+    @Test
+    void cacheKeyFollowsContentVersion() throws Exception {
+        TestStores.Published p = publish("users", Map.of("1", "one"), true);
+        SharedLookupExtractorFactory f = factory("users", 10_000);
+        f.start();
+        f.awaitInitialization();
+        byte[] first = f.get().getCacheKey();
+        assertThat(f.get().getCacheKey()).as("stable while content is").isEqualTo(first);
+
+        p.update(Map.of("1", "uno"), true);
+        await().atMost(Duration.ofSeconds(30)).until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), first));
+        assertThat(f.get().apply("1")).isEqualTo("uno");
+        byte[] second = f.get().getCacheKey();
+
+        p.republish(Map.of("1", "eins"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> "eins".equals(f.get().apply("1")));
+        await().atMost(Duration.ofSeconds(30)).until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), second));
+
+        SharedLookupExtractorFactory other = factory("others", 10_000);
+        publish("others", Map.of("1", "eins"), true);
+        other.start();
+        other.awaitInitialization();
+        assertThat(other.get().getCacheKey()).isNotEqualTo(f.get().getCacheKey());
+    }
+
+    @Test
+    void oneStorePerDirectoryClosedWithTheLastLookup() throws Exception {
+        publish("a", Map.of("1", "x"), true);
+        publish("b", Map.of("1", "y"), true);
+        SharedLookupExtractorFactory a = factory("a", 10_000);
+        SharedLookupExtractorFactory b = factory("b", 10_000);
+        a.start();
+        b.start();
+        a.start(); // starting twice is fine and takes no second reference
+        assertThat(SharedStores.openStores()).isEqualTo(1);
+        a.awaitInitialization();
+        b.awaitInitialization();
+        assertThat(a.get().apply("1")).isEqualTo("x");
+        assertThat(b.get().apply("1")).isEqualTo("y");
+        assertThat(a.close()).isTrue();
+        assertThat(a.close()).isTrue();
+        assertThat(SharedStores.openStores()).isEqualTo(1);
+        assertThat(b.get().apply("1")).isEqualTo("y");
+        assertThat(b.destroy()).isTrue();
+        assertThat(SharedStores.openStores()).isZero();
+        // Restartable.
+        assertThat(b.start()).isTrue();
+        b.awaitInitialization();
+        assertThat(b.get().apply("1")).isEqualTo("y");
+    }
+
+    @Test
+    void equalSpecsDoNotReplaceEachOther() {
+        SharedLookupExtractorFactory a = factory("users", 10_000);
+        SharedLookupExtractorFactory same = factory("users", 10_000);
+        SharedLookupExtractorFactory injective = new SharedLookupExtractorFactory("users", store.toString(), true,
+                null);
+        assertThat(a.replaces(same)).isFalse();
+        assertThat(a.replaces(injective)).isTrue();
+        assertThat(a.replaces(null)).isTrue();
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void introspectionIsBounded() throws Exception {
+        Map<String, String> content = new LinkedHashMap<>();
+        for (int i = 0; i < 3000; i++) {
+            content.put("k" + i, "v" + i);
+        }
+        SharedLookupExtractorFactory f = factory("big", 10_000);
+        f.start();
+        SharedLookupIntrospectHandler handler = (SharedLookupIntrospectHandler) f.getIntrospectHandler();
+        assertThat(handler.getKeys(10).getStatus()).isEqualTo(Response.Status.SERVICE_UNAVAILABLE.getStatusCode());
+        assertThat((Map<String, Object>) handler.getVersion().getEntity()).containsEntry("initialized", false);
+
+        publish("big", content, true);
+        f.awaitInitialization();
+        assertThat((List<String>) handler.getKeys(SharedLookupIntrospectHandler.DEFAULT_LIMIT).getEntity())
+                .hasSize(SharedLookupIntrospectHandler.DEFAULT_LIMIT).allMatch(content::containsKey);
+        assertThat((List<String>) handler.getValues(5).getEntity()).hasSize(5).allMatch(v -> v.startsWith("v"));
+        Map<String, String> map = (Map<String, String>) handler.getMap(100_000).getEntity();
+        assertThat(map).isEqualTo(content);
+        assertThat((Map<String, String>) handler.getMap(20).getEntity()).hasSize(20);
+        Map<String, Object> version = (Map<String, Object>) handler.getVersion().getEntity();
+        assertThat(version).containsEntry("initialized", true).containsEntry("size", 3000L)
+                .containsEntry("namespace", "big").containsKey("version");
+    }
+}
