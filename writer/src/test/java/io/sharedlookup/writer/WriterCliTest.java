@@ -66,6 +66,11 @@ class WriterCliTest {
         assertThat(c.httpPort()).isEqualTo(2222);
         assertThat(c.maxValueBytes()).isEqualTo(10);
         assertThat(c.topics()).extracting(TopicBinding::namespace).containsExactly("a", "bee");
+        WriterConfig cliTopics = parse(Map.of("SHARED_LOOKUP_TOPIC", "envtopic"), "--config", file.toString(),
+                "--topic", "clitopic");
+        assertThat(cliTopics.topics()).extracting(TopicBinding::topic).containsExactly("clitopic");
+        WriterConfig envTopics = parse(Map.of("SHARED_LOOKUP_TOPIC", "e1,e2=two"), "--config", file.toString());
+        assertThat(envTopics.topics()).extracting(TopicBinding::namespace).containsExactly("e1", "two");
         WriterConfig fromEnvConfig = parse(Map.of("SHARED_LOOKUP_CONFIG", file.toString()));
         assertThat(fromEnvConfig.bootstrapServers()).isEqualTo("file:1");
     }
