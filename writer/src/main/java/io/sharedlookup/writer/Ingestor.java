@@ -54,6 +54,7 @@ final class Ingestor {
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final Thread thread;
     private volatile boolean stopping;
+    private boolean failed;
     private volatile Map<String, NamespaceStatus> statuses = Map.of();
     private volatile String brokerProblem = "not connected to Kafka yet";
 
@@ -156,7 +157,11 @@ final class Ingestor {
                 }
             }
         } catch (RuntimeException | Error e) {
-            log.error("The ingest thread failed; stopping ingestion (the store keeps serving what was published)", e);
+            // Possibly mid-update (for example Chronicle's own exit hook closed a map under us during shutdown):
+            // the files must not be marked cleanly closed, so the next start rebuilds instead of resuming.
+            failed = true;
+            log.error("The ingest thread failed; stopping ingestion (the store keeps serving what was published; "
+                    + "the next start rebuilds)", e);
             brokerProblem = "ingestion failed: " + e;
             publishStatuses();
         } finally {
@@ -445,6 +450,10 @@ final class Ingestor {
         Positions positions = this::positionsOf;
         for (NamespaceSink sink : byTopic.values()) {
             try {
+                if (failed) {
+                    sink.abandon();
+                    continue;
+                }
                 sink.close(positions);
             } catch (RuntimeException e) {
                 log.error("Closing namespace '{}' failed", sink.binding().namespace(), e);

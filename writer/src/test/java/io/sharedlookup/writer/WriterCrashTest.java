@@ -208,4 +208,38 @@ class WriterCrashTest {
                             && Http.get(app.httpPort(), "/lookup/outage/after").statusCode() == 200);
         }
     }
+
+    @Test
+    void aReaderKilledHoldingALockMakesTheWriterReplaceTheGeneration() throws Exception {
+        String topic = "stuck";
+        kafka.createTopic(topic, 1);
+        for (int i = 0; i < 100; i++) {
+            kafka.send(topic, "k" + i, "v1");
+        }
+        kafka.flush();
+        Path store = TestKafka.tempStore();
+        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
+            long generation = app.statuses().get(topic).generation();
+            try (ChildJvm reader = ChildJvm.start("dies-holding-lock", LOGS, HoldReadLock.class, store.toString(),
+                    topic, "k7")) {
+                reader.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("LOCKED"));
+                reader.kill();
+            }
+            kafka.send(topic, "k7", "v2");
+            kafka.send(topic, "k8", "v2");
+            kafka.flush();
+            await("update applied in a replacement generation").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> "v2".equals(Http.get(app.httpPort(), "/lookup/stuck/k7").body())
+                            && "v2".equals(Http.get(app.httpPort(), "/lookup/stuck/k8").body()));
+            assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation);
+            assertThat(Http.get(app.httpPort(), "/lookup/stuck/k99").body()).isEqualTo("v1");
+            String metrics = Http.get(app.httpPort(), "/metrics").body();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_lock_replacements_total{namespace=\"stuck\"}"))
+                    .isEqualTo(1);
+        }
+    }
 }
