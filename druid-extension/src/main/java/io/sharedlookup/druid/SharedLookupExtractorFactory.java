@@ -5,7 +5,6 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonTypeName;
-import io.sharedlookup.internal.store.NamespaceNames;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.NamespaceNotFoundException;
 import io.sharedlookup.reader.SharedLookupException;
@@ -70,7 +69,7 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
                     + "e.g. {\"type\": \"sharedLookup\", \"namespace\": \"users\"}");
         }
         try {
-            NamespaceNames.requireValid(namespace);
+            SharedLookupStore.requireValidNamespace(namespace);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("sharedLookup: " + e.getMessage(), e);
         }

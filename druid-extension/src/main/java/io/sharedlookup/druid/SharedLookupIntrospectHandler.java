@@ -106,24 +106,9 @@ public final class SharedLookupIntrospectHandler implements LookupIntrospectHand
             return;
         }
         int[] seen = {0};
-        try {
-            factory.readyLookup().forEach((k, v) -> {
-                action.accept(k, v);
-                if (++seen[0] >= limit) {
-                    throw Enough.INSTANCE;
-                }
-            });
-        } catch (Enough stop) {
-            // limit reached
-        }
-    }
-
-    /** Ends a scan early; carries no stack trace. */
-    private static final class Enough extends RuntimeException {
-        static final Enough INSTANCE = new Enough();
-
-        private Enough() {
-            super("limit reached", null, false, false);
-        }
+        factory.readyLookup().forEachWhile((k, v) -> {
+            action.accept(k, v);
+            return ++seen[0] < limit;
+        });
     }
 }

@@ -11,6 +11,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -181,9 +182,17 @@ final class LiveLookup implements Lookup {
 
     @Override
     public void forEach(BiConsumer<? super String, ? super String> action) {
+        forEachWhile((k, v) -> {
+            action.accept(k, v);
+            return true;
+        });
+    }
+
+    @Override
+    public boolean forEachWhile(BiPredicate<? super String, ? super String> action) {
         ReadGeneration g = acquire();
         try {
-            g.file.forEach((k, v) -> action.accept(k.toString(), v.toString()), lockTimeoutNanos);
+            return g.file.forEachWhile((k, v) -> action.test(k.toString(), v.toString()), lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
         } finally {

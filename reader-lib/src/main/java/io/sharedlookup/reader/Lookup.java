@@ -1,6 +1,7 @@
 package io.sharedlookup.reader;
 
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 
 /**
  * One namespace of a store: a live, read-only string-to-string map backed by the namespace's published generation.
@@ -46,4 +47,11 @@ public interface Lookup {
      * introspection and reverse lookups, not hot paths: it allocates per entry and takes each segment's lock in turn.
      */
     void forEach(BiConsumer<? super String, ? super String> action);
+
+    /**
+     * Like {@link #forEach}, but stops as soon as {@code action} returns false (for bounded listings).
+     *
+     * @return whether every entry was visited
+     */
+    boolean forEachWhile(BiPredicate<? super String, ? super String> action);
 }

@@ -79,6 +79,16 @@ public final class SharedLookupStore implements AutoCloseable {
         return lookup;
     }
 
+    /**
+     * Returns {@code name} when it is a valid namespace name (1 to 200 characters from {@code [A-Za-z0-9._-]}, not
+     * {@code .} or {@code ..}: names become directory names).
+     *
+     * @throws IllegalArgumentException saying what is wrong and what is allowed
+     */
+    public static String requireValidNamespace(String name) {
+        return NamespaceNames.requireValid(name);
+    }
+
     /** The namespaces currently published in the store directory. */
     public Set<String> namespaces() {
         Set<String> names = new TreeSet<>();

@@ -46,6 +46,10 @@ class SharedLookupStoreTest {
             Map<String, String> all = new HashMap<>();
             users.forEach(all::put);
             assertThat(all).isEqualTo(USERS);
+            int[] visited = {0};
+            assertThat(users.forEachWhile((k, v) -> ++visited[0] < 2)).isFalse();
+            assertThat(visited[0]).isEqualTo(2);
+            assertThat(users.forEachWhile((k, v) -> true)).isTrue();
             assertThat(s.lookup("users")).isSameAs(users);
             assertThat(s.namespaces()).containsExactly("users");
         }
@@ -100,6 +104,13 @@ class SharedLookupStoreTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("Invalid namespace name");
         }
+    }
+
+    @Test
+    void validatesNamespaceNamesForCallersThatTakeThemFromConfiguration() {
+        assertThat(SharedLookupStore.requireValidNamespace("item_names")).isEqualTo("item_names");
+        assertThatThrownBy(() -> SharedLookupStore.requireValidNamespace(".."))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[A-Za-z0-9._-]");
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.hash.locks.InterProcessReadWriteUpdateLock;
 import net.openhft.chronicle.map.ChronicleMap;
@@ -206,15 +207,30 @@ public final class GenerationFile implements AutoCloseable {
      * @throws LockTimeoutException when a segment stays write-locked beyond the bound
      */
     public void forEach(BiConsumer<CharSequence, CharSequence> action, long timeoutNanos) {
+        forEachWhile((k, v) -> {
+            action.accept(k, v);
+            return true;
+        }, timeoutNanos);
+    }
+
+    /**
+     * Like {@link #forEach}, but stops as soon as {@code action} returns false.
+     *
+     * @return whether every entry was visited
+     */
+    public boolean forEachWhile(BiPredicate<CharSequence, CharSequence> action, long timeoutNanos) {
         for (int i = 0, n = map.segments(); i < n; i++) {
             try (MapSegmentContext<CharSequence, CharSequence, ?> c = map.segmentContext(i)) {
                 // Chronicle's segment contexts are segment locks, though the interface does not say so.
                 if (c instanceof InterProcessReadWriteUpdateLock locks && !tryLock(locks.updateLock(), timeoutNanos)) {
                     throw timeout("update", null);
                 }
-                c.forEachSegmentEntry(e -> action.accept(e.key().get(), e.value().get()));
+                if (!c.forEachSegmentEntryWhile(e -> action.test(e.key().get(), e.value().get()))) {
+                    return false;
+                }
             }
         }
+        return true;
     }
 
     /** Writes the file's dirty pages to disk (Chronicle's close does not). */
