@@ -1,0 +1,68 @@
+package io.sharedlookup.druid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The packaged extension folder works the way Druid uses it: loaded by its own class loader on top of Druid's class
+ * path, in a JVM without the jdk.compiler module (Druid's images are JRE-only), with Chronicle's flags. Runs after
+ * packaging (failsafe), since it needs target/druid-shared-lookup.
+ */
+class ExtensionFolderIT {
+    @TempDir
+    Path store;
+
+    @Test
+    void theExtensionFolderResolvesLookupsInItsOwnClassLoaderOnAJre() throws Exception {
+        Path extension = Path.of("target", "druid-shared-lookup").toAbsolutePath();
+        assertThat(extension).isDirectory();
+        Set<String> bundled;
+        try (var files = Files.list(extension)) {
+            bundled = files.map(p -> p.getFileName().toString()).collect(Collectors.toSet());
+        }
+        assertThat(bundled).noneMatch(n -> n.startsWith("chronicle-analytics"))
+                .noneMatch(n -> n.startsWith("druid-") || n.startsWith("jackson-") || n.startsWith("guice")
+                        || n.startsWith("guava") || n.startsWith("slf4j"));
+
+        // Druid's class path: everything the tests see except what the extension folder brings.
+        String druidClassPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !bundled.contains(Path.of(entry).getFileName().toString()))
+                .filter(entry -> !entry.replace('\\', '/').contains("druid-extension/target/classes"))
+                .filter(entry -> !entry.replace('\\', '/').contains("reader-lib/target/classes"))
+                .collect(Collectors.joining(File.pathSeparator));
+
+        try (TestStores.Published ignored = TestStores.publish(store, "users", Map.of("1", "Ada", "2", "Grace"))) {
+            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--limit-modules", "java.se,jdk.unsupported,jdk.management,jdk.zipfs",
+                    "-Dchronicle.analytics.disable=true", "-Xmx256m"));
+            for (String flag : System.getProperty("sharedlookup.test.jvmFlags", "").trim().split("\\s+")) {
+                if (!flag.isEmpty() && !flag.contains("jdk.compiler")) {
+                    cmd.add(flag);
+                }
+            }
+            cmd.addAll(List.of("-cp", druidClassPath, ExtensionFolderMain.class.getName(),
+                    extension.toString(), store.toString(), "users", "1", "2", "3"));
+            Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+            assertThat(child.exitValue()).as(output).isZero();
+            assertThat(output.lines()).as(output).contains(
+                    "JDK_COMPILER_PRESENT=false",
+                    "READER_LIB_ON_CLASS_PATH=false",
+                    "MODULE io.sharedlookup.druid.SharedLookupDruidModule loader=druid-shared-lookup",
+                    "APPLY 1=Ada", "APPLY 2=Grace", "APPLY 3=null", "DONE");
+        }
+    }
+}
