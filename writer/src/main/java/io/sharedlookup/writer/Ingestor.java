@@ -67,6 +67,12 @@ final class Ingestor {
     private final Set<String> caughtUpTopics = new HashSet<>();
     private final Map<String, Long> pausedUntil = new HashMap<>();
     private final Map<String, Long> appliedSinceStart = new HashMap<>();
+    /**
+     * Per partition, the next offset not yet applied: what offsets stored with a generation must say. Tracked here
+     * rather than asked of the consumer, whose position runs ahead by the part of a batch not applied yet (a stop or
+     * a growth can come mid-batch).
+     */
+    private final Map<TopicPartition, Long> applied = new HashMap<>();
     private long startNanos;
     private long lastCheckpoint;
     private long lastHealth;
@@ -204,7 +210,9 @@ final class Ingestor {
             Map<Integer, Long> from = e.getValue().start(byPartition(begin, topic), byPartition(end, topic),
                     retention.getOrDefault(topic, -1L));
             for (TopicPartition tp : partitions.get(topic)) {
-                consumer.seek(tp, from.getOrDefault(tp.partition(), begin.get(tp)));
+                long offset = from.getOrDefault(tp.partition(), begin.get(tp));
+                consumer.seek(tp, offset);
+                applied.put(tp, offset);
             }
         }
         beginAtStart.putAll(begin);
@@ -265,45 +273,66 @@ final class Ingestor {
                 continue;
             }
             NamespaceSink sink = byTopic.get(topic);
-            String ns = sink.binding().namespace();
+            boolean whole = true;
             for (ConsumerRecord<byte[], byte[]> r : list) {
-                metrics.records.labelValues(ns).inc();
                 try {
-                    if (r.key() == null) {
-                        metrics.nullKeys.labelValues(ns).inc();
-                        badRecords.warn("Skipped a record with a null key at {}-{} offset {}", topic, r.partition(),
-                                r.offset());
-                        continue;
-                    }
-                    String key = decoder.key(r.key());
-                    String value = null;
-                    if (r.value() == null) {
-                        metrics.tombstones.labelValues(ns).inc();
-                    } else if (r.value().length > config.maxValueBytes()) {
-                        metrics.oversize.labelValues(ns).inc();
-                        badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
-                                r.value().length, config.maxValueBytes(), topic, r.partition(), r.offset());
-                        continue;
-                    } else {
-                        value = decoder.value(r.value());
-                    }
-                    sink.apply(key, value, positions);
-                    appliedSinceStart.merge(topic, 1L, Long::sum);
-                } catch (RecordDecoder.DecodeException e) {
-                    metrics.decodeErrors.labelValues(ns).inc();
-                    badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
-                            r.partition(), r.offset(), e.getMessage());
-                } catch (NamespaceSink.RecordSkippedException e) {
-                    badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
-                            e.getMessage());
+                    applyRecord(sink, r, positions);
                 } catch (NamespaceSink.StalledException e) {
                     // Not applied: read it again once the namespace can take it.
                     consumer.seek(tp, r.offset());
                     stalledNow.add(topic);
                     stall(topic, e.getMessage());
+                    whole = false;
                     break;
                 }
+                applied.put(tp, r.offset() + 1);
             }
+            if (whole) {
+                // The consumer's position may be past the last record (transaction markers, compaction gaps).
+                applied.put(tp, Math.max(applied.get(tp), consumer.position(tp)));
+            }
+        }
+        // Partitions without records in this batch may still have moved past markers; everything before is applied.
+        for (TopicPartition tp : consumer.assignment()) {
+            if (!stalledNow.contains(tp.topic()) && !pausedUntil.containsKey(tp.topic()) && applied.containsKey(tp)) {
+                applied.put(tp, Math.max(applied.get(tp), consumer.position(tp)));
+            }
+        }
+    }
+
+    /** Decodes and applies one record; problems with the record itself are counted, logged and skipped. */
+    private void applyRecord(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, Positions positions) {
+        String ns = sink.binding().namespace();
+        String topic = r.topic();
+        metrics.records.labelValues(ns).inc();
+        try {
+            if (r.key() == null) {
+                metrics.nullKeys.labelValues(ns).inc();
+                badRecords.warn("Skipped a record with a null key at {}-{} offset {}", topic, r.partition(),
+                        r.offset());
+                return;
+            }
+            String key = decoder.key(r.key());
+            String value = null;
+            if (r.value() == null) {
+                metrics.tombstones.labelValues(ns).inc();
+            } else if (r.value().length > config.maxValueBytes()) {
+                metrics.oversize.labelValues(ns).inc();
+                badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
+                        r.value().length, config.maxValueBytes(), topic, r.partition(), r.offset());
+                return;
+            } else {
+                value = decoder.value(r.value());
+            }
+            sink.apply(key, value, positions);
+            appliedSinceStart.merge(topic, 1L, Long::sum);
+        } catch (RecordDecoder.DecodeException e) {
+            metrics.decodeErrors.labelValues(ns).inc();
+            badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
+                    r.partition(), r.offset(), e.getMessage());
+        } catch (NamespaceSink.RecordSkippedException e) {
+            badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
+                    e.getMessage());
         }
     }
 
@@ -317,7 +346,10 @@ final class Ingestor {
     private Map<Integer, Long> positionsOf(String topic) {
         Map<Integer, Long> out = new TreeMap<>();
         for (TopicPartition tp : partitions.getOrDefault(topic, List.of())) {
-            out.put(tp.partition(), consumer.position(tp));
+            Long next = applied.get(tp);
+            if (next != null) {
+                out.put(tp.partition(), next);
+            }
         }
         return out;
     }
