@@ -44,11 +44,25 @@ final class TestKafka implements AutoCloseable {
 
     /** Compacted topics reject null keys (the whole batch), so topics that test null keys use delete. */
     void createTopic(String name, int partitions, boolean compacted) throws Exception {
+        createTopic(name, partitions, Map.of("cleanup.policy", compacted ? "compact" : "delete"));
+    }
+
+    void createTopic(String name, int partitions, Map<String, String> configs) throws Exception {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrap());
         try (Admin admin = Admin.create(p)) {
             admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions), Optional.empty())
-                    .configs(Map.of("cleanup.policy", compacted ? "compact" : "delete")))).all().get(30, TimeUnit.SECONDS);
+                    .configs(configs))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Moves the log start offset of partition 0 of {@code topic} to {@code offset}, as retention would. */
+    void deleteRecordsBefore(String topic, long offset) throws Exception {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap());
+        try (Admin admin = Admin.create(p)) {
+            admin.deleteRecords(Map.of(new org.apache.kafka.common.TopicPartition(topic, 0),
+                    org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(offset))).all().get(30, TimeUnit.SECONDS);
         }
     }
 

@@ -264,4 +264,40 @@ class WriterEndToEndTest {
                     .isGreaterThanOrEqualTo(2);
         }
     }
+
+    private static double metricOf(WriterApp app, String name, String namespace) throws Exception {
+        return Http.metric(Http.get(app.httpPort(), "/metrics").body(), name + "{namespace=\"" + namespace + "\"}");
+    }
+
+    @Test
+    void restartRebuildsWhenStoredOffsetsAreBelowTheLogStartOrOlderThanDeleteRetention() throws Exception {
+        kafka.createTopic("trunc", 1, false);
+        kafka.createTopic("retention", 1, Map.of("cleanup.policy", "compact", "delete.retention.ms", "1"));
+        for (int i = 0; i < 100; i++) {
+            kafka.send("trunc", "k" + i, "v" + i);
+            kafka.send("retention", "k" + i, "v" + i);
+        }
+        kafka.flush();
+        Path store = TestKafka.tempStore();
+        List<TopicBinding> topics = List.of(new TopicBinding("trunc", "trunc"), new TopicBinding("retention", "retention"));
+        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, topics, Map.of(), "127.0.0.1", 0,
+                Optional.empty(), 1 << 20, false, false);
+        try (WriterApp app = start(config)) {
+            awaitReady(app);
+        }
+        for (int i = 100; i < 200; i++) {
+            kafka.send("trunc", "k" + i, "v" + i);
+        }
+        kafka.flush();
+        kafka.deleteRecordsBefore("trunc", 150);
+        try (WriterApp app = start(config)) {
+            awaitReady(app);
+            assertThat(metricOf(app, "sharedlookup_writer_rebuilds_total", "trunc")).isEqualTo(1);
+            assertThat(metricOf(app, "sharedlookup_writer_resumes_total", "trunc")).isZero();
+            assertThat(metricOf(app, "sharedlookup_writer_rebuilds_total", "retention")).isEqualTo(1);
+            assertThat(metricOf(app, "sharedlookup_writer_resumes_total", "retention")).isZero();
+            assertThat(dump(store, "trunc")).hasSize(50).containsEntry("k199", "v199").doesNotContainKey("k149");
+            assertThat(dump(store, "retention")).hasSize(100);
+        }
+    }
 }
