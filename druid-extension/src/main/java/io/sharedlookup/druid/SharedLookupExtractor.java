@@ -16,7 +16,8 @@ import org.apache.druid.query.lookup.LookupExtractor;
  * A {@link LookupExtractor} over one namespace of the shared store. Every call reads the namespace's current
  * generation in place; nothing is held on the heap, so {@link #estimateHeapFootprint()} is 0.
  *
- * <p>Reverse lookups ({@link #unapplyAll}) and iteration of {@link #asMap()} scan the namespace: they cost time
+ * <p>Reverse lookups ({@link #unapplyAll}) use the writer's reverse index when the namespace has one
+ * ({@code --reverse-index}); otherwise they, like iteration of {@link #asMap()}, scan the namespace and cost time
  * proportional to its size.
  */
 public final class SharedLookupExtractor extends LookupExtractor {
@@ -51,27 +52,33 @@ public final class SharedLookupExtractor extends LookupExtractor {
         if (value == null) {
             return Collections.emptyList();
         }
-        List<String> keys = new ArrayList<>();
-        lookup().forEach((k, v) -> {
-            if (value.equals(v)) {
-                keys.add(k);
-            }
-        });
-        return keys;
+        return lookup().keysOf(value);
     }
 
-    /** Keys whose value is in {@code values}; one scan of the namespace however many values are asked for. */
+    /**
+     * Keys whose value is in {@code values}: from the writer's reverse index when the namespace has one (one index
+     * read per value), else from one scan of the namespace however many values are asked for.
+     */
     @Override
     public Iterator<String> unapplyAll(Set<String> values) {
         if (values.isEmpty()) {
             return Collections.emptyIterator();
         }
+        Lookup lookup = lookup();
         List<String> keys = new ArrayList<>();
-        lookup().forEach((k, v) -> {
-            if (values.contains(v)) {
-                keys.add(k);
+        if (lookup.hasReverseIndex()) {
+            for (String value : values) {
+                if (value != null) {
+                    keys.addAll(lookup.keysOf(value));
+                }
             }
-        });
+        } else {
+            lookup.forEach((k, v) -> {
+                if (values.contains(v)) {
+                    keys.add(k);
+                }
+            });
+        }
         return keys.iterator();
     }
 

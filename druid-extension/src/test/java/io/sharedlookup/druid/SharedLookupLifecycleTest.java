@@ -21,6 +21,8 @@ import org.apache.druid.query.lookup.LookupExtractor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Initialisation, the extractor's semantics next to Druid's MapLookupExtractor, introspection, store sharing. */
@@ -87,15 +89,22 @@ class SharedLookupLifecycleTest {
         assertThat(f.isInitialized()).isTrue();
     }
 
-    @Test
-    void behavesLikeDruidsMapLookupExtractor() throws Exception {
+    /** Without and with the writer's reverse index: reverse lookups must agree either way. */
+    @ParameterizedTest(name = "reverse index: {0}")
+    @ValueSource(booleans = {false, true})
+    void behavesLikeDruidsMapLookupExtractor(boolean reverseIndex) throws Exception {
         Map<String, String> content = new LinkedHashMap<>();
         for (int i = 0; i < 500; i++) {
-            content.put("k" + i, "v" + (i % 7));
+            content.put("k" + i, "v" + (i % 7)); // values shared by ~70 keys each: the index says "scan" for them
+        }
+        for (int i = 0; i < 50; i++) {
+            content.put("u" + i, "unique " + (i % 25)); // two keys per value: served from the index
         }
         content.put("empty", "");
-        publish("codes", content, true);
-        SharedLookupExtractorFactory f = factory("codes", 10_000);
+        String namespace = "codes" + reverseIndex;
+        TestStores.Published p = TestStores.publish(store, namespace, content, true, reverseIndex);
+        toClose.add(p);
+        SharedLookupExtractorFactory f = factory(namespace, 10_000);
         f.start();
         f.awaitInitialization();
         LookupExtractor shared = f.get();
@@ -106,8 +115,9 @@ class SharedLookupLifecycleTest {
         }
         assertThat(shared.apply("")).isNull();
         assertThat(shared.applyAll(List.of("k1", "absent"))).isEqualTo(map.applyAll(List.of("k1", "absent")));
+        assertThat(f.get().getClass()).isEqualTo(SharedLookupExtractor.class);
         for (Set<String> values : List.<Set<String>>of(Set.of("v1"), Set.of("v2", "v3"), Set.of(""),
-                Set.of("nothing"), Set.of())) {
+                Set.of("nothing"), Set.of(), Set.of("unique 3"), Set.of("unique 4", "v5", "nothing"))) {
             assertThat(toSet(shared.unapplyAll(values))).as(values.toString())
                     .isEqualTo(toSet(map.unapplyAll(values)));
         }

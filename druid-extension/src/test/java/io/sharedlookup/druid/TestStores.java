@@ -54,8 +54,16 @@ final class TestStores {
 
     static Published publish(Path store, String namespace, Map<String, String> content, boolean caughtUp)
             throws IOException {
+        return publish(store, namespace, content, caughtUp, false);
+    }
+
+    /** With {@code reverseIndex}, the generation carries the writer's reverse index (value to keys). */
+    static Published publish(Path store, String namespace, Map<String, String> content, boolean caughtUp,
+                             boolean reverseIndex) throws IOException {
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
-        GenerationFile generation = fill(writer, content);
+        GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(content.size(), 8, 16),
+                reverseIndex);
+        content.forEach((k, v) -> generation.put(k, v, TIMEOUT));
         writer.publish(generation, "topic", Map.of(0, (long) content.size()), caughtUp, Map.of());
         return new Published(writer, generation);
     }

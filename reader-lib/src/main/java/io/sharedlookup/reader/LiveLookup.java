@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import org.slf4j.Logger;
@@ -94,7 +95,8 @@ final class LiveLookup implements Lookup {
         Manifest next = Manifest.parse(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), manifestFile);
         ReadGeneration live = current;
         if (live == null || live.number != next.generation()) {
-            GenerationFile file = GenerationFile.open(namespaceDir.resolve(next.dataFile()), next.capacity());
+            GenerationFile file = GenerationFile.open(namespaceDir.resolve(next.dataFile()), next.capacity(),
+                    Boolean.parseBoolean(next.attributes().get(StoreLayout.REVERSE_INDEX_ATTRIBUTE)));
             current = new ReadGeneration(file, next.generation());
             if (live != null) {
                 live.release();
@@ -193,6 +195,42 @@ final class LiveLookup implements Lookup {
         ReadGeneration g = acquire();
         try {
             return g.file.forEachWhile((k, v) -> action.test(k.toString(), v.toString()), lockTimeoutNanos);
+        } catch (LockTimeoutException e) {
+            throw timedOut(g, e);
+        } finally {
+            g.release();
+        }
+    }
+
+    @Override
+    public boolean hasReverseIndex() {
+        ReadGeneration g = acquire();
+        try {
+            return g.file.hasReverseIndex();
+        } finally {
+            g.release();
+        }
+    }
+
+    @Override
+    public List<String> keysOf(CharSequence value) {
+        if (value == null) {
+            return List.of();
+        }
+        ReadGeneration g = acquire();
+        try {
+            java.util.Optional<List<String>> indexed = g.file.keysOf(value, lockTimeoutNanos);
+            if (indexed.isPresent()) {
+                return indexed.get();
+            }
+            String wanted = value.toString();
+            List<String> keys = new java.util.ArrayList<>();
+            g.file.forEach((k, v) -> {
+                if (wanted.contentEquals(v)) {
+                    keys.add(k.toString());
+                }
+            }, lockTimeoutNanos);
+            return keys;
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
         } finally {

@@ -1,5 +1,6 @@
 package io.sharedlookup.reader;
 
+import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 
@@ -54,4 +55,14 @@ public interface Lookup {
      * @return whether every entry was visited
      */
     boolean forEachWhile(BiPredicate<? super String, ? super String> action);
+
+    /**
+     * The keys whose value equals {@code value} (a reverse lookup), in no particular order. Served by the writer's
+     * reverse index when the namespace has one ({@link #hasReverseIndex()}), else — and for values shared by very many
+     * keys — by a scan of the namespace.
+     */
+    List<String> keysOf(CharSequence value);
+
+    /** Whether the current generation carries a reverse index (writer option {@code --reverse-index}). */
+    boolean hasReverseIndex();
 }

@@ -58,11 +58,17 @@ class StoreFormatPropertyTest {
         }
     }
 
+    private static List<String> keysOf(Map<String, String> model, String value) {
+        return model.entrySet().stream().filter(e -> e.getValue().equals(value)).map(Map.Entry::getKey).toList();
+    }
+
     @Provide
     Arbitrary<List<Step>> steps() {
         Arbitrary<String> keys = Arbitraries.of(KEYS);
-        Arbitrary<String> values = Arbitraries.strings().withCharRange(' ', '~').withChars('é', '✓', '名')
-                .ofMinLength(0).ofMaxLength(200);
+        // Few distinct short values, so that several keys share one (exercising the reverse index's key lists),
+        // and some long ones.
+        Arbitrary<String> values = Arbitraries.oneOf(Arbitraries.of("", "x", "名前", "a:b", "12:3"),
+                Arbitraries.strings().withCharRange(' ', '~').withChars('é', '✓', '名').ofMinLength(0).ofMaxLength(200));
         Arbitrary<Step> put = Combinators.combine(keys, values).as(Put::new);
         Arbitrary<Step> remove = keys.map(Remove::new);
         Arbitrary<Step> publish = Arbitraries.just(new Publish());
@@ -72,11 +78,12 @@ class StoreFormatPropertyTest {
     }
 
     @Property(tries = 40)
-    void readersSeeTheModelAfterEveryStep(@ForAll("steps") List<Step> steps) throws Exception {
+    void readersSeeTheModelAfterEveryStep(@ForAll("steps") List<Step> steps, @ForAll boolean reverseIndex)
+            throws Exception {
         String namespace = "ns" + System.nanoTime();
         Map<String, String> model = new HashMap<>();
         try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT)) {
-            GenerationFile live = writer.createGeneration(GenerationSizing.forExpected(0, 4, 8));
+            GenerationFile live = writer.createGeneration(GenerationSizing.forExpected(0, 4, 8), reverseIndex);
             writer.publish(live, "t", Map.of(), true, Map.of());
             try (SharedLookupStore reader = SharedLookupStore.open(store)) {
                 Lookup lookup = reader.lookup(namespace);
@@ -88,7 +95,7 @@ class StoreFormatPropertyTest {
                         assertThat(live.remove(remove.key(), TIMEOUT)).isEqualTo(model.remove(remove.key()) != null);
                     } else {
                         GenerationFile next = writer.createGeneration(
-                                GenerationSizing.forExpected(live.size(), 4, 8));
+                                GenerationSizing.forExpected(live.size(), 4, 8), reverseIndex);
                         live.forEach((k, v) -> next.put(k, v, TIMEOUT), TIMEOUT);
                         long generation = writer.publish(next, "t", Map.of(), true, Map.of()).generation();
                         live.close();
@@ -99,6 +106,12 @@ class StoreFormatPropertyTest {
                     for (String key : KEYS) {
                         assertThat(lookup.get(key)).as("key %s", key).isEqualTo(model.get(key));
                     }
+                    assertThat(lookup.hasReverseIndex()).isEqualTo(reverseIndex);
+                    for (String value : model.values()) {
+                        assertThat(lookup.keysOf(value)).as("keys of %s", value)
+                                .containsExactlyInAnyOrderElementsOf(keysOf(model, value));
+                    }
+                    assertThat(lookup.keysOf("no such value")).isEmpty();
                 }
                 Map<String, String> all = new HashMap<>();
                 lookup.forEach(all::put);

@@ -29,11 +29,64 @@ public final class GenerationFile implements AutoCloseable {
     private final Path file;
     private final ChronicleMap<CharSequence, CharSequence> map;
     private final long capacity;
+    private ReverseIndex reverse;
 
     private GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity) {
         this.file = file;
         this.map = map;
         this.capacity = capacity;
+    }
+
+    /** The companion file holding a generation's reverse index, when it has one. */
+    public static Path reverseIndexFile(Path generationFile) {
+        String name = generationFile.getFileName().toString();
+        return generationFile.resolveSibling(name.substring(0, name.length() - ".cmap".length()) + ".rev.cmap");
+    }
+
+    /**
+     * Creates a new, empty generation file and, with {@code reverseIndex}, its reverse index beside it.
+     */
+    public static GenerationFile create(Path file, GenerationSizing sizing, StorePermissions permissions,
+                                        boolean reverseIndex) throws IOException {
+        GenerationFile generation = create(file, sizing, permissions);
+        if (reverseIndex) {
+            try {
+                GenerationSizing reverseSizing = new GenerationSizing(sizing.entries(), sizing.averageValueBytes(),
+                        sizing.averageKeyBytes() + 3, sizing.maxBloatFactor());
+                generation.reverse = new ReverseIndex(create(reverseIndexFile(file), reverseSizing, permissions));
+            } catch (IOException | RuntimeException e) {
+                generation.close();
+                Files.deleteIfExists(file);
+                throw e;
+            }
+        }
+        return generation;
+    }
+
+    /** Opens an existing generation and, with {@code reverseIndex}, its reverse index. */
+    public static GenerationFile open(Path file, long capacity, boolean reverseIndex) {
+        GenerationFile generation = open(file, capacity);
+        if (reverseIndex) {
+            try {
+                generation.reverse = new ReverseIndex(open(reverseIndexFile(file), capacity));
+            } catch (RuntimeException e) {
+                generation.close();
+                throw e;
+            }
+        }
+        return generation;
+    }
+
+    public boolean hasReverseIndex() {
+        return reverse != null;
+    }
+
+    /**
+     * The keys whose value is {@code value}, from the reverse index; empty when the generation has none or the index
+     * says to scan for this value (shared by too many keys).
+     */
+    public java.util.Optional<java.util.List<String>> keysOf(CharSequence value, long timeoutNanos) {
+        return reverse == null ? java.util.Optional.empty() : reverse.keysOf(value, timeoutNanos);
     }
 
     private static ChronicleMapBuilder<CharSequence, CharSequence> builder() {
@@ -163,14 +216,22 @@ public final class GenerationFile implements AutoCloseable {
             lockForWrite(c, key, timeoutNanos);
             MapEntry<CharSequence, CharSequence> entry = c.entry();
             Data<CharSequence> data = c.wrapValueAsData(value);
+            String previous = null;
             if (entry != null) {
                 if (contentEquals(entry.value().get(), value)) {
                     return false;
                 }
+                previous = reverse == null ? null : entry.value().get().toString();
                 c.replaceValue(entry, data);
             } else {
                 MapAbsentEntry<CharSequence, CharSequence> absent = c.absentEntry();
                 c.insert(absent, data);
+            }
+            if (reverse != null) {
+                if (previous != null) {
+                    reverse.remove(previous, key, timeoutNanos);
+                }
+                reverse.add(value, key, timeoutNanos);
             }
             return true;
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -194,7 +255,11 @@ public final class GenerationFile implements AutoCloseable {
             if (entry == null) {
                 return false;
             }
+            String previous = reverse == null ? null : entry.value().get().toString();
             c.remove(entry);
+            if (previous != null) {
+                reverse.remove(previous, key, timeoutNanos);
+            }
             return true;
         }
     }
@@ -238,11 +303,17 @@ public final class GenerationFile implements AutoCloseable {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
             ch.force(true);
         }
+        if (reverse != null) {
+            reverse.file().force();
+        }
     }
 
     @Override
     public void close() {
         map.close();
+        if (reverse != null) {
+            reverse.file().close();
+        }
     }
 
     private void lockForWrite(ExternalMapQueryContext<CharSequence, CharSequence, ?> c, CharSequence key,

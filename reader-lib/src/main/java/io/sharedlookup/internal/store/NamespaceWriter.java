@@ -106,16 +106,26 @@ public final class NamespaceWriter implements AutoCloseable {
         if (!canResume()) {
             throw new IllegalStateException("Namespace '" + namespace + "' was not closed cleanly; build a new generation");
         }
-        GenerationFile generation = GenerationFile.open(dataFile(published), published.capacity());
+        GenerationFile generation = GenerationFile.open(dataFile(published), published.capacity(),
+                hasReverseIndex(published));
         write(published.withWriterState(Manifest.WriterState.OPEN, System.currentTimeMillis()), true);
         return generation;
     }
 
     /** Creates the next generation file, empty and invisible to readers until {@link #publish}. */
     public GenerationFile createGeneration(GenerationSizing sizing) throws IOException {
+        return createGeneration(sizing, false);
+    }
+
+    /** Like {@link #createGeneration(GenerationSizing)}, with a reverse index (value to keys) kept beside it. */
+    public GenerationFile createGeneration(GenerationSizing sizing, boolean reverseIndex) throws IOException {
         long next = Math.max(published == null ? 0 : published.generation(), highestGenerationOnDisk()) + 1;
         return GenerationFile.create(layout.namespaceDir(namespace).resolve(StoreLayout.generationFileName(next)),
-                sizing, permissions);
+                sizing, permissions, reverseIndex);
+    }
+
+    static boolean hasReverseIndex(Manifest manifest) {
+        return Boolean.parseBoolean(manifest.attributes().get(StoreLayout.REVERSE_INDEX_ATTRIBUTE));
     }
 
     /** Abandons a generation that was never published (a failed or cancelled build) and deletes its file. */
@@ -125,6 +135,7 @@ public final class NamespaceWriter implements AutoCloseable {
         }
         generation.close();
         Files.deleteIfExists(generation.file());
+        Files.deleteIfExists(GenerationFile.reverseIndexFile(generation.file()));
     }
 
     /**
@@ -137,8 +148,10 @@ public final class NamespaceWriter implements AutoCloseable {
         String fileName = generation.file().getFileName().toString();
         long number = StoreLayout.generationOf(fileName).orElseThrow();
         long now = System.currentTimeMillis();
+        Map<String, String> recorded = new java.util.TreeMap<>(attributes);
+        recorded.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(generation.hasReverseIndex()));
         Manifest next = new Manifest(Manifest.FORMAT_VERSION, namespace, number, fileName, generation.capacity(),
-                topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, now, attributes);
+                topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, now, recorded);
         write(next, true);
         deleteGenerationsBefore(number - 1);
         return next;
@@ -208,7 +221,7 @@ public final class NamespaceWriter implements AutoCloseable {
         long max = 0;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(layout.namespaceDir(namespace))) {
             for (Path f : files) {
-                OptionalLong g = StoreLayout.generationOf(f.getFileName().toString());
+                OptionalLong g = StoreLayout.generationOfAnyFile(f.getFileName().toString());
                 if (g.isPresent()) {
                     max = Math.max(max, g.getAsLong());
                 }
@@ -220,7 +233,7 @@ public final class NamespaceWriter implements AutoCloseable {
     private void deleteGenerationsBefore(long keepFrom) throws IOException {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(layout.namespaceDir(namespace))) {
             for (Path f : files) {
-                OptionalLong g = StoreLayout.generationOf(f.getFileName().toString());
+                OptionalLong g = StoreLayout.generationOfAnyFile(f.getFileName().toString());
                 if (g.isPresent() && g.getAsLong() < keepFrom) {
                     Files.deleteIfExists(f);
                 }
@@ -234,7 +247,7 @@ public final class NamespaceWriter implements AutoCloseable {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
                 String name = f.getFileName().toString();
-                OptionalLong g = StoreLayout.generationOf(name);
+                OptionalLong g = StoreLayout.generationOfAnyFile(name);
                 boolean unpublishedGeneration = g.isPresent() && (published == null || g.getAsLong() > current);
                 if (unpublishedGeneration || name.startsWith(StoreLayout.MANIFEST + ".tmp-")) {
                     Files.deleteIfExists(f);

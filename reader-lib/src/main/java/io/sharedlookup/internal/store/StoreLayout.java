@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
  *   users/                       one directory per namespace (validated name)
  *     manifest.properties        the published generation and its metadata; replaced atomically
  *     g0000000007.cmap           a generation: one Chronicle Map file
+ *     g0000000007.rev.cmap       its reverse index (value to keys), when the writer keeps one
  *     g0000000008.cmap           a generation being built: invisible until a manifest names it
  *     writer.lock                held (OS file lock) by the one writer of this namespace
  * </pre>
@@ -21,6 +22,10 @@ public final class StoreLayout {
     public static final String MANIFEST = "manifest.properties";
     public static final String WRITER_LOCK = "writer.lock";
     private static final Pattern GENERATION_FILE = Pattern.compile("g(\\d{10})\\.cmap");
+    /** A generation's data file or its companion reverse index. */
+    private static final Pattern GENERATION_FILES = Pattern.compile("g(\\d{10})(\\.rev)?\\.cmap");
+    /** Manifest attribute saying the namespace's generations carry a reverse index. */
+    public static final String REVERSE_INDEX_ATTRIBUTE = "reverse.index";
 
     private final Path storeDir;
 
@@ -48,7 +53,13 @@ public final class StoreLayout {
         return String.format("g%010d.cmap", generation);
     }
 
-    /** The generation number of a generation file name, if it is one. */
+    /** The generation a data file or reverse-index file belongs to, if the name is one of those. */
+    public static OptionalLong generationOfAnyFile(String fileName) {
+        Matcher m = GENERATION_FILES.matcher(fileName);
+        return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+    }
+
+    /** The generation number of a generation data file name, if it is one. */
     public static OptionalLong generationOf(String fileName) {
         Matcher m = GENERATION_FILE.matcher(fileName);
         return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();

@@ -1,0 +1,95 @@
+package io.sharedlookup.internal.store;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The optional value-to-keys index of a generation, kept by the writer beside the data file so that reverse lookups
+ * (Druid's {@code unapplyAll}, filters on looked-up values) need not scan the namespace.
+ *
+ * <p>It is a second Chronicle Map file: key = a value of the namespace, value = the keys holding it, each written as
+ * {@code <length>:<key>} (keys may contain any character). Values shared by many keys would make entries large and
+ * updates slow, so past {@link #MAX_ENCODED_CHARS} an entry becomes the marker {@value #TOO_MANY}, meaning "scan for
+ * this value"; it stays so for the generation's life. Answers are therefore always complete: from the index, or from a
+ * scan.
+ */
+final class ReverseIndex {
+    static final String TOO_MANY = "*";
+    static final int MAX_ENCODED_CHARS = 512;
+
+    private final GenerationFile file;
+    private final StringBuilder buffer = new StringBuilder(); // writer side only: one writer thread per namespace
+
+    ReverseIndex(GenerationFile file) {
+        this.file = file;
+    }
+
+    GenerationFile file() {
+        return file;
+    }
+
+    /** Records that {@code key} now holds {@code value}. */
+    void add(CharSequence value, CharSequence key, long timeoutNanos) {
+        StringBuilder keys = buffer;
+        boolean present = file.getInto(value, keys, timeoutNanos);
+        if (present && (TOO_MANY.contentEquals(keys) || decode(keys).contains(key.toString()))) {
+            return;
+        }
+        keys.append(key.length()).append(':').append(key);
+        if (keys.length() > MAX_ENCODED_CHARS) {
+            file.put(value, TOO_MANY, timeoutNanos);
+            return;
+        }
+        try {
+            file.put(value, keys, timeoutNanos);
+        } catch (EntryTooLargeException e) {
+            file.put(value, TOO_MANY, timeoutNanos);
+        }
+    }
+
+    /** Records that {@code key} no longer holds {@code value}. */
+    void remove(CharSequence value, CharSequence key, long timeoutNanos) {
+        StringBuilder keys = buffer;
+        if (!file.getInto(value, keys, timeoutNanos) || TOO_MANY.contentEquals(keys)) {
+            return;
+        }
+        List<String> remaining = decode(keys);
+        if (!remaining.remove(key.toString())) {
+            return;
+        }
+        if (remaining.isEmpty()) {
+            file.remove(value, timeoutNanos);
+        } else {
+            keys.setLength(0);
+            remaining.forEach(k -> keys.append(k.length()).append(':').append(k));
+            file.put(value, keys, timeoutNanos);
+        }
+    }
+
+    /** The keys holding {@code value}, or empty when the index says to scan for it. */
+    Optional<List<String>> keysOf(CharSequence value, long timeoutNanos) {
+        StringBuilder keys = new StringBuilder();
+        if (!file.getInto(value, keys, timeoutNanos)) {
+            return Optional.of(List.of());
+        }
+        return TOO_MANY.contentEquals(keys) ? Optional.empty() : Optional.of(decode(keys));
+    }
+
+    static List<String> decode(CharSequence encoded) {
+        List<String> keys = new ArrayList<>();
+        int i = 0;
+        int n = encoded.length();
+        while (i < n) {
+            int colon = i;
+            int length = 0;
+            while (encoded.charAt(colon) != ':') {
+                length = length * 10 + (encoded.charAt(colon) - '0');
+                colon++;
+            }
+            keys.add(encoded.subSequence(colon + 1, colon + 1 + length).toString());
+            i = colon + 1 + length;
+        }
+        return keys;
+    }
+}
