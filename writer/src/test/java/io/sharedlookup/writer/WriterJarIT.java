@@ -1,0 +1,94 @@
+package io.sharedlookup.writer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's main command, run as a user runs it: plain {@code java -jar} (no flags: they must come from the
+ * manifest) with {@code --embedded-kafka --demo}, lookups resolving over HTTP, SIGTERM ending it cleanly.
+ */
+class WriterJarIT {
+    @TempDir
+    Path tmp;
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static List<String> run(Process p) {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread pump = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String l; (l = r.readLine()) != null; ) {
+                    lines.add(l);
+                }
+            } catch (java.io.IOException e) {
+                // gone
+            }
+        });
+        pump.setDaemon(true);
+        pump.start();
+        return lines;
+    }
+
+    @Test
+    void demoRunsFromThePlainJar() throws Exception {
+        String jar = System.getProperty("sharedlookup.test.writerJar");
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Process p = new ProcessBuilder(java(), "-jar", jar, "--embedded-kafka", "--demo", "--store-dir",
+                tmp.resolve("store").toString(), "--http-port", Integer.toString(port)).redirectErrorStream(true).start();
+        List<String> out = run(p);
+        try {
+            await("demo ready").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> !p.isAlive() || readyAndResolving(port));
+            assertThat(p.isAlive()).as("output: %s", out).isTrue();
+            assertThat(out).anyMatch(l -> l.startsWith("Embedded Kafka broker: 127.0.0.1:"));
+            assertThat(out).anyMatch(l -> l.contains("curl http://127.0.0.1:" + port + "/lookup/users/42"));
+            p.destroy();
+            assertThat(p.waitFor(10, TimeUnit.SECONDS)).as("exits within 10 s of SIGTERM").isTrue();
+            assertThat(Files.readString(tmp.resolve("store/users/manifest.properties")))
+                    .contains("writer.state=closed");
+        } finally {
+            p.destroyForcibly();
+            Files.write(Path.of("target", "writer-jar-it.log"), out);
+        }
+    }
+
+    private static boolean readyAndResolving(int port) {
+        try {
+            return Http.get(port, "/ready").statusCode() == 200
+                    && Http.get(port, "/lookup/users/42").statusCode() == 200;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    @Test
+    void badOptionExitsWithOneLine() throws Exception {
+        Process p = new ProcessBuilder(java(), "-jar", System.getProperty("sharedlookup.test.writerJar"), "--bogus")
+                .redirectErrorStream(true).start();
+        List<String> out = run(p);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isEqualTo(2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !out.isEmpty());
+        assertThat(out).hasSize(1);
+        assertThat(out.get(0)).startsWith("error: Unknown option");
+    }
+}
