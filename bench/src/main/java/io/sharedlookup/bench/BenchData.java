@@ -27,8 +27,14 @@ final class BenchData {
 
     /** Writes {@code entries} entries into a published namespace of a store at {@code dir}. */
     static void writeStore(Path dir, int entries) throws IOException {
+        writeStore(dir, entries, false);
+    }
+
+    /** Like {@link #writeStore(Path, int)}, optionally with the writer's reverse index. */
+    static void writeStore(Path dir, int entries, boolean reverseIndex) throws IOException {
         try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(dir), NAMESPACE, StorePermissions.DEFAULT)) {
-            GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(entries, 7, 15));
+            GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(entries, 7, 15),
+                    reverseIndex);
             long timeout = TimeUnit.SECONDS.toNanos(1);
             for (int i = 0; i < entries; i++) {
                 generation.put(key(i), value(i), timeout);
