@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 final class NamespaceSink {
     private static final Logger log = LoggerFactory.getLogger(NamespaceSink.class);
+    /** Manifest attribute recording --value-field: a resumed generation must have been built with the same one. */
+    static final String VALUE_FIELD = "value.field";
     /** Live processes hold segment locks for microseconds; longer means a killed process left one held. */
     static final long WRITE_LOCK_NANOS = 500_000_000L;
     private static final long COPY_LOCK_NANOS = 2_000_000_000L;
@@ -32,6 +34,13 @@ final class NamespaceSink {
     private static final double GROW_NOW_AT = 1.5;
     /** Past this fill ratio, with growth failing, consumption pauses rather than risk Chronicle's hard limit. */
     private static final double STALL_AT = 1.8;
+    /**
+     * Chronicle's free space (percent) below which a generation is replaced even though its entry count is low: when
+     * entries are larger than sampled, bytes run out first (seen: full at 0.39 x entries() with values 25x the
+     * sampled size). It fluctuates as tiers are added, so this only catches most cases early; a put that still
+     * fails for lack of a tier triggers growth and is retried.
+     */
+    private static final int LOW_FREE_SPACE = 20;
     private static final long GROWTH_RETRY_MILLIS = 30_000;
     /**
      * The first generation is sized for at most this many entries. {@code endOffset - beginningOffset} counts every
@@ -137,8 +146,15 @@ final class NamespaceSink {
         if (!m.topic().equals(binding.topic())) {
             return "it was built from topic '" + m.topic() + "'";
         }
-        if (!m.attributes().equals(attributes)) {
-            return "it was built with other settings " + m.attributes();
+        // Only the settings this writer records decide; the format may add attributes of its own.
+        for (Map.Entry<String, String> a : attributes.entrySet()) {
+            if (!a.getValue().equals(m.attributes().get(a.getKey()))) {
+                return "it was built with " + a.getKey() + "=" + m.attributes().get(a.getKey()) + ", not "
+                        + a.getValue();
+            }
+        }
+        if (attributes.get(VALUE_FIELD) == null && m.attributes().get(VALUE_FIELD) != null) {
+            return "it was built with " + VALUE_FIELD + "=" + m.attributes().get(VALUE_FIELD);
         }
         for (Map.Entry<Integer, Long> b : beginning.entrySet()) {
             Long stored = m.offsets().get(b.getKey());
@@ -176,10 +192,10 @@ final class NamespaceSink {
             }
             return;
         }
-        if (++opsSinceCheck >= 512) {
+        if (++opsSinceCheck >= 64) {
             opsSinceCheck = 0;
             GenerationFile t = target();
-            if ((double) t.size() / t.capacity() >= GROW_NOW_AT) {
+            if ((double) t.size() / t.capacity() >= GROW_NOW_AT || t.fill().percentageFreeSpace() < LOW_FREE_SPACE) {
                 growIfPossible(positions, false);
             }
         }
@@ -188,6 +204,24 @@ final class NamespaceSink {
 
     private void write(String key, String value, Positions positions) {
         try {
+            applyTo(target(), key, value);
+        } catch (IllegalStateException e) {
+            if (!String.valueOf(e.getMessage()).contains("extra segment tier")) {
+                throw e;
+            }
+            // Entries grew larger than the sizes the generation was made for: its bytes ran out before its count.
+            // Nothing was written; move to a generation sized with the averages seen so far and apply there.
+            log.warn("Namespace '{}': generation {} is full at {} entries (entries larger than sampled); growing now",
+                    nsLabel, target().file().getFileName(), target().size());
+            GenerationSizing bigger = sizing.grownFor(target().size(), averageKeyBytes(), averageValueBytes());
+            try {
+                replace(bigger, positions, false);
+                metrics.growths.labelValues(nsLabel).inc();
+            } catch (IOException | RuntimeException io) {
+                lastError = "generation full and cannot grow to " + bigger.entries() + " entries: " + io.getMessage();
+                nextGrowthAttempt = System.currentTimeMillis() + GROWTH_RETRY_MILLIS;
+                throw new StalledException(lastError);
+            }
             applyTo(target(), key, value);
         } catch (LockTimeoutException e) {
             log.warn("Namespace '{}': {}", nsLabel, e.getMessage());
@@ -272,7 +306,7 @@ final class NamespaceSink {
         }
         if (target() != null && !sampling) {
             Fill fill = target().fill();
-            if (fill.needsGrowth()) {
+            if (fill.needsGrowth() || fill.percentageFreeSpace() < LOW_FREE_SPACE) {
                 growIfPossible(positions, true);
             }
         }

@@ -70,7 +70,7 @@ public final class WriterApp implements AutoCloseable {
         checkTopicsExist(cfg);
         List<NamespaceSink> sinks = new ArrayList<>();
         StoreLayout layout = new StoreLayout(storeDir);
-        Map<String, String> attributes = cfg.valueField().map(f -> Map.of("value.field", f)).orElse(Map.of());
+        Map<String, String> attributes = cfg.valueField().map(f -> Map.of(NamespaceSink.VALUE_FIELD, f)).orElse(Map.of());
         try {
             for (TopicBinding b : cfg.topics()) {
                 NamespaceWriter w;

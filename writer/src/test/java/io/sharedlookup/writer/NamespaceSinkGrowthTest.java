@@ -1,0 +1,52 @@
+package io.sharedlookup.writer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.reader.SharedLookupStore;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Growth driven by bytes rather than counts: values far larger than the sample the generation was sized with. */
+class NamespaceSinkGrowthTest {
+    @TempDir
+    Path store;
+
+    @Test
+    void valuesMuchLargerThanSampledNeverReachChroniclesTierLimit() throws Exception {
+        WriterMetrics metrics = new WriterMetrics();
+        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "big", StorePermissions.DEFAULT);
+        NamespaceSink sink = new NamespaceSink(new TopicBinding("big", "big"), writer, metrics, Map.of());
+        Map<Integer, Long> offsets = Map.of(0, 0L);
+        Positions positions = topic -> offsets;
+        sink.start(offsets, offsets, -1);
+        // Sampled: tiny values. The generation is sized for them.
+        for (int i = 0; i < 10; i++) {
+            sink.apply("k" + i, "v", positions);
+        }
+        sink.afterBatch(true, positions);
+        String large = "x".repeat(2000);
+        // Then values about 2000x larger than sampled, in batches of 500 (the writer's max.poll.records).
+        for (int i = 10; i < 5000; i++) {
+            sink.apply("k" + i, large, positions);
+            if (i % 500 == 0) {
+                sink.afterBatch(true, positions);
+            }
+        }
+        sink.afterBatch(true, positions);
+        NamespaceStatus status = sink.status(Map.of(), null);
+        assertThat(status.entries()).isEqualTo(5000);
+        assertThat(status.generation()).isGreaterThan(1);
+        assertThat(status.lastError()).isNull();
+        sink.close(positions);
+        try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+            assertThat(reader.lookup("big").size()).isEqualTo(5000);
+            assertThat(reader.lookup("big").get("k4999")).isEqualTo(large);
+            assertThat(reader.lookup("big").get("k3")).isEqualTo("v");
+        }
+    }
+}
