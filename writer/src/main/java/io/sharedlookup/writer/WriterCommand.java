@@ -37,7 +37,9 @@ final class WriterCommand {
             description = "Topic to consume, repeatable; the namespace defaults to the topic name.")
     List<String> topics = new ArrayList<>();
 
-    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE",
+    // Split only at commas that start a new KEY=: values such as host lists keep their commas.
+    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", split = ",(?=[A-Za-z0-9._-]+=)",
+            splitSynopsisLabel = ",",
             description = "Consumer property passed as-is, repeatable; overrides --kafka-config.")
     List<String> kafkaProperties = new ArrayList<>();
 

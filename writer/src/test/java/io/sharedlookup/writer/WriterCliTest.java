@@ -86,6 +86,15 @@ class WriterCliTest {
     }
 
     @Test
+    void kafkaPropertiesFromTheEnvironmentSplitOnlyBeforeAKey() {
+        WriterConfig c = parse(Map.of("SHARED_LOOKUP_KAFKA_PROPERTY",
+                        "security.protocol=SSL,ssl.endpoint.identification.algorithm=,x.hosts=a:1,b:2"),
+                "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t");
+        assertThat(c.kafkaProperties()).containsEntry("security.protocol", "SSL")
+                .containsEntry("ssl.endpoint.identification.algorithm", "").containsEntry("x.hosts", "a:1,b:2");
+    }
+
+    @Test
     void helpListsEveryOption() {
         Run r = run(Map.of(), "--help");
         assertThat(r.exit()).isZero();

@@ -242,4 +242,20 @@ class WriterCrashTest {
                     .isEqualTo(1);
         }
     }
+
+    @Test
+    void brokerUnreachableAtStartServesWhatIsPublishedAndIsNotReady() throws Exception {
+        int deadPort = freePort();
+        WriterConfig config = new WriterConfig("127.0.0.1:" + deadPort, TestKafka.tempStore(),
+                List.of(new TopicBinding("users", "users")), Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20,
+                false, false);
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
+            var ready = Http.get(app.httpPort(), "/ready");
+            assertThat(ready.statusCode()).isEqualTo(503);
+            assertThat(ready.body()).contains("users");
+            assertThat(Http.get(app.httpPort(), "/namespaces").body()).contains("\"state\" : \"STARTING\"");
+            assertThat(Http.get(app.httpPort(), "/lookup/users/1").statusCode()).isEqualTo(404);
+        }
+    }
 }
