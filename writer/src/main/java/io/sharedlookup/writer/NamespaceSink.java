@@ -29,6 +29,8 @@ final class NamespaceSink {
     static final String VALUE_FIELD = "value.field";
     /** Live processes hold segment locks for microseconds; longer means a killed process left one held. */
     static final long WRITE_LOCK_NANOS = 500_000_000L;
+    /** While a background copy holds a segment's update lock, writes to that segment wait for it to be copied. */
+    private static final long GROWING_WRITE_LOCK_NANOS = 10_000_000_000L;
     private static final long COPY_LOCK_NANOS = 2_000_000_000L;
     /** Past this fill ratio growth is not left to the end of the poll batch. */
     private static final double GROW_NOW_AT = 1.5;
@@ -59,6 +61,8 @@ final class NamespaceSink {
 
     private GenerationFile live;
     private GenerationFile building;
+    /** A bigger generation being filled in the background from {@link #target()}; records go to both meanwhile. */
+    private BackgroundCopy growing;
     private GenerationSizing sizing;
     private boolean sampling;
     private long expectedEntries;
@@ -196,7 +200,11 @@ final class NamespaceSink {
             opsSinceCheck = 0;
             GenerationFile t = target();
             if ((double) t.size() / t.capacity() >= GROW_NOW_AT || t.fill().percentageFreeSpace() < LOW_FREE_SPACE) {
-                growIfPossible(positions, false);
+                if (growing != null) {
+                    finishGrowth(positions, false);
+                } else {
+                    growIfPossible(positions, false);
+                }
             }
         }
         write(key, value, positions);
@@ -205,6 +213,9 @@ final class NamespaceSink {
     private void write(String key, String value, Positions positions) {
         try {
             applyTo(target(), key, value);
+            if (growing != null) {
+                applyToCopy(key, value, positions);
+            }
         } catch (IllegalStateException e) {
             if (!String.valueOf(e.getMessage()).contains("extra segment tier")) {
                 throw e;
@@ -213,6 +224,11 @@ final class NamespaceSink {
             // Nothing was written; move to a generation sized with the averages seen so far and apply there.
             log.warn("Namespace '{}': generation {} is full at {} entries (entries larger than sampled); growing now",
                     nsLabel, target().file().getFileName(), target().size());
+            if (growing != null && finishGrowth(positions, false)) {
+                // Copy complete and switched to: the record was written nowhere yet.
+                applyTo(target(), key, value);
+                return;
+            }
             GenerationSizing bigger = sizing.grownFor(target().size(), averageKeyBytes(), averageValueBytes());
             try {
                 replace(bigger, positions, false);
@@ -225,6 +241,7 @@ final class NamespaceSink {
             applyTo(target(), key, value);
         } catch (LockTimeoutException e) {
             log.warn("Namespace '{}': {}", nsLabel, e.getMessage());
+            cancelGrowth("a lock was left held in the generation being copied");
             metrics.replacements.labelValues(nsLabel).inc();
             try {
                 replace(sizing, positions, false);
@@ -236,9 +253,79 @@ final class NamespaceSink {
         }
     }
 
+    private long writeLockNanos() {
+        return growing == null ? WRITE_LOCK_NANOS : GROWING_WRITE_LOCK_NANOS;
+    }
+
+    /** The second half of a dual write: the same change in the generation being filled in the background. */
+    private void applyToCopy(String key, String value, Positions positions) {
+        try {
+            if (value == null) {
+                growing.to.remove(key, GROWING_WRITE_LOCK_NANOS);
+            } else {
+                growing.to.put(key, value, GROWING_WRITE_LOCK_NANOS);
+            }
+        } catch (EntryTooLargeException e) {
+            // Counted when the old generation took it; the next generation is sized with current averages.
+            cancelGrowth("an entry does not fit the new generation: " + e.getMessage());
+        } catch (RuntimeException e) {
+            cancelGrowth(e.toString());
+        }
+    }
+
+    private void cancelGrowth(String why) {
+        if (growing == null) {
+            return;
+        }
+        BackgroundCopy copy = growing;
+        growing = null;
+        copy.cancel();
+        try {
+            writer.discard(copy.to);
+        } catch (IOException | RuntimeException e) {
+            log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, copy.to.file(), e.toString());
+        }
+        nextGrowthAttempt = System.currentTimeMillis() + GROWTH_RETRY_MILLIS;
+        lastError = "growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why;
+        log.warn("Namespace '{}': {}", nsLabel, lastError);
+    }
+
+    /**
+     * Waits for the background copy and switches to its generation.
+     *
+     * @return whether it switched
+     */
+    private boolean finishGrowth(Positions positions, boolean positionsExact) {
+        BackgroundCopy copy = growing;
+        Throwable failure = copy.await();
+        if (failure != null) {
+            cancelGrowth("copy failed: " + failure);
+            return false;
+        }
+        growing = null;
+        try {
+            switchTo(copy.to, copy.sizing, positions, positionsExact);
+        } catch (IOException | RuntimeException e) {
+            try {
+                writer.discard(copy.to);
+            } catch (IOException | RuntimeException ignored) {
+                // reported below
+            }
+            nextGrowthAttempt = System.currentTimeMillis() + GROWTH_RETRY_MILLIS;
+            lastError = "cannot publish the grown generation: " + e.getMessage();
+            log.error("Namespace '{}': {}", nsLabel, lastError);
+            return false;
+        }
+        if (copy.skipped() > 0) {
+            metrics.oversize.labelValues(nsLabel).inc(copy.skipped());
+        }
+        metrics.growths.labelValues(nsLabel).inc();
+        return true;
+    }
+
     private void applyTo(GenerationFile target, String key, String value) {
         if (value == null) {
-            if (target.remove(key, WRITE_LOCK_NANOS)) {
+            if (target.remove(key, writeLockNanos())) {
                 dirty = true;
             }
             return;
@@ -247,7 +334,7 @@ final class NamespaceSink {
         valueBytes += Utf8.length(value);
         stored++;
         try {
-            if (target.put(key, value, WRITE_LOCK_NANOS)) {
+            if (target.put(key, value, writeLockNanos())) {
                 dirty = true;
             }
         } catch (EntryTooLargeException e) {
@@ -304,12 +391,38 @@ final class NamespaceSink {
         if (building != null && nowCaughtUp) {
             publishBuilt(positions);
         }
-        if (target() != null && !sampling) {
+        if (growing != null && growing.isFinished()) {
+            finishGrowth(positions, true);
+        }
+        if (target() != null && !sampling && growing == null) {
             Fill fill = target().fill();
             if (fill.needsGrowth() || fill.percentageFreeSpace() < LOW_FREE_SPACE) {
-                growIfPossible(positions, true);
+                startGrowth();
             }
         }
+    }
+
+    /** Starts filling a bigger generation in the background; records are written to both until it is done. */
+    private void startGrowth() {
+        long now = System.currentTimeMillis();
+        if (now < nextGrowthAttempt) {
+            return;
+        }
+        GenerationFile t = target();
+        GenerationSizing bigger = sizing.grownFor(t.size(), averageKeyBytes(), averageValueBytes());
+        GenerationFile next;
+        try {
+            next = writer.createGeneration(bigger);
+        } catch (IOException | RuntimeException e) {
+            nextGrowthAttempt = now + GROWTH_RETRY_MILLIS;
+            lastError = "cannot create a generation of " + bigger.entries() + " entries (retrying in "
+                    + GROWTH_RETRY_MILLIS / 1000 + " s): " + e.getMessage();
+            log.error("Namespace '{}': {}", nsLabel, lastError);
+            return;
+        }
+        log.info("Namespace '{}': generation {} holds {} of {} entries; filling {} for {} in the background",
+                nsLabel, t.file().getFileName(), t.size(), t.capacity(), next.file().getFileName(), bigger.entries());
+        growing = BackgroundCopy.start(t, next, bigger, nsLabel);
     }
 
     private void publishBuilt(Positions positions) {
@@ -362,6 +475,7 @@ final class NamespaceSink {
      * is replaced by publishing the copy. Never leaves a half-built generation visible.
      */
     private void replace(GenerationSizing newSizing, Positions positions, boolean positionsExact) throws IOException {
+        cancelGrowth("replaced synchronously");
         GenerationFile old = target();
         GenerationFile next = writer.createGeneration(newSizing);
         try {
@@ -376,10 +490,17 @@ final class NamespaceSink {
             writer.discard(next);
             throw e;
         }
+        switchTo(next, newSizing, positions, positionsExact);
+    }
+
+    /** Makes {@code next}, a complete copy of the target, the target: published when the target was. */
+    private void switchTo(GenerationFile next, GenerationSizing newSizing, Positions positions, boolean positionsExact)
+            throws IOException {
         if (building != null) {
             writer.discard(building);
             building = next;
         } else {
+            GenerationFile old = live;
             writer.publish(next, binding.topic(), positions.of(binding.topic()), caughtUp && positionsExact,
                     attributes);
             old.close();
@@ -428,6 +549,7 @@ final class NamespaceSink {
      */
     void close(Positions positions) {
         try {
+            cancelGrowthQuietly();
             if (building != null) {
                 writer.discard(building);
                 building = null;
@@ -451,6 +573,7 @@ final class NamespaceSink {
     /** Releases the namespace without marking it closed: used when the writer fails to start. */
     void abandon() {
         try {
+            cancelGrowthQuietly();
             if (building != null) {
                 writer.discard(building);
             }
@@ -460,6 +583,19 @@ final class NamespaceSink {
             writer.close();
         } catch (IOException | RuntimeException e) {
             log.warn("Namespace '{}': releasing failed: {}", nsLabel, e.toString());
+        }
+    }
+
+    private void cancelGrowthQuietly() {
+        if (growing != null) {
+            BackgroundCopy copy = growing;
+            growing = null;
+            copy.cancel();
+            try {
+                writer.discard(copy.to);
+            } catch (IOException | RuntimeException e) {
+                log.debug("Cannot delete {}", copy.to.file(), e);
+            }
         }
     }
 
