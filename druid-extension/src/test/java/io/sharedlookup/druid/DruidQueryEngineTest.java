@@ -95,18 +95,7 @@ class DruidQueryEngineTest {
         shared.awaitInitialization();
 
         conglomerate = QueryStackTests.createQueryRunnerFactoryConglomerate(closer);
-        QueryableIndex index = IndexBuilder.create()
-                .tmpDir(tmp.resolve("segment").toFile())
-                .segmentWriteOutMediumFactory(OffHeapMemorySegmentWriteOutMediumFactory.instance())
-                .schema(IncrementalIndexSchema.builder()
-                        .withMinTimestamp(DateTimes.of("2024-01-01").getMillis())
-                        .withDimensionsSpec(new DimensionsSpec(List.of(
-                                new StringDimensionSchema("user_id"), new StringDimensionSchema("country"))))
-                        .withMetrics(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
-                        .withRollup(false)
-                        .build())
-                .rows(rows())
-                .buildMMappedIndex();
+        QueryableIndex index = buildIndex(tmp.resolve("segment").toFile());
         closer.register(index);
         segment = new QueryableIndexSegment(index, SegmentId.dummy(DATASOURCE));
     }
@@ -118,8 +107,24 @@ class DruidQueryEngineTest {
         closer.close();
     }
 
+    /** A memory-mapped segment of {@link #rows()}: dimensions user_id and country, metrics rows and amount. */
+    static QueryableIndex buildIndex(java.io.File dir) {
+        return IndexBuilder.create()
+                .tmpDir(dir)
+                .segmentWriteOutMediumFactory(OffHeapMemorySegmentWriteOutMediumFactory.instance())
+                .schema(IncrementalIndexSchema.builder()
+                        .withMinTimestamp(DateTimes.of("2024-01-01").getMillis())
+                        .withDimensionsSpec(new DimensionsSpec(List.of(
+                                new StringDimensionSchema("user_id"), new StringDimensionSchema("country"))))
+                        .withMetrics(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
+                        .withRollup(false)
+                        .build())
+                .rows(rows())
+                .buildMMappedIndex();
+    }
+
     /** ids 1..80 map to 7 names (many ids per name); ids 81..100 are absent; id 13 maps to "" (a value, not null). */
-    private static Map<String, String> users(int rotation) {
+    static Map<String, String> users(int rotation) {
         Map<String, String> map = new LinkedHashMap<>();
         for (int id = 1; id <= 80; id++) {
             map.put(Integer.toString(id), NAMES[(id + rotation) % NAMES.length]);
@@ -128,7 +133,7 @@ class DruidQueryEngineTest {
         return map;
     }
 
-    private static List<InputRow> rows() {
+    static List<InputRow> rows() {
         List<InputRow> rows = new ArrayList<>();
         String[] countries = {"DE", "FR", "US"};
         for (int i = 0; i < 1000; i++) {
