@@ -526,8 +526,13 @@ final class NamespaceSink {
         if (live == null || building != null) {
             return;
         }
+        Map<Integer, Long> offsets = positions.of(binding.topic());
+        Manifest current = writer.published().orElse(null);
+        if (!dirty && current != null && current.offsets().equals(offsets) && current.caughtUp() == caughtUp) {
+            return; // nothing new: do not rewrite the manifest readers poll
+        }
         try {
-            writer.checkpoint(positions.of(binding.topic()), caughtUp, dirty);
+            writer.checkpoint(offsets, caughtUp, dirty);
             dirty = false;
         } catch (IOException e) {
             lastError = "cannot write the manifest: " + e.getMessage();

@@ -18,20 +18,34 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /** A real KRaft broker for one test class, plus a producer that remembers the latest value per key. */
 final class TestKafka implements AutoCloseable {
     final EmbeddedKafka broker;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private KafkaProducer<byte[], byte[]> producer;
 
     private final Path brokerDir;
 
     TestKafka() throws Exception {
         brokerDir = Files.createTempDirectory("writer-test-kafka-");
         broker = EmbeddedKafka.start(brokerDir);
+        producer = newProducer();
+    }
+
+    /**
+     * A fresh producer: after a broker restart the old one's idempotence state makes it crawl through
+     * OUT_OF_ORDER_SEQUENCE retries on newly created topics.
+     */
+    void resetProducer() {
+        producer.close();
+        producer = newProducer();
+    }
+
+    private KafkaProducer<byte[], byte[]> newProducer() {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "10");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
-        producer = new KafkaProducer<>(p);
+        return new KafkaProducer<>(p);
     }
 
     String bootstrap() {

@@ -87,7 +87,7 @@ class WriterCrashTest {
         kafka.createTopic(topic, 3);
         Map<String, String> expected = new ConcurrentHashMap<>();
         // Enough history that a rebuild takes a few seconds, so that kills land inside it.
-        for (int i = 0; i < 200_000; i++) {
+        for (int i = 0; i < 120_000; i++) {
             String key = "id-" + (i % 15_000);
             String value = "initial-" + i;
             kafka.send(topic, key, value);
@@ -206,6 +206,8 @@ class WriterCrashTest {
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> ready(app.httpPort())
                             && Http.get(app.httpPort(), "/lookup/outage/after").statusCode() == 200);
+        } finally {
+            kafka.resetProducer();
         }
     }
 
