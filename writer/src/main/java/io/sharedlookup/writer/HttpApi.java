@@ -39,7 +39,9 @@ final class HttpApi {
     }
 
     /** The endpoint label of a path for metrics: bounded, never the key. */
-    static String endpoint(String path) {
+    static String endpoint(String uri) {
+        int q = uri.indexOf('?');
+        String path = q < 0 ? uri : uri.substring(0, q);
         if (path.startsWith("/lookup/")) {
             return "/lookup";
         }
