@@ -21,8 +21,12 @@ class MultiProcessTest {
     private static final String NS = "users";
     private static final int KEYS = 2_000;
     private static final long LOCK_TIMEOUT_MILLIS = SharedLookupStore.DEFAULT_LOCK_TIMEOUT.toMillis();
-    /** The documented bound is the lock timeout; the rest is slack for scheduling on a loaded 2-core machine. */
-    private static final long MAX_CALL_MILLIS = LOCK_TIMEOUT_MILLIS + 480;
+    /**
+     * The documented bound is the lock timeout plus scheduling delay. Five busy JVMs (and Maven) share two cores here,
+     * so a call can be descheduled for hundreds of milliseconds (seen: ~900 ms in a CI-like run next to other builds).
+     * One second still tells a bounded wait from Chronicle's own 60 s one.
+     */
+    private static final long MAX_CALL_MILLIS = LOCK_TIMEOUT_MILLIS + 950;
     private static final Pattern STATS = Pattern.compile(
             "STATS lookups=(\\d+) invalid=(\\d+) timeouts=(\\d+) maxMillis=(\\d+) generation=(\\d+)");
     private static final Pattern ROUND = Pattern.compile("ROUND (\\d+) gen=(\\d+)");

@@ -78,6 +78,11 @@ final class NamespaceSink {
     private long lastUpdateMillis;
     private String lastError;
 
+    /** Whether this writer keeps a reverse index beside each generation (recorded as a namespace attribute). */
+    private boolean reverseIndex() {
+        return Boolean.parseBoolean(attributes.get(io.sharedlookup.internal.store.StoreLayout.REVERSE_INDEX_ATTRIBUTE));
+    }
+
     NamespaceSink(TopicBinding binding, NamespaceWriter writer, WriterMetrics metrics, Map<String, String> attributes) {
         this.binding = binding;
         this.writer = writer;
@@ -358,7 +363,7 @@ final class NamespaceSink {
         avgValue = values == 0 ? 0 : avgValue / values;
         sizing = GenerationSizing.forExpected(Math.min(expectedEntries, INITIAL_SIZING_CAP), avgKey, avgValue);
         try {
-            building = writer.createGeneration(sizing);
+            building = writer.createGeneration(sizing, reverseIndex());
         } catch (IOException e) {
             lastError = "cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage();
             throw new StalledException(lastError);
@@ -412,7 +417,7 @@ final class NamespaceSink {
         GenerationSizing bigger = sizing.grownFor(t.size(), averageKeyBytes(), averageValueBytes());
         GenerationFile next;
         try {
-            next = writer.createGeneration(bigger);
+            next = writer.createGeneration(bigger, reverseIndex());
         } catch (IOException | RuntimeException e) {
             nextGrowthAttempt = now + GROWTH_RETRY_MILLIS;
             lastError = "cannot create a generation of " + bigger.entries() + " entries (retrying in "
@@ -477,7 +482,7 @@ final class NamespaceSink {
     private void replace(GenerationSizing newSizing, Positions positions, boolean positionsExact) throws IOException {
         cancelGrowth("replaced synchronously");
         GenerationFile old = target();
-        GenerationFile next = writer.createGeneration(newSizing);
+        GenerationFile next = writer.createGeneration(newSizing, reverseIndex());
         try {
             old.forEach((k, v) -> {
                 try {

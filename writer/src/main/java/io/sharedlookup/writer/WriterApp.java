@@ -70,7 +70,10 @@ public final class WriterApp implements AutoCloseable {
         checkTopicsExist(cfg);
         List<NamespaceSink> sinks = new ArrayList<>();
         StoreLayout layout = new StoreLayout(storeDir);
-        Map<String, String> attributes = cfg.valueField().map(f -> Map.of(NamespaceSink.VALUE_FIELD, f)).orElse(Map.of());
+        // Settings a generation was built with; a change of any of them at restart means a rebuild.
+        Map<String, String> attributes = new java.util.HashMap<>();
+        cfg.valueField().ifPresent(f -> attributes.put(NamespaceSink.VALUE_FIELD, f));
+        attributes.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(cfg.reverseIndex()));
         try {
             for (TopicBinding b : cfg.topics()) {
                 NamespaceWriter w;

@@ -63,6 +63,11 @@ final class WriterCommand {
             description = "Larger values are skipped and counted (default: ${DEFAULT-VALUE}; KiB/MiB suffixes work).")
     String maxValueBytes;
 
+    @Option(names = "--reverse-index",
+            description = "Keep a reverse index (value to keys) beside every generation, so reverse lookups "
+                    + "(Druid filters on looked-up values) need not scan; about doubles the store's size.")
+    boolean reverseIndex;
+
     @Option(names = "--embedded-kafka", description = "Start a single-node KRaft broker in this process.")
     boolean embeddedKafka;
 
@@ -115,7 +120,7 @@ final class WriterCommand {
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
         return new WriterConfig(servers, storeDir.toAbsolutePath().normalize(), bindings, kafkaProps(),
-                httpHost.trim(), port, field, parseBytes(maxValueBytes), embeddedKafka, demo);
+                httpHost.trim(), port, field, parseBytes(maxValueBytes), embeddedKafka, demo, reverseIndex);
     }
 
     private Map<String, String> kafkaProps() {

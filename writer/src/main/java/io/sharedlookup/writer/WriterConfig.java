@@ -18,11 +18,21 @@ import java.util.Optional;
  * @param maxValueBytes    values larger than this are skipped and counted
  * @param embeddedKafka    start a single-node KRaft broker in this process
  * @param demo             create and keep updating a sample topic
+ * @param reverseIndex     keep a reverse index (value to keys) beside every generation, for reverse lookups
  */
 public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                            Map<String, String> kafkaProperties, String httpHost, int httpPort,
-                           Optional<String> valueField, int maxValueBytes, boolean embeddedKafka, boolean demo) {
+                           Optional<String> valueField, int maxValueBytes, boolean embeddedKafka, boolean demo,
+                           boolean reverseIndex) {
     public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
+
+    /** Without a reverse index. */
+    public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
+                        Map<String, String> kafkaProperties, String httpHost, int httpPort,
+                        Optional<String> valueField, int maxValueBytes, boolean embeddedKafka, boolean demo) {
+        this(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField, maxValueBytes,
+                embeddedKafka, demo, false);
+    }
 
     public WriterConfig {
         topics = List.copyOf(topics);
@@ -31,6 +41,6 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
 
     public WriterConfig withBootstrapServers(String servers) {
         return new WriterConfig(servers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField,
-                maxValueBytes, embeddedKafka, demo);
+                maxValueBytes, embeddedKafka, demo, reverseIndex);
     }
 }

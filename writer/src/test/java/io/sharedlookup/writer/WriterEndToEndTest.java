@@ -204,6 +204,35 @@ class WriterEndToEndTest {
         assertThat(metrics.body()).contains("sharedlookup_writer_lag_records{namespace=\"mixed\",partition=\"0\"}");
     }
 
+    /** --reverse-index: reverse lookups through reader-lib follow puts, updates and tombstones, from the index. */
+    @Test
+    void reverseIndexFollowsTheTopic() throws Exception {
+        kafka.createTopic("teams", 2);
+        Map<String, String> expected = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            put(expected, "teams", "member-" + i, "team-" + (i % 40));
+        }
+        put(expected, "teams", "member-7", "team-moved");
+        put(expected, "teams", "member-8", null);
+        kafka.flush();
+        Path store = TestKafka.tempStore();
+        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding("teams", "teams")),
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1000, false, false, true);
+        try (WriterApp app = start(config)) {
+            awaitReady(app);
+            try (SharedLookupStore s = SharedLookupStore.open(store)) {
+                var teams = s.lookup("teams");
+                assertThat(teams.hasReverseIndex()).isTrue();
+                for (String team : new java.util.TreeSet<>(expected.values())) {
+                    assertThat(teams.keysOf(team)).as(team).containsExactlyInAnyOrderElementsOf(
+                            expected.entrySet().stream().filter(e -> e.getValue().equals(team))
+                                    .map(Map.Entry::getKey).toList());
+                }
+                assertThat(teams.keysOf("team-7")).doesNotContain("member-7", "member-8");
+            }
+        }
+    }
+
     @Test
     void missingTopicIsAConfigurationError() throws Exception {
         assertThatThrownBy(() -> start(config(TestKafka.tempStore(), List.of(new TopicBinding("absent", "absent")),

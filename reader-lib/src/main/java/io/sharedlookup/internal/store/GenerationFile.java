@@ -90,7 +90,9 @@ public final class GenerationFile implements AutoCloseable {
     }
 
     private static ChronicleMapBuilder<CharSequence, CharSequence> builder() {
-        return ChronicleMapBuilder.of(CharSequence.class, CharSequence.class);
+        // Chronicle's own exit hook would close maps while the writer's shutdown (or a reader's last lookups) still
+        // use them; every owner here closes its generations itself.
+        return ChronicleMapBuilder.of(CharSequence.class, CharSequence.class).skipCloseOnExitHook(true);
     }
 
     /** Creates a new, empty generation file; refuses to touch an existing one. */
