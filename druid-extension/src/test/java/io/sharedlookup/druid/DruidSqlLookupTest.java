@@ -1,5 +1,6 @@
 package io.sharedlookup.druid;
 
+import io.sharedlookup.testing.TestStores;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,5 +1,6 @@
 package io.sharedlookup.druid;
 
+import io.sharedlookup.testing.TestStores;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
@@ -41,6 +42,8 @@ class ExtensionFolderIT {
                 .filter(entry -> !bundled.contains(Path.of(entry).getFileName().toString()))
                 .filter(entry -> !entry.replace('\\', '/').contains("druid-extension/target/classes"))
                 .filter(entry -> !entry.replace('\\', '/').contains("reader-lib/target/classes"))
+                .filter(entry -> !entry.replace('\\', '/').contains("reader-lib/target/test-classes"))
+                .filter(entry -> !Path.of(entry).getFileName().toString().startsWith("shared-lookup-reader-"))
                 .collect(Collectors.joining(File.pathSeparator));
 
         try (TestStores.Published ignored = TestStores.publish(store, "users", Map.of("1", "Ada", "2", "Grace"))) {

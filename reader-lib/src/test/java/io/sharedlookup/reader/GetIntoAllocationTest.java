@@ -1,5 +1,6 @@
 package io.sharedlookup.reader;
 
+import io.sharedlookup.testing.TestStores;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.ManagementFactory;

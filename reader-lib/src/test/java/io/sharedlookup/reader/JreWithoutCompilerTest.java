@@ -1,5 +1,7 @@
 package io.sharedlookup.reader;
 
+import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.testing.ChildJvm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;

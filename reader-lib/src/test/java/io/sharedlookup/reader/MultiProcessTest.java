@@ -1,5 +1,6 @@
 package io.sharedlookup.reader;
 
+import io.sharedlookup.testing.ChildJvm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
@@ -187,7 +188,7 @@ class MultiProcessTest {
             Thread.sleep(random.nextInt(30)); // a random moment in the update loop, not synchronisation
             writer.kill();
             writer = writer("writer-" + (trial + 1), 1_000_000);
-            assertThat(writer.lines().get(0)).contains("resumed=false");
+            assertThat(writer.awaitLine(Duration.ofSeconds(1), l -> l.startsWith("READY"))).contains("resumed=false");
             long generation = publishedGeneration(writer);
             awaitRounds(writer, lastRound(writer), 2);
             for (ChildJvm r : readers) {

@@ -1,5 +1,6 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.testing.ChildJvm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -1,4 +1,4 @@
-package io.sharedlookup.druid;
+package io.sharedlookup.testing;
 
 import io.sharedlookup.internal.store.GenerationFile;
 import io.sharedlookup.internal.store.GenerationSizing;
@@ -10,33 +10,38 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Writes namespaces through the store format's write side, the way the writer does (as reader-lib's tests do). */
-final class TestStores {
-    static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
+/**
+ * Writes namespaces through the store format's write side, the way the writer does. Shared by the modules' tests
+ * through reader-lib's test jar.
+ */
+public final class TestStores {
+    public static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
 
     private TestStores() {
     }
 
     /** An open namespace writer with a published generation. */
-    static final class Published implements AutoCloseable {
-        final NamespaceWriter writer;
-        GenerationFile generation;
+    public static final class Published implements AutoCloseable {
+        public final NamespaceWriter writer;
+        public GenerationFile generation;
+        private final boolean reverseIndex;
 
-        Published(NamespaceWriter writer, GenerationFile generation) {
+        Published(NamespaceWriter writer, GenerationFile generation, boolean reverseIndex) {
             this.writer = writer;
             this.generation = generation;
+            this.reverseIndex = reverseIndex;
         }
 
         /** Builds a new generation holding {@code content} and publishes it as caught up. */
-        void republish(Map<String, String> content) throws IOException {
-            GenerationFile next = fill(writer, content);
+        public void republish(Map<String, String> content) throws IOException {
+            GenerationFile next = fill(writer, content, reverseIndex);
             writer.publish(next, "topic", Map.of(0, (long) content.size()), true, Map.of());
             generation.close();
             generation = next;
         }
 
         /** Applies {@code updates} in place to the published generation and records a checkpoint. */
-        void update(Map<String, String> updates, boolean caughtUp) throws IOException {
+        public void update(Map<String, String> updates, boolean caughtUp) throws IOException {
             updates.forEach((k, v) -> generation.put(k, v, TIMEOUT));
             writer.checkpoint(Map.of(0, 1_000L), caughtUp, true);
         }
@@ -48,28 +53,28 @@ final class TestStores {
         }
     }
 
-    static Published publish(Path store, String namespace, Map<String, String> content) throws IOException {
+    public static Published publish(Path store, String namespace, Map<String, String> content) throws IOException {
         return publish(store, namespace, content, true);
     }
 
-    static Published publish(Path store, String namespace, Map<String, String> content, boolean caughtUp)
+    public static Published publish(Path store, String namespace, Map<String, String> content, boolean caughtUp)
             throws IOException {
         return publish(store, namespace, content, caughtUp, false);
     }
 
     /** With {@code reverseIndex}, the generation carries the writer's reverse index (value to keys). */
-    static Published publish(Path store, String namespace, Map<String, String> content, boolean caughtUp,
-                             boolean reverseIndex) throws IOException {
+    public static Published publish(Path store, String namespace, Map<String, String> content, boolean caughtUp,
+                                    boolean reverseIndex) throws IOException {
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
-        GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(content.size(), 8, 16),
-                reverseIndex);
-        content.forEach((k, v) -> generation.put(k, v, TIMEOUT));
+        GenerationFile generation = fill(writer, content, reverseIndex);
         writer.publish(generation, "topic", Map.of(0, (long) content.size()), caughtUp, Map.of());
-        return new Published(writer, generation);
+        return new Published(writer, generation, reverseIndex);
     }
 
-    private static GenerationFile fill(NamespaceWriter writer, Map<String, String> content) throws IOException {
-        GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(content.size(), 8, 16));
+    private static GenerationFile fill(NamespaceWriter writer, Map<String, String> content, boolean reverseIndex)
+            throws IOException {
+        GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(content.size(), 8, 16),
+                reverseIndex);
         content.forEach((k, v) -> generation.put(k, v, TIMEOUT));
         return generation;
     }
