@@ -335,9 +335,6 @@ final class NamespaceSink {
             }
             return;
         }
-        keyBytes += Utf8.length(key);
-        valueBytes += Utf8.length(value);
-        stored++;
         try {
             if (target.put(key, value, writeLockNanos())) {
                 dirty = true;
@@ -345,7 +342,30 @@ final class NamespaceSink {
         } catch (EntryTooLargeException e) {
             metrics.oversize.labelValues(nsLabel).inc();
             throw new RecordSkippedException(e.getMessage());
+        } catch (RuntimeException e) {
+            IOException io = ioCause(e);
+            if (io == null) {
+                throw e;
+            }
+            // Chronicle extends the file for an extra tier and the file system said no (disk full, file size
+            // limit). Nothing was written; the record is read again once there is room, and readers keep what
+            // was published.
+            lastError = "cannot extend generation " + target.file().getFileName() + " (" + io.getMessage()
+                    + "); free disk space, the writer retries by itself";
+            throw new StalledException(lastError);
         }
+        keyBytes += Utf8.length(key);
+        valueBytes += Utf8.length(value);
+        stored++;
+    }
+
+    private static IOException ioCause(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof IOException io) {
+                return io;
+            }
+        }
+        return null;
     }
 
     private void finishSampling() {
