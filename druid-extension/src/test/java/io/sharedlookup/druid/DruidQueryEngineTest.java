@@ -1,9 +1,9 @@
 package io.sharedlookup.druid;
 
-import io.sharedlookup.testing.TestStores;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.sharedlookup.testing.TestStores;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.sharedlookup.druid;
 
-import io.sharedlookup.testing.TestStores;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.testing.TestStores;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,10 +1,10 @@
 package io.sharedlookup.druid;
 
-import io.sharedlookup.testing.TestStores;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.sharedlookup.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,9 +22,9 @@ import org.apache.druid.query.lookup.LookupExtractor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Initialisation, the extractor's semantics next to Druid's MapLookupExtractor, introspection, store sharing. */
 class SharedLookupLifecycleTest {

@@ -1,8 +1,8 @@
 package io.sharedlookup.reader;
 
-import io.sharedlookup.testing.TestStores;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.testing.TestStores;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -1,9 +1,9 @@
 package io.sharedlookup.reader;
 
-import io.sharedlookup.testing.TestStores;
-import io.sharedlookup.testing.ChildJvm;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

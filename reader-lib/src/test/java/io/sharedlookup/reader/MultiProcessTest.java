@@ -1,8 +1,8 @@
 package io.sharedlookup.reader;
 
-import io.sharedlookup.testing.ChildJvm;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.testing.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

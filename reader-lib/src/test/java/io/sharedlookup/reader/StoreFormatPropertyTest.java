@@ -1,6 +1,5 @@
 package io.sharedlookup.reader;
 
-import io.sharedlookup.testing.TestStores;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,6 +8,7 @@ import io.sharedlookup.internal.store.GenerationSizing;
 import io.sharedlookup.internal.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

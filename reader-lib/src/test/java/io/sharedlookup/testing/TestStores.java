@@ -5,9 +5,12 @@ import io.sharedlookup.internal.store.GenerationSizing;
 import io.sharedlookup.internal.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.reader.SharedLookupStore;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,6 +21,20 @@ public final class TestStores {
     public static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
 
     private TestStores() {
+    }
+
+    /**
+     * A namespace's whole content as read through reader-lib, sorted; a store that cannot be read yields a one-entry
+     * map naming the error, so that polling comparisons fail readably instead of throwing.
+     */
+    public static Map<String, String> contents(Path store, String namespace) {
+        try (SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(1)).open()) {
+            Map<String, String> all = new TreeMap<>();
+            s.lookup(namespace).forEach(all::put);
+            return all;
+        } catch (RuntimeException e) {
+            return Map.of("<unreadable>", e.toString());
+        }
     }
 
     /** An open namespace writer with a published generation. */

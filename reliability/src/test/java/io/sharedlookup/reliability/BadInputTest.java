@@ -24,8 +24,8 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -35,20 +35,13 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
 class BadInputTest {
     private static final long SEED = 0xF6L;
-    private static Broker broker;
+    @RegisterExtension
+    static final Broker broker = new Broker();
     private static int cases;
 
-    @BeforeAll
-    static void start() throws Exception {
-        broker = new Broker();
-    }
 
     @AfterAll
     static void stop() {
-        Children.killAll();
-        if (broker != null) {
-            broker.close();
-        }
         Suite.figures("f-bad-input", "bad input catalogue (records, files, directories)", SEED, cases, 0, -1, -1,
                 "each case asserted: counted skip or a clear error, other keys intact");
     }

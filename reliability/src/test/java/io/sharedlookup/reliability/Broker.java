@@ -25,20 +25,41 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A real single-node KRaft broker in the test JVM (the writer's {@link EmbeddedKafka}), a producer, and an
  * independent consumer that computes the topic's latest value per key: the oracle the store is compared with.
+ *
+ * <p>One per scenario class: {@code @RegisterExtension static final Broker broker = new Broker();} starts it before
+ * the class's first test; after its last one, every child JVM still alive is killed by PID and the broker stopped.
  */
-final class Broker implements AutoCloseable {
-    private final Path dataDir;
-    final EmbeddedKafka kafka;
+final class Broker implements BeforeAllCallback, AfterAllCallback {
+    private Path dataDir;
+    private EmbeddedKafka kafka;
     private KafkaProducer<byte[], byte[]> producer;
 
-    Broker() throws Exception {
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
         dataDir = Files.createTempDirectory("reliability-kafka-");
         kafka = EmbeddedKafka.start(dataDir);
         producer = newProducer();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        Children.killAll();
+        if (kafka == null) {
+            return;
+        }
+        try {
+            producer.close(Duration.ofSeconds(5));
+        } finally {
+            kafka.close();
+            deleteRecursively(dataDir);
+        }
     }
 
     String bootstrap() {
@@ -163,13 +184,4 @@ final class Broker implements AutoCloseable {
         }
     }
 
-    @Override
-    public void close() {
-        try {
-            producer.close(Duration.ofSeconds(5));
-        } finally {
-            kafka.close();
-            deleteRecursively(dataDir);
-        }
-    }
 }

@@ -9,9 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -22,20 +21,10 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 15, unit = java.util.concurrent.TimeUnit.MINUTES)
 class BrokerOutageTest {
     private static final long SEED = 0xD4L;
-    private static Broker broker;
+    @RegisterExtension
+    static final Broker broker = new Broker();
 
-    @BeforeAll
-    static void start() throws Exception {
-        broker = new Broker();
-    }
 
-    @AfterAll
-    static void stop() {
-        Children.killAll();
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private static String ns(String topic) {
         return "{namespace=\"" + topic + "\"}";

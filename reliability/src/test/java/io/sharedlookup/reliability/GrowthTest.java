@@ -15,9 +15,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -31,20 +30,10 @@ import org.junit.jupiter.api.Timeout;
 class GrowthTest {
     private static final long SEED = 0xE5L;
     private static final int BASE = 1_000;
-    private static Broker broker;
+    @RegisterExtension
+    static final Broker broker = new Broker();
 
-    @BeforeAll
-    static void start() throws Exception {
-        broker = new Broker();
-    }
 
-    @AfterAll
-    static void stop() {
-        Children.killAll();
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private static void fill(String topic, int from, int to, String tag) {
         for (int i = from; i < to; i++) {

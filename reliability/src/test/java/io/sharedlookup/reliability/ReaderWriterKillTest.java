@@ -12,10 +12,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -29,14 +28,11 @@ class ReaderWriterKillTest {
     private static final long LOCK_TIMEOUT_MILLIS = 50;
     /** The documented bound: lockTimeout plus scheduling delay on an overloaded two-core box (as the other tests). */
     private static final long LOOKUP_BOUND_MILLIS = LOCK_TIMEOUT_MILLIS + 950;
-    private static Broker broker;
+    @RegisterExtension
+    static final Broker broker = new Broker();
     private final List<ChildJvm> readers = new ArrayList<>();
     private WriterProcess writer;
 
-    @BeforeAll
-    static void start() throws Exception {
-        broker = new Broker();
-    }
 
     @AfterEach
     void closeChildren() {
@@ -47,13 +43,6 @@ class ReaderWriterKillTest {
         }
     }
 
-    @AfterAll
-    static void stop() {
-        Children.killAll();
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private Path fill(String topic) throws Exception {
         broker.createTopic(topic, 3);

@@ -32,28 +32,21 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 /** Scenario g: file permissions, the HTTP surface, path traversal, SASL/PLAIN, and no phoning home. */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SecurityTest {
     private static final long SEED = 0x67L;
-    private static Broker broker;
+    @RegisterExtension
+    static final Broker broker = new Broker();
     private static int checks;
 
-    @BeforeAll
-    static void start() throws Exception {
-        broker = new Broker();
-    }
 
     @AfterAll
     static void stop() {
-        Children.killAll();
-        if (broker != null) {
-            broker.close();
-        }
         Suite.figures("g-security", "security: permissions, HTTP surface, traversal, SASL/PLAIN, no analytics", SEED,
                 checks, 0, -1, -1, "each check asserted (see SecurityTest)");
     }

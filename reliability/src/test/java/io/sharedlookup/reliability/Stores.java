@@ -1,9 +1,8 @@
 package io.sharedlookup.reliability;
 
-import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,13 +22,7 @@ final class Stores {
     }
 
     static Map<String, String> dump(Path store, String namespace) {
-        try (SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(1)).open()) {
-            Map<String, String> all = new TreeMap<>();
-            s.lookup(namespace).forEach(all::put);
-            return all;
-        } catch (RuntimeException e) {
-            return Map.of("<unreadable>", e.toString());
-        }
+        return TestStores.contents(store, namespace);
     }
 
     /** Null when equal, else a short description of the first differences. */

@@ -1,12 +1,12 @@
 package io.sharedlookup.reliability;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
+import java.time.Instant;
 
 /**
  * Settings shared by every scenario: short form (default build) or full form ({@code -Dreliability.full=true}),
@@ -32,25 +32,25 @@ final class Suite {
         return FULL ? fullForm : shortForm;
     }
 
+    /** One scenario's figures, as saved in JSON. Times in milliseconds; negative means "not measured here". */
+    record Figures(String id, String scenario, String form, long seed, int trials, int failures,
+                   long worstRecoveryMillis, long worstLookupMillis, String note, String recordedAt) {
+    }
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
     /**
      * Records one scenario's figures. Times in milliseconds; negative means "not measured by this scenario".
      */
     static void figures(String id, String scenario, long seed, int trials, int failures, long worstRecoveryMillis,
                         long worstLookupMillis, String note) {
-        String json = String.format(Locale.ROOT,
-                "{\"id\":\"%s\",\"scenario\":\"%s\",\"form\":\"%s\",\"seed\":%d,\"trials\":%d,\"failures\":%d,"
-                        + "\"worstRecoveryMillis\":%d,\"worstLookupMillis\":%d,\"note\":\"%s\",\"recordedAt\":\"%s\"}%n",
-                esc(id), esc(scenario), FULL ? "full" : "short", seed, trials, failures, worstRecoveryMillis,
-                worstLookupMillis, esc(note), java.time.Instant.now());
+        Figures f = new Figures(id, scenario, FULL ? "full" : "short", seed, trials, failures, worstRecoveryMillis,
+                worstLookupMillis, note, Instant.now().toString());
         try {
             Files.createDirectories(FIGURES);
-            Files.writeString(FIGURES.resolve(id + ".json"), json, StandardCharsets.UTF_8);
+            JSON.writeValue(FIGURES.resolve(id + ".json").toFile(), f);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static String esc(String s) {
-        return s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", " ");
     }
 }

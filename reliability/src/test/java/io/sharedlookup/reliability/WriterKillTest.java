@@ -11,9 +11,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -25,20 +24,10 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 40, unit = java.util.concurrent.TimeUnit.MINUTES)
 class WriterKillTest {
     private static final long SEED = 0xA1L;
-    private static Broker broker;
+    @RegisterExtension
+    static final Broker broker = new Broker();
 
-    @BeforeAll
-    static void start() throws Exception {
-        broker = new Broker();
-    }
 
-    @AfterAll
-    static void stop() {
-        Children.killAll();
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @Test
     void killedAtRandomMomentsTheRestartedWriterConvergesToTheTopic() throws Exception {

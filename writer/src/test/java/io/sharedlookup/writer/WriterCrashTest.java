@@ -1,12 +1,12 @@
 package io.sharedlookup.writer;
 
-import io.sharedlookup.testing.ChildJvm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.TestStores;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -70,16 +70,6 @@ class WriterCrashTest {
         await(w.jvm() + " ready").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
                 .until(() -> ready(w.port()) || !w.jvm().isAlive());
         assertThat(w.jvm().isAlive()).as("writer alive; output: %s", w.jvm().lines()).isTrue();
-    }
-
-    private static Map<String, String> dump(Path store, String namespace) {
-        try (SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(1)).open()) {
-            Map<String, String> all = new TreeMap<>();
-            s.lookup(namespace).forEach(all::put);
-            return all;
-        } catch (RuntimeException e) {
-            return Map.of("<unreadable>", e.toString());
-        }
     }
 
     @Test
@@ -154,14 +144,14 @@ class WriterCrashTest {
             awaitReady(last);
             assertThat(jvm.printed(l -> l.contains("did not stop cleanly"))).isTrue();
             await("store converges to the topic").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
-                    .until(() -> dump(store, topic).equals(new TreeMap<>(expected)));
+                    .until(() -> TestStores.contents(store, topic).equals(new TreeMap<>(expected)));
             long start = System.nanoTime();
             jvm.terminate(Duration.ofSeconds(10));
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
         }
         Manifest manifest = Manifest.read(new StoreLayout(store).manifest(topic));
         assertThat(manifest.writerState()).isEqualTo(Manifest.WriterState.CLOSED);
-        TestKafka.assertSameContent(dump(store, topic), expected);
+        TestKafka.assertSameContent(TestStores.contents(store, topic), expected);
 
         // After the clean stop, the next writer resumes instead of rebuilding.
         Writer resumed = startWriter("resumed", store, topic);

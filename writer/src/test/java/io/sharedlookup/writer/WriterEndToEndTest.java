@@ -1,6 +1,5 @@
 package io.sharedlookup.writer;
 
-import io.sharedlookup.testing.ChildJvm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -10,6 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.TestStores;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URLEncoder;
@@ -70,14 +71,6 @@ class WriterEndToEndTest {
             String line = child.lines().stream().filter(l -> l.startsWith("DUMP ")).findFirst().orElseThrow(
                     () -> new AssertionError("no dump: " + child.lines()));
             return JSON.readValue(line.substring(5), new TypeReference<TreeMap<String, String>>() { });
-        }
-    }
-
-    private static Map<String, String> dump(Path store, String namespace) {
-        try (SharedLookupStore s = SharedLookupStore.open(store)) {
-            Map<String, String> all = new TreeMap<>();
-            s.lookup(namespace).forEach(all::put);
-            return all;
         }
     }
 
@@ -151,7 +144,7 @@ class WriterEndToEndTest {
         kafka.flush();
         try (WriterApp app = start(config(store, List.of(topics.get(0)), Optional.empty(), 1000))) {
             awaitReady(app);
-            await().atMost(Duration.ofSeconds(20)).until(() -> dump(store, "mixed").equals(new TreeMap<>(mixed)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> TestStores.contents(store, "mixed").equals(new TreeMap<>(mixed)));
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_records_total{namespace=\"mixed\"}")).isEqualTo(10);
             assertThat(Http.metric(metrics, "sharedlookup_writer_resumes_total{namespace=\"mixed\"}")).isEqualTo(1);
@@ -287,12 +280,12 @@ class WriterEndToEndTest {
             }
             kafka.flush();
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                    .until(() -> lookup.size() == expected.size() && dump(store, "grow").equals(new TreeMap<>(expected)));
+                    .until(() -> lookup.size() == expected.size() && TestStores.contents(store, "grow").equals(new TreeMap<>(expected)));
             reading.set(false);
             reader.join();
             assertThat(readerErrors).isEmpty();
             assertThat(reads.get()).isPositive();
-            TestKafka.assertSameContent(dump(store, "grow"), expected);
+            TestKafka.assertSameContent(TestStores.contents(store, "grow"), expected);
             assertThat(app.statuses().get("grow").capacity()).isGreaterThan(firstCapacity);
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_growths_total{namespace=\"grow\"}"))
@@ -331,8 +324,8 @@ class WriterEndToEndTest {
             assertThat(metricOf(app, "sharedlookup_writer_resumes_total", "trunc")).isZero();
             assertThat(metricOf(app, "sharedlookup_writer_rebuilds_total", "retention")).isEqualTo(1);
             assertThat(metricOf(app, "sharedlookup_writer_resumes_total", "retention")).isZero();
-            assertThat(dump(store, "trunc")).hasSize(50).containsEntry("k199", "v199").doesNotContainKey("k149");
-            assertThat(dump(store, "retention")).hasSize(100);
+            assertThat(TestStores.contents(store, "trunc")).hasSize(50).containsEntry("k199", "v199").doesNotContainKey("k149");
+            assertThat(TestStores.contents(store, "retention")).hasSize(100);
         }
     }
 }
