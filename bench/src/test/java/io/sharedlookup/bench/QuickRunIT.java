@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Runs the benchmark harness exactly as documented, {@code bench/run --quick} (on the classes Maven's package phase
  * just built), so that the harness cannot rot: every benchmark and harness must run and leave a positive result in
- * its JSON file. No performance target is asserted: the machine may be shared, and the
+ * its JSON file, and the charts must render. No performance target is asserted: the machine may be shared, and the
  * targets are compared in docs/benchmarks.md, not here.
  */
 class QuickRunIT {
@@ -28,6 +28,7 @@ class QuickRunIT {
 
     private final Path root = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
     private final Path results = root.resolve("bench/results");
+    private final Path charts = root.resolve("bench/target/charts");
 
     @Test
     void quickRunProducesEveryResultAndChart() throws Exception {
@@ -36,6 +37,7 @@ class QuickRunIT {
         for (Path p : outputs) {
             Files.deleteIfExists(p); // a stale file from an earlier run must not pass
         }
+        deleteCharts();
 
         Path log = root.resolve("bench/target/quick-run.log");
         ProcessBuilder builder = new ProcessBuilder(root.resolve("bench/run").toString(), "--quick", "--no-build")
@@ -87,6 +89,16 @@ class QuickRunIT {
                 assertThat(jvm.path("pssBytes").asLong()).as(role).isPositive();
             });
         }
+
+        // Charts rendered from these results.
+        for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
+                "bench-reverse-quick-avgt.png", "bench-memory-quick.png")) {
+            Path png = charts.resolve(chart);
+            assertThat(png).as(chart).exists();
+            byte[] head = new byte[4];
+            System.arraycopy(Files.readAllBytes(png), 0, head, 0, 4);
+            assertThat(head).as(chart + " is a PNG").containsExactly(0x89, 'P', 'N', 'G');
+        }
     }
 
     private static double score(JsonNode row) {
@@ -100,5 +112,15 @@ class QuickRunIT {
             assertThat(rows.put(name.substring(name.lastIndexOf('.') + 1), row)).as("one row per benchmark").isNull();
         }
         return rows;
+    }
+
+    private void deleteCharts() throws IOException {
+        if (Files.isDirectory(charts)) {
+            try (var files = Files.list(charts)) {
+                for (Path p : files.toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
     }
 }
