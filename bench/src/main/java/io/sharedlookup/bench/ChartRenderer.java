@@ -21,7 +21,8 @@ import org.knowm.xchart.style.Styler;
  *   <li>JMH results (an array): {@code bench-<file>-<mode>.png}, the primary score per benchmark, grouped by
  *       parameters and thread count; for sample-mode results, {@code bench-<file>-percentiles-<config>.png} with
  *       p50/p99/p99.9; with the gc profiler, {@code bench-<file>-alloc.png} with B/op;</li>
- *   <li>{@link MemoryHarness} results (an object): {@code bench-<file>.png}, heap per JVM and total PSS.</li>
+ *   <li>{@link MemoryHarness} results (an object): {@code bench-<file>.png}, heap per JVM and total PSS;</li>
+ *   <li>{@link FreshnessHarness} results: {@code bench-<file>.png}, p50/p99/p99.9 per update rate.</li>
  * </ul>
  * Usage: {@code ChartRenderer <output dir> <result.json>...}; prints every file written.
  */
@@ -57,6 +58,9 @@ public final class ChartRenderer {
         }
         if (root.has("heapCopies")) {
             return List.of(renderMemory(base, root, outDir));
+        }
+        if (root.has("rates")) {
+            return List.of(renderFreshness(base, root, outDir));
         }
         return List.of();
     }
@@ -177,6 +181,24 @@ public final class ChartRenderer {
             }
             int n = Math.max(1, jvms.size());
             chart.addSeries(role.getValue(), categories, List.of(heap / n / 1e6, pss / 1e6));
+        }
+        return save(chart, outDir.resolve("bench-" + base + ".png"));
+    }
+
+    private static Path renderFreshness(String base, JsonNode root, Path outDir) throws IOException {
+        CategoryChart chart = chart(base + ": Kafka produce to visible in a reader JVM (log scale)", "ms");
+        chart.getStyler().setYAxisLogarithmic(true);
+        List<String> categories = List.of("p50", "p99", "p99.9");
+        double min = Double.MAX_VALUE;
+        for (JsonNode rate : root.path("rates")) {
+            min = Math.min(min, positive(rate.path("p50Micros").asDouble() / 1000));
+        }
+        chart.getStyler().setYAxisMin(floor(min));
+        for (JsonNode rate : root.path("rates")) {
+            chart.addSeries(String.format("%,d updates/s", rate.path("updatesPerSecond").asInt()), categories,
+                    List.of(positive(rate.path("p50Micros").asDouble() / 1000),
+                            positive(rate.path("p99Micros").asDouble() / 1000),
+                            positive(rate.path("p999Micros").asDouble() / 1000)));
         }
         return save(chart, outDir.resolve("bench-" + base + ".png"));
     }

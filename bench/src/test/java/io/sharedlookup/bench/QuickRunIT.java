@@ -33,7 +33,7 @@ class QuickRunIT {
     @Test
     void quickRunProducesEveryResultAndChart() throws Exception {
         List<Path> outputs = List.of(results.resolve("lookup-quick.json"), results.resolve("reverse-quick.json"),
-                results.resolve("memory-quick.json"));
+                results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"));
         for (Path p : outputs) {
             Files.deleteIfExists(p); // a stale file from an earlier run must not pass
         }
@@ -90,9 +90,17 @@ class QuickRunIT {
             });
         }
 
+        // 5. Freshness: both rates measured through the writer, something observed at each.
+        JsonNode freshness = JSON.readTree(results.resolve("freshness-quick.json").toFile());
+        assertThat(freshness.path("rates")).hasSize(2);
+        freshness.path("rates").forEach(rate -> {
+            assertThat(rate.path("observed").asLong()).as(rate.toString()).isPositive();
+            assertThat(rate.path("p99Micros").asDouble()).as(rate.toString()).isPositive();
+        });
+
         // Charts rendered from these results.
         for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
-                "bench-reverse-quick-avgt.png", "bench-memory-quick.png")) {
+                "bench-reverse-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png")) {
             Path png = charts.resolve(chart);
             assertThat(png).as(chart).exists();
             byte[] head = new byte[4];
