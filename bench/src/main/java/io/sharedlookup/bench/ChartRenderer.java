@@ -78,8 +78,10 @@ public final class ChartRenderer {
             Map<String, Map<String, JsonNode>> configs = mode.getValue();
             String unit = anyRow(configs).path("primaryMetric").path("scoreUnit").asText();
             String title = base + ": " + modeName(mode.getKey());
-            written.add(bars(outDir.resolve("bench-" + base + "-" + mode.getKey() + ".png"), title, unit, configs,
-                    true, row -> row.path("primaryMetric").path("score").asDouble(Double.NaN)));
+            if (!mode.getKey().equals("sample")) { // sample mode: its percentiles, below, not its mean again
+                written.add(bars(outDir.resolve("bench-" + base + "-" + mode.getKey() + ".png"), title, unit,
+                        configs, true, row -> row.path("primaryMetric").path("score").asDouble(Double.NaN)));
+            }
             if (anyRow(configs).path("secondaryMetrics").has("gc.alloc.rate.norm") && mode.getKey().equals("avgt")) {
                 written.add(bars(outDir.resolve("bench-" + base + "-alloc.png"), base + ": bytes allocated per call",
                         "B/op", configs, false, row -> row.path("secondaryMetrics").path("gc.alloc.rate.norm")
