@@ -1,19 +1,31 @@
 package io.sharedlookup.bench;
 
-import io.sharedlookup.internal.store.GenerationFile;
-import io.sharedlookup.internal.store.GenerationSizing;
-import io.sharedlookup.internal.store.NamespaceWriter;
-import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.internal.store.StorePermissions;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.druid.query.extraction.MapLookupExtractor;
+import org.lmdbjava.Dbi;
+import org.lmdbjava.DbiFlags;
+import org.lmdbjava.Env;
+import org.lmdbjava.EnvFlags;
+import org.lmdbjava.Txn;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -25,60 +37,51 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
 
 /**
- * Lookup latency on the same data: reader-lib's {@code getInto} and {@code get} against a
- * {@code ConcurrentHashMap<String,String>}, what Druid's Kafka lookup keeps on every heap. Keys are drawn at random
- * from the loaded ids, so every call is a hit and caches see a realistic spread.
+ * Lookup latency on the same data ({@link BenchData}: {@code entries} ids mapped to names), every peer in the same
+ * run: reader-lib's {@code getInto} and {@code get}; a {@code ConcurrentHashMap<String,String>} (what Druid's Kafka
+ * lookup keeps on every heap); Druid's own {@code MapLookupExtractor} over such a map; LMDB through lmdbjava; Redis
+ * {@code GET} over loopback. Keys are drawn at random from the loaded ids, so every call is a hit and caches see a
+ * realistic spread.
+ *
+ * <p>Each peer is its own {@link State}, so a benchmark's fork loads only the store it measures. Heap maps are built
+ * from separately created key strings, so a lookup compares characters as it would with keys coming from elsewhere.
+ *
+ * <p>LMDB: UTF-8 keys and values in direct {@link ByteBuffer}s; every thread keeps one read transaction and, per
+ * lookup, {@code renew()}s it, reads, decodes the value into a reused {@link StringBuilder} and {@code reset()}s it
+ * (LMDB's recommended pattern for short reads: a transaction held open across lookups would pin old pages). Redis:
+ * {@code redis-server} from the PATH, started by the benchmark on a free loopback port without persistence, one
+ * Jedis connection per thread; {@code bench/run} leaves the Redis benchmark out when no {@code redis-server} is
+ * installed.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(value = 1, jvmArgsAppend = {
-        "-Xmx4g", "-Dchronicle.analytics.disable=true",
+        "-Xmx6g", "-Dchronicle.analytics.disable=true",
         "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
         "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
         "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
         "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
         "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-        "--add-opens=java.base/java.util=ALL-UNNAMED"})
+        "--add-opens=java.base/java.util=ALL-UNNAMED",
+        // lmdbjava's fast ByteBuffer proxy sets a direct buffer's address field.
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED"})
 @State(Scope.Benchmark)
 public class LookupBenchmark {
     @Param({"1000000"})
     public int entries;
 
-    private Path dir;
-    private NamespaceWriter writer;
-    private SharedLookupStore store;
-    private Lookup lookup;
-    private Map<String, String> heapMap;
-    private String[] keys;
+    /** The ids looked up, created once per trial so that choosing a key allocates nothing. */
+    String[] keys;
 
     @Setup(Level.Trial)
-    public void load() throws Exception {
-        dir = Files.createTempDirectory("lookup-bench");
-        writer = NamespaceWriter.open(new StoreLayout(dir), "users", StorePermissions.DEFAULT);
-        GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(entries, 8, 16));
-        heapMap = new ConcurrentHashMap<>(entries * 2);
+    public void keys() {
         keys = new String[entries];
         for (int i = 0; i < entries; i++) {
-            String key = Integer.toString(1_000_000 + i);
-            String value = "User name " + i;
-            keys[i] = key;
-            heapMap.put(key, value);
-            generation.put(key, value, TimeUnit.SECONDS.toNanos(1));
-        }
-        writer.publish(generation, "users", Map.of(), true, Map.of());
-        generation.close();
-        store = SharedLookupStore.open(dir);
-        lookup = store.lookup("users");
-    }
-
-    @TearDown(Level.Trial)
-    public void close() throws Exception {
-        store.close();
-        writer.close();
-        try (var files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            keys[i] = BenchData.key(i);
         }
     }
 
@@ -93,18 +96,284 @@ public class LookupBenchmark {
         return keys[caller.random.nextInt(keys.length)];
     }
 
-    @Benchmark
-    public boolean sharedLookupGetInto(Caller caller) {
-        return lookup.getInto(nextKey(caller), caller.out);
+    // ---- reader-lib ----
+
+    /** A published namespace written by reader-lib's writer side, opened through the public read API. */
+    @State(Scope.Benchmark)
+    public static class SharedStore {
+        Path dir;
+        SharedLookupStore store;
+        Lookup lookup;
+
+        @Setup(Level.Trial)
+        public void open(LookupBenchmark bench) throws IOException {
+            dir = Files.createTempDirectory("lookup-bench");
+            BenchData.writeStore(dir, bench.entries);
+            store = SharedLookupStore.open(dir);
+            lookup = store.lookup(BenchData.NAMESPACE);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws IOException {
+            store.close();
+            deleteTree(dir);
+        }
     }
 
     @Benchmark
-    public String sharedLookupGet(Caller caller) {
-        return lookup.get(nextKey(caller));
+    public boolean sharedLookupGetInto(Caller caller, SharedStore shared) {
+        return shared.lookup.getInto(nextKey(caller), caller.out);
     }
 
     @Benchmark
-    public String concurrentHashMapGet(Caller caller) {
-        return heapMap.get(nextKey(caller));
+    public String sharedLookupGet(Caller caller, SharedStore shared) {
+        return shared.lookup.get(nextKey(caller));
+    }
+
+    // ---- heap maps ----
+
+    /** What Druid's Kafka lookup keeps in every JVM: a {@code ConcurrentHashMap} of the whole topic. */
+    @State(Scope.Benchmark)
+    public static class HeapMap {
+        Map<String, String> map;
+
+        @Setup(Level.Trial)
+        public void load(LookupBenchmark bench) {
+            map = heapCopy(bench.entries);
+        }
+    }
+
+    @Benchmark
+    public String concurrentHashMapGet(Caller caller, HeapMap heap) {
+        return heap.map.get(nextKey(caller));
+    }
+
+    /** Druid's {@code MapLookupExtractor} over the same kind of map, as Druid's Kafka lookup builds it. */
+    @State(Scope.Benchmark)
+    public static class DruidMap {
+        MapLookupExtractor extractor;
+
+        @Setup(Level.Trial)
+        public void load(LookupBenchmark bench) {
+            extractor = new MapLookupExtractor(heapCopy(bench.entries), false);
+        }
+    }
+
+    @Benchmark
+    public String druidMapLookupExtractorApply(Caller caller, DruidMap druid) {
+        return druid.extractor.apply(nextKey(caller));
+    }
+
+    static Map<String, String> heapCopy(int entries) {
+        Map<String, String> map = new ConcurrentHashMap<>(entries * 2);
+        for (int i = 0; i < entries; i++) {
+            map.put(BenchData.key(i), BenchData.value(i));
+        }
+        return map;
+    }
+
+    // ---- LMDB ----
+
+    /** An LMDB environment holding the data as UTF-8 keys and values, written in one transaction. */
+    @State(Scope.Benchmark)
+    public static class Lmdb {
+        Path dir;
+        Env<ByteBuffer> env;
+        Dbi<ByteBuffer> db;
+
+        @Setup(Level.Trial)
+        public void load(LookupBenchmark bench) throws IOException {
+            dir = Files.createTempDirectory("lmdb-bench");
+            // MDB_NOTLS: read transactions are not tied to the thread that created them (JMH may set up a thread's
+            // state on another thread than the one measuring).
+            env = Env.create().setMapSize(64L * 1024 * 1024 + 256L * bench.entries).setMaxDbs(1).setMaxReaders(64)
+                    .open(dir.toFile(), EnvFlags.MDB_NOTLS, EnvFlags.MDB_NOSYNC);
+            db = env.openDbi(BenchData.NAMESPACE, DbiFlags.MDB_CREATE);
+            ByteBuffer key = ByteBuffer.allocateDirect(env.getMaxKeySize());
+            ByteBuffer value = ByteBuffer.allocateDirect(1024);
+            try (Txn<ByteBuffer> txn = env.txnWrite()) {
+                for (int i = 0; i < bench.entries; i++) {
+                    key.clear().put(BenchData.key(i).getBytes(StandardCharsets.UTF_8)).flip();
+                    value.clear().put(BenchData.value(i).getBytes(StandardCharsets.UTF_8)).flip();
+                    db.put(txn, key, value);
+                }
+                txn.commit();
+            }
+            env.sync(true);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws IOException {
+            env.close();
+            deleteTree(dir);
+        }
+    }
+
+    /** A thread's reused read transaction, key buffer and UTF-8 coders. */
+    @State(Scope.Thread)
+    public static class LmdbReader {
+        Lmdb lmdb;
+        Txn<ByteBuffer> txn;
+        ByteBuffer key;
+        final CharBuffer chars = CharBuffer.allocate(1024);
+        final CharsetEncoder encoder = StandardCharsets.UTF_8.newEncoder();
+        final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder();
+
+        @Setup(Level.Trial)
+        public void open(Lmdb lmdb) {
+            this.lmdb = lmdb;
+            key = ByteBuffer.allocateDirect(lmdb.env.getMaxKeySize());
+            txn = lmdb.env.txnRead();
+            txn.reset();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            txn.close();
+        }
+
+        /** Like {@code getInto}: the value decoded into {@code out}, nothing allocated. */
+        boolean getInto(String id, StringBuilder out) {
+            chars.clear();
+            chars.put(id).flip();
+            key.clear();
+            encoder.reset();
+            check(encoder.encode(chars, key, true));
+            key.flip();
+            txn.renew();
+            try {
+                ByteBuffer value = lmdb.db.get(txn, key);
+                if (value == null) {
+                    return false;
+                }
+                chars.clear();
+                decoder.reset();
+                check(decoder.decode(value, chars, true));
+                chars.flip();
+                out.setLength(0);
+                out.append(chars);
+                return true;
+            } finally {
+                txn.reset();
+            }
+        }
+
+        private static void check(CoderResult result) {
+            if (result.isError() || result.isOverflow()) {
+                throw new IllegalStateException("UTF-8 coding: " + result);
+            }
+        }
+    }
+
+    @Benchmark
+    public boolean lmdbGetInto(Caller caller, LmdbReader lmdb) {
+        return lmdb.getInto(nextKey(caller), caller.out);
+    }
+
+    // ---- Redis ----
+
+    /** A {@code redis-server} of its own on a free loopback port, no persistence, loaded through a pipeline. */
+    @State(Scope.Benchmark)
+    public static class Redis {
+        Path dir;
+        Process server;
+        int port;
+
+        @Setup(Level.Trial)
+        public void start(LookupBenchmark bench) throws Exception {
+            String binary = redisServer();
+            if (binary == null) {
+                throw new IllegalStateException("redis-server is not installed (not on the PATH): cannot run redisGet");
+            }
+            dir = Files.createTempDirectory("redis-bench");
+            try (ServerSocket socket = new ServerSocket(0)) {
+                port = socket.getLocalPort();
+            }
+            server = new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--loglevel", "warning")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (true) {
+                try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+                    jedis.ping();
+                    break;
+                } catch (RuntimeException notYet) {
+                    if (!server.isAlive() || System.nanoTime() > deadline) {
+                        throw new IllegalStateException("redis-server did not start; see " + dir.resolve("redis.log"),
+                                notYet);
+                    }
+                    Thread.sleep(50);
+                }
+            }
+            try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+                Pipeline pipeline = jedis.pipelined();
+                for (int i = 0; i < bench.entries; i++) {
+                    pipeline.set(BenchData.key(i), BenchData.value(i));
+                    if (i % 10_000 == 9_999) {
+                        pipeline.sync();
+                    }
+                }
+                pipeline.sync();
+                if (jedis.dbSize() != bench.entries) {
+                    throw new IllegalStateException("Redis holds " + jedis.dbSize() + " keys, expected " + bench.entries);
+                }
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() throws Exception {
+            if (server != null) {
+                server.destroy();
+                if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                    server.destroyForcibly().waitFor();
+                }
+            }
+            if (dir != null) {
+                deleteTree(dir);
+            }
+        }
+    }
+
+    /** The {@code redis-server} binary on the PATH, or null. */
+    static String redisServer() {
+        for (String part : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            Path candidate = Path.of(part, "redis-server");
+            if (Files.isExecutable(candidate)) {
+                return candidate.toString();
+            }
+        }
+        return null;
+    }
+
+    /** One connection per thread. */
+    @State(Scope.Thread)
+    public static class RedisClient {
+        Jedis jedis;
+
+        @Setup(Level.Trial)
+        public void connect(Redis redis) {
+            jedis = new Jedis("127.0.0.1", redis.port);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            jedis.close();
+        }
+    }
+
+    @Benchmark
+    public String redisGet(Caller caller, RedisClient redis) {
+        return redis.jedis.get(nextKey(caller));
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        try (var files = Files.walk(dir)) {
+            List<Path> paths = files.sorted(Comparator.reverseOrder()).toList();
+            for (Path p : paths) {
+                Files.deleteIfExists(p);
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 }

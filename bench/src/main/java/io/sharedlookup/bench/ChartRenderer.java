@@ -1,0 +1,277 @@
+package io.sharedlookup.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/**
+ * Renders the JSON results in {@code bench/results} as PNG bar charts (XChart), one set per results file:
+ * <ul>
+ *   <li>JMH results (an array): {@code bench-<file>-<mode>.png}, the primary score per benchmark, grouped by
+ *       parameters and thread count; for sample-mode results, {@code bench-<file>-percentiles-<config>.png} with
+ *       p50/p99/p99.9; with the gc profiler, {@code bench-<file>-alloc.png} with B/op;</li>
+ *   <li>{@link MemoryHarness} results (an object): {@code bench-<file>.png}, heap per JVM and total PSS;</li>
+ *   <li>{@link FreshnessHarness} results: {@code bench-<file>.png}, p50/p99/p99.9 per update rate.</li>
+ * </ul>
+ * Usage: {@code ChartRenderer <output dir> <result.json>...}; prints every file written.
+ */
+public final class ChartRenderer {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int WIDTH = 1000;
+    private static final int HEIGHT = 560;
+
+    private ChartRenderer() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length < 2) {
+            System.err.println("usage: ChartRenderer <output dir> <result.json>...");
+            System.exit(2);
+        }
+        System.setProperty("java.awt.headless", "true");
+        Path out = Path.of(args[0]);
+        Files.createDirectories(out);
+        for (int i = 1; i < args.length; i++) {
+            for (Path written : render(Path.of(args[i]), out)) {
+                System.out.println("chart: " + written);
+            }
+        }
+    }
+
+    /** Renders one results file; returns the PNG files written. */
+    public static List<Path> render(Path result, Path outDir) throws IOException {
+        JsonNode root = JSON.readTree(result.toFile());
+        String base = result.getFileName().toString().replaceFirst("\\.json$", "");
+        if (root.isArray()) {
+            return renderJmh(base, root, outDir);
+        }
+        if (root.has("heapCopies")) {
+            return List.of(renderMemory(base, root, outDir));
+        }
+        if (root.has("rates")) {
+            return List.of(renderFreshness(base, root, outDir));
+        }
+        return List.of();
+    }
+
+    private static List<Path> renderJmh(String base, JsonNode rows, Path outDir) throws IOException {
+        // mode -> config label -> benchmark -> row
+        Map<String, Map<String, Map<String, JsonNode>>> byMode = new TreeMap<>();
+        for (JsonNode row : rows) {
+            byMode.computeIfAbsent(row.path("mode").asText(), m -> new LinkedHashMap<>())
+                    .computeIfAbsent(config(row), c -> new TreeMap<>())
+                    .put(shortName(row.path("benchmark").asText()), row);
+        }
+        List<Path> written = new ArrayList<>();
+        for (var mode : byMode.entrySet()) {
+            Map<String, Map<String, JsonNode>> configs = mode.getValue();
+            String unit = anyRow(configs).path("primaryMetric").path("scoreUnit").asText();
+            String title = base + ": " + modeName(mode.getKey());
+            if (!mode.getKey().equals("sample")) { // sample mode: its percentiles, below, not its mean again
+                written.add(bars(outDir.resolve("bench-" + base + "-" + mode.getKey() + ".png"), title, unit,
+                        configs, true, row -> row.path("primaryMetric").path("score").asDouble(Double.NaN)));
+            }
+            if (anyRow(configs).path("secondaryMetrics").has("gc.alloc.rate.norm") && mode.getKey().equals("avgt")) {
+                written.add(bars(outDir.resolve("bench-" + base + "-alloc.png"), base + ": bytes allocated per call",
+                        "B/op", configs, false, row -> row.path("secondaryMetrics").path("gc.alloc.rate.norm")
+                                .path("score").asDouble(Double.NaN)));
+            }
+            if (mode.getKey().equals("sample")) {
+                for (var config : configs.entrySet()) {
+                    written.add(percentiles(outDir.resolve("bench-" + base + "-percentiles-"
+                            + config.getKey().replaceAll("[^A-Za-z0-9]+", "-") + ".png"),
+                            base + ": latency percentiles, " + config.getKey(), unit, config.getValue()));
+                }
+            }
+        }
+        return written;
+    }
+
+    private interface Metric {
+        double of(JsonNode row);
+    }
+
+    /**
+     * Grouped bars: x = configuration, one series per benchmark; logarithmic when allowed and values span > 30x
+     * (then a missing or zero value is drawn at the axis floor; XChart's log axis rejects both).
+     */
+    private static Path bars(Path file, String title, String unit, Map<String, Map<String, JsonNode>> configs,
+            boolean allowLog, Metric metric) throws IOException {
+        List<String> categories = new ArrayList<>(configs.keySet());
+        Map<String, List<Double>> series = new TreeMap<>();
+        for (Map<String, JsonNode> byBenchmark : configs.values()) {
+            byBenchmark.keySet().forEach(b -> series.putIfAbsent(b, new ArrayList<>()));
+        }
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        for (String config : categories) {
+            for (var s : series.entrySet()) {
+                JsonNode row = configs.get(config).get(s.getKey());
+                double value = row == null ? Double.NaN : metric.of(row);
+                s.getValue().add(value);
+                if (value > 0) {
+                    min = Math.min(min, value);
+                    max = Math.max(max, value);
+                }
+            }
+        }
+        boolean log = allowLog && max > 0 && max / min > 30;
+        CategoryChart chart = chart(title + (log ? " (log scale)" : ""), unit);
+        chart.getStyler().setYAxisLogarithmic(log);
+        if (log) {
+            chart.getStyler().setYAxisMin(floor(min)); // bars otherwise start at 0, which a log axis rejects
+        }
+        for (var s : series.entrySet()) {
+            List<Double> values = new ArrayList<>();
+            for (double v : s.getValue()) {
+                if (log && !(v > 0)) {
+                    values.add(min);
+                } else {
+                    values.add(Double.isNaN(v) ? 0 : v);
+                }
+            }
+            chart.addSeries(s.getKey(), categories, values);
+        }
+        return save(chart, file);
+    }
+
+    private static Path percentiles(Path file, String title, String unit, Map<String, JsonNode> byBenchmark)
+            throws IOException {
+        List<String> categories = List.of("p50", "p99", "p99.9");
+        CategoryChart chart = chart(title + " (log scale)", unit);
+        chart.getStyler().setYAxisLogarithmic(true);
+        double min = Double.MAX_VALUE;
+        for (JsonNode row : byBenchmark.values()) {
+            min = Math.min(min, positive(row.path("primaryMetric").path("scorePercentiles").path("50.0").asDouble()));
+        }
+        chart.getStyler().setYAxisMin(floor(min));
+        for (var b : byBenchmark.entrySet()) {
+            JsonNode p = b.getValue().path("primaryMetric").path("scorePercentiles");
+            chart.addSeries(b.getKey(), categories, List.of(positive(p.path("50.0").asDouble()),
+                    positive(p.path("99.0").asDouble()), positive(p.path("99.9").asDouble())));
+        }
+        return save(chart, file);
+    }
+
+    private static Path renderMemory(String base, JsonNode root, Path outDir) throws IOException {
+        String title = String.format("%s: %,d entries, %d JVMs (store file %.0f MB)", base,
+                root.path("entries").asLong(), root.path("jvms").asInt(), root.path("storeFileBytes").asDouble() / 1e6);
+        CategoryChart chart = chart(title, "MB");
+        List<String> categories = List.of("heap used per JVM", "total PSS of the JVMs");
+        Map<String, String> roles = new LinkedHashMap<>();
+        roles.put("idle", "idle JVM (baseline)");
+        roles.put("sharedStoreReaders", "JVMs reading one shared store");
+        roles.put("heapCopies", "JVMs each with a ConcurrentHashMap copy");
+        for (var role : roles.entrySet()) {
+            JsonNode jvms = root.path(role.getKey());
+            double heap = 0;
+            double pss = 0;
+            for (JsonNode jvm : jvms) {
+                heap += jvm.path("heapUsedBytes").asDouble();
+                pss += jvm.path("pssBytes").asDouble();
+            }
+            int n = Math.max(1, jvms.size());
+            chart.addSeries(role.getValue(), categories, List.of(heap / n / 1e6, pss / 1e6));
+        }
+        return save(chart, outDir.resolve("bench-" + base + ".png"));
+    }
+
+    private static Path renderFreshness(String base, JsonNode root, Path outDir) throws IOException {
+        CategoryChart chart = chart(base + ": Kafka produce to visible in a reader JVM (log scale)", "ms");
+        chart.getStyler().setYAxisLogarithmic(true);
+        List<String> categories = List.of("p50", "p99", "p99.9");
+        double min = Double.MAX_VALUE;
+        for (JsonNode rate : root.path("rates")) {
+            min = Math.min(min, positive(rate.path("p50Micros").asDouble() / 1000));
+        }
+        chart.getStyler().setYAxisMin(floor(min));
+        for (JsonNode rate : root.path("rates")) {
+            chart.addSeries(String.format("%,d updates/s", rate.path("updatesPerSecond").asInt()), categories,
+                    List.of(positive(rate.path("p50Micros").asDouble() / 1000),
+                            positive(rate.path("p99Micros").asDouble() / 1000),
+                            positive(rate.path("p999Micros").asDouble() / 1000)));
+        }
+        return save(chart, outDir.resolve("bench-" + base + ".png"));
+    }
+
+    private static CategoryChart chart(String title, String unit) {
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).yAxisTitle(unit)
+                .build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        chart.getStyler().setLabelsVisible(true);
+        chart.getStyler().setDecimalPattern("#,##0.#");
+        chart.getStyler().setYAxisDecimalPattern("#,##0.#");
+        return chart;
+    }
+
+    private static Path save(CategoryChart chart, Path file) throws IOException {
+        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+        return file;
+    }
+
+    /** The power of ten at or below {@code v}. */
+    private static double floor(double v) {
+        return Math.pow(10, Math.floor(Math.log10(v)));
+    }
+
+    private static double positive(double v) {
+        return v > 0 ? v : 1e-3;
+    }
+
+    private static JsonNode anyRow(Map<String, Map<String, JsonNode>> configs) {
+        return configs.values().iterator().next().values().iterator().next();
+    }
+
+    /** "100k entries, 1 thread" from a row's parameters and thread count. */
+    private static String config(JsonNode row) {
+        StringBuilder label = new StringBuilder();
+        row.path("params").fields().forEachRemaining(p -> {
+            if (label.length() > 0) {
+                label.append(", ");
+            }
+            label.append(p.getKey().equals("entries") ? count(p.getValue().asText()) + " entries"
+                    : p.getKey() + "=" + p.getValue().asText());
+        });
+        int threads = row.path("threads").asInt(1);
+        if (label.length() > 0) {
+            label.append(", ");
+        }
+        return label.append(threads).append(threads == 1 ? " thread" : " threads").toString();
+    }
+
+    private static String count(String n) {
+        long v = Long.parseLong(n);
+        if (v >= 1_000_000 && v % 1_000_000 == 0) {
+            return v / 1_000_000 + "M";
+        }
+        if (v >= 1_000 && v % 1_000 == 0) {
+            return v / 1_000 + "k";
+        }
+        return n;
+    }
+
+    private static String shortName(String benchmark) {
+        return benchmark.substring(benchmark.lastIndexOf('.') + 1);
+    }
+
+    private static String modeName(String mode) {
+        return switch (mode) {
+            case "avgt" -> "average time per call";
+            case "sample" -> "sampled time per call";
+            case "thrpt" -> "throughput";
+            default -> mode;
+        };
+    }
+}

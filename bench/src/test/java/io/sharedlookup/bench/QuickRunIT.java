@@ -1,0 +1,134 @@
+package io.sharedlookup.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs the benchmark harness exactly as documented, {@code bench/run --quick} (on the classes Maven's package phase
+ * just built), so that the harness cannot rot: every benchmark and harness must run and leave a positive result in
+ * its JSON file, and the charts must render. No performance target is asserted: the machine may be shared, and the
+ * targets are compared in docs/benchmarks.md, not here.
+ */
+class QuickRunIT {
+    /** The bound for the quick form. */
+    private static final Duration LIMIT = Duration.ofMinutes(3);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path root = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
+    private final Path results = root.resolve("bench/results");
+    private final Path charts = root.resolve("bench/target/charts");
+
+    @Test
+    void quickRunProducesEveryResultAndChart() throws Exception {
+        List<Path> outputs = List.of(results.resolve("lookup-quick.json"), results.resolve("reverse-quick.json"),
+                results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"));
+        for (Path p : outputs) {
+            Files.deleteIfExists(p); // a stale file from an earlier run must not pass
+        }
+        deleteCharts();
+
+        Path log = root.resolve("bench/target/quick-run.log");
+        ProcessBuilder builder = new ProcessBuilder(root.resolve("bench/run").toString(), "--quick", "--no-build")
+                .directory(root.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        long start = System.nanoTime();
+        Process run = builder.start();
+        boolean finished = run.waitFor(LIMIT.toSeconds(), TimeUnit.SECONDS);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        if (!finished) {
+            run.descendants().forEach(ProcessHandle::destroyForcibly);
+            run.destroyForcibly().waitFor();
+        }
+        System.out.printf("bench/run --quick took %d s (limit %d s); log: %s%n", took.toSeconds(), LIMIT.toSeconds(),
+                log);
+        assertThat(finished).as("bench/run --quick finished within %s; see %s", LIMIT, log).isTrue();
+        assertThat(run.exitValue()).as("bench/run --quick exit status; see %s", log).isZero();
+
+        // 1. Lookups: every peer, a positive time and an allocation figure from the gc profiler.
+        List<String> expected = new ArrayList<>(List.of("concurrentHashMapGet", "druidMapLookupExtractorApply",
+                "lmdbGetInto", "sharedLookupGet", "sharedLookupGetInto"));
+        if (LookupBenchmark.redisServer() != null) {
+            expected.add("redisGet");
+        } else {
+            assertThat(Files.readString(log)).contains("redis-server is not installed: skipping");
+        }
+        Map<String, JsonNode> lookups = byBenchmark(results.resolve("lookup-quick.json"));
+        assertThat(lookups.keySet()).containsExactlyInAnyOrderElementsOf(expected);
+        lookups.forEach((name, row) -> {
+            assertThat(score(row)).as(name).isPositive().isFinite();
+            assertThat(row.path("secondaryMetrics").has("gc.alloc.rate.norm")).as(name + " B/op").isTrue();
+        });
+        double chm = score(lookups.get("concurrentHashMapGet"));
+        lookups.forEach((name, row) -> System.out.printf("%-30s %10.1f ns/op  %6.2f x ConcurrentHashMap%n", name,
+                score(row), score(row) / chm));
+
+        // 7 (partial). Reverse lookups: scan and reverse index.
+        JsonNode reverse = JSON.readTree(results.resolve("reverse-quick.json").toFile());
+        assertThat(reverse).hasSize(2);
+        reverse.forEach(row -> assertThat(score(row)).isPositive().isFinite());
+
+        // 2 and 3. Memory: every JVM of every role measured.
+        JsonNode memory = JSON.readTree(results.resolve("memory-quick.json").toFile());
+        assertThat(memory.path("storeFileBytes").asLong()).isPositive();
+        for (String role : List.of("idle", "sharedStoreReaders", "heapCopies")) {
+            assertThat(memory.path(role)).as(role).isNotEmpty();
+            memory.path(role).forEach(jvm -> {
+                assertThat(jvm.path("heapUsedBytes").asLong()).as(role).isPositive();
+                assertThat(jvm.path("pssBytes").asLong()).as(role).isPositive();
+            });
+        }
+
+        // 5. Freshness: both rates measured through the writer, something observed at each.
+        JsonNode freshness = JSON.readTree(results.resolve("freshness-quick.json").toFile());
+        assertThat(freshness.path("rates")).hasSize(2);
+        freshness.path("rates").forEach(rate -> {
+            assertThat(rate.path("observed").asLong()).as(rate.toString()).isPositive();
+            assertThat(rate.path("p99Micros").asDouble()).as(rate.toString()).isPositive();
+        });
+
+        // Charts rendered from these results.
+        for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
+                "bench-reverse-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png")) {
+            Path png = charts.resolve(chart);
+            assertThat(png).as(chart).exists();
+            byte[] head = new byte[4];
+            System.arraycopy(Files.readAllBytes(png), 0, head, 0, 4);
+            assertThat(head).as(chart + " is a PNG").containsExactly(0x89, 'P', 'N', 'G');
+        }
+    }
+
+    private static double score(JsonNode row) {
+        return row.path("primaryMetric").path("score").asDouble(Double.NaN);
+    }
+
+    private static Map<String, JsonNode> byBenchmark(Path file) throws IOException {
+        Map<String, JsonNode> rows = new TreeMap<>();
+        for (JsonNode row : JSON.readTree(file.toFile())) {
+            String name = row.path("benchmark").asText();
+            assertThat(rows.put(name.substring(name.lastIndexOf('.') + 1), row)).as("one row per benchmark").isNull();
+        }
+        return rows;
+    }
+
+    private void deleteCharts() throws IOException {
+        if (Files.isDirectory(charts)) {
+            try (var files = Files.list(charts)) {
+                for (Path p : files.toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+}
