@@ -149,7 +149,7 @@ final class LiveLookup implements Lookup {
         }
         ReadGeneration g = acquire();
         try {
-            return g.file.getInto(key, out, lockTimeoutNanos);
+            return g.file.readInto(key, out, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
         } finally {
