@@ -99,7 +99,7 @@ final class LiveLookup implements Lookup {
                     Boolean.parseBoolean(next.attributes().get(StoreLayout.REVERSE_INDEX_ATTRIBUTE)));
             current = new ReadGeneration(file, next.generation());
             if (live != null) {
-                live.release();
+                live.retire();
                 LOG.info("Namespace '{}' now reads generation {} ({} entries)", namespace, next.generation(),
                         file.size());
             }
@@ -114,7 +114,7 @@ final class LiveLookup implements Lookup {
         ReadGeneration live = current;
         current = null;
         if (live != null) {
-            live.release();
+            live.retire();
         }
     }
 
@@ -149,7 +149,7 @@ final class LiveLookup implements Lookup {
         }
         ReadGeneration g = acquire();
         try {
-            return g.file.getInto(key, out, lockTimeoutNanos);
+            return g.file.readInto(key, out, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
         } finally {

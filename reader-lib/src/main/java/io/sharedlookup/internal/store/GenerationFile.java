@@ -29,12 +29,14 @@ public final class GenerationFile implements AutoCloseable {
     private final Path file;
     private final ChronicleMap<CharSequence, CharSequence> map;
     private final long capacity;
+    private final DirectReader direct; // null when the map's layout is not the one DirectReader reads
     private ReverseIndex reverse;
 
     private GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity) {
         this.file = file;
         this.map = map;
         this.capacity = capacity;
+        this.direct = DirectReader.forMap(map);
     }
 
     /** The companion file holding a generation's reverse index, when it has one. */
@@ -204,6 +206,37 @@ public final class GenerationFile implements AutoCloseable {
             entry.value().getUsing(out);
             return true;
         }
+    }
+
+    /**
+     * Like {@link #getInto}, several times faster: reads the mapped file directly (see {@link DirectReader}) under the
+     * same bounded segment read lock, falling back to the query context for what that does not cover. The caller must
+     * guarantee that this file is not closed during the call — reader-lib's reference-counted generations do; a
+     * closed mapping here is a JVM crash, not an exception.
+     *
+     * @return whether the key is present
+     * @throws LockTimeoutException when the key's segment stays locked longer than {@code timeoutNanos}
+     */
+    public boolean readInto(CharSequence key, StringBuilder out, long timeoutNanos) {
+        if (direct != null) {
+            int found = direct.getInto(key, out, timeoutNanos);
+            if (found == DirectReader.PRESENT) {
+                return true;
+            }
+            if (found == DirectReader.ABSENT) {
+                out.setLength(0);
+                return false;
+            }
+            if (found == DirectReader.TIMED_OUT) {
+                throw timeout("read", key);
+            }
+        }
+        return getInto(key, out, timeoutNanos);
+    }
+
+    /** The direct reader, or null when this map's layout is not the one it reads (for tests). */
+    DirectReader directReader() {
+        return direct;
     }
 
     /**
