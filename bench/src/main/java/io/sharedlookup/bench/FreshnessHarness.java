@@ -2,6 +2,7 @@ package io.sharedlookup.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sharedlookup.reader.Lookup;
+import io.sharedlookup.reader.LookupTimeoutException;
 import io.sharedlookup.reader.SharedLookupStore;
 import java.io.BufferedReader;
 import java.io.File;
@@ -47,6 +48,58 @@ public final class FreshnessHarness {
     private FreshnessHarness() {
     }
 
+    /**
+     * The writer runs with the sidecar JVM settings docs/writer.md recommends (and the container image sets), so that
+     * its footprint at these update rates is measured as shipped: heap at most 64 MB, and the resident memory outside
+     * the mapped store sampled during every phase.
+     */
+    static final List<String> WRITER_SIDECAR_FLAGS = List.of("-Xms32m", "-Xmx64m", "-XX:MaxMetaspaceSize=96m",
+            "-XX:ReservedCodeCacheSize=48m", "-XX:+UseSerialGC", "-XX:CICompilerCount=2", "-Xss512k",
+            "-XX:MaxDirectMemorySize=32m", "-Dchronicle.analytics.disable=true");
+
+    /** Samples a process's resident memory every 200 ms on a thread of its own, keeping the maxima. */
+    private static final class FootprintSampler {
+        private final Thread thread;
+        private volatile boolean running = true;
+        private volatile long maxTotal;
+        private volatile long maxOutsideStore;
+
+        private FootprintSampler(long pid, Path store) {
+            thread = new Thread(() -> {
+                while (running) {
+                    try {
+                        ResidentMemory m = ResidentMemory.of(pid, store);
+                        maxTotal = Math.max(maxTotal, m.totalBytes());
+                        maxOutsideStore = Math.max(maxOutsideStore, m.outsideDirBytes());
+                        Thread.sleep(200);
+                    } catch (IOException | InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "footprint-sampler");
+            thread.setDaemon(true);
+        }
+
+        static FootprintSampler start(long pid, Path store) {
+            FootprintSampler s = new FootprintSampler(pid, store);
+            s.thread.start();
+            return s;
+        }
+
+        void stop() throws InterruptedException {
+            running = false;
+            thread.join();
+        }
+
+        long maxTotal() {
+            return maxTotal;
+        }
+
+        long maxOutsideStore() {
+            return maxOutsideStore;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("--reader")) {
             reader(Path.of(args[1]));
@@ -81,9 +134,12 @@ public final class FreshnessHarness {
             try (ServerSocket s = new ServerSocket(0)) {
                 httpPort = s.getLocalPort();
             }
-            Process writer = new ProcessBuilder(java, "-Xmx512m", "-Dchronicle.analytics.disable=true", "-jar",
-                    writerJar.toString(), "--bootstrap-servers", bootstrap, "--topic", FreshnessFeed.TOPIC,
-                    "--store-dir", store.toString(), "--http-port", Integer.toString(httpPort))
+            List<String> writerCmd = new ArrayList<>(List.of(java));
+            writerCmd.addAll(WRITER_SIDECAR_FLAGS);
+            writerCmd.addAll(List.of("-jar", writerJar.toString(), "--bootstrap-servers", bootstrap,
+                    "--topic", FreshnessFeed.TOPIC, "--store-dir", store.toString(),
+                    "--http-port", Integer.toString(httpPort)));
+            Process writer = new ProcessBuilder(writerCmd)
                     .redirectErrorStream(true).redirectOutput(logs.resolve("writer.log").toFile()).start();
             processes.add(writer);
 
@@ -112,12 +168,15 @@ public final class FreshnessHarness {
             out.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
             out.put("keys", FreshnessFeed.KEYS);
             out.put("secondsPerRate", seconds);
+            out.put("writerJvmFlags", WRITER_SIDECAR_FLAGS);
             List<Map<String, Object>> rows = new ArrayList<>();
             for (int rate : rates) {
                 readerIn.println("START " + (last + 1));
                 expect(readerOut, "STARTED", reader, logs.resolve("reader.err"));
                 feedIn.println("RATE " + rate + " " + seconds);
+                FootprintSampler footprint = FootprintSampler.start(writer.pid(), store);
                 String[] sentLine = expect(feedOut, "SENT ", feed, logs.resolve("feed.err")).split(" ");
+                footprint.stop();
                 long sent = Long.parseLong(sentLine[1]);
                 last = Long.parseLong(sentLine[2]);
                 long behind = caughtUp(readerIn, readerOut, reader, logs, last);
@@ -132,6 +191,9 @@ public final class FreshnessHarness {
                 row.put("p99Micros", Double.parseDouble(r[3]));
                 row.put("p999Micros", Double.parseDouble(r[4]));
                 row.put("maxMicros", Double.parseDouble(r[5]));
+                row.put("readerLockTimeouts", Long.parseLong(r[6]));
+                row.put("writerMaxRssOutsideStoreBytes", footprint.maxOutsideStore());
+                row.put("writerMaxRssBytes", footprint.maxTotal());
                 rows.add(row);
                 System.out.println("freshness " + row);
             }
@@ -225,13 +287,21 @@ public final class FreshnessHarness {
         AtomicBoolean measuring = new AtomicBoolean();
         AtomicLong fromSeq = new AtomicLong();
         AtomicLong maxSeen = new AtomicLong(-1);
+        AtomicLong lockTimeouts = new AtomicLong();
         Lookup live = lookup;
         Thread sweeper = new Thread(() -> {
             while (true) {
                 boolean record = measuring.get();
                 long from = fromSeq.get();
                 for (int i = 0; i < keys.length; i++) {
-                    if (!live.getInto(keys[i], value)) {
+                    try {
+                        if (!live.getInto(keys[i], value)) {
+                            continue;
+                        }
+                    } catch (LookupTimeoutException e) {
+                        // The writer held the key's segment past the reader's lock bound (descheduled on a busy
+                        // host): counted, and the key is read again on the next sweep, as an application would.
+                        lockTimeouts.incrementAndGet();
                         continue;
                     }
                     long now = System.nanoTime();
@@ -274,8 +344,9 @@ public final class FreshnessHarness {
             } else if (line.equals("STOP")) {
                 measuring.set(false);
                 Histogram h = recorder.getIntervalHistogram();
-                System.out.printf("RESULT %d %d %d %d %d%n", h.getTotalCount(), h.getValueAtPercentile(50),
-                        h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue());
+                System.out.printf("RESULT %d %d %d %d %d %d%n", h.getTotalCount(), h.getValueAtPercentile(50),
+                        h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(),
+                        lockTimeouts.getAndSet(0));
             }
             System.out.flush();
         }
