@@ -91,9 +91,12 @@ class MultiProcessTest {
     }
 
     /**
-     * Full service once the reader is on a healthy generation: lookups keep succeeding. A stuck lock would time out a
-     * large share of lookups; a live writer preempted or paused for GC while holding a lock (five JVMs share two
-     * cores here) may cost one or two, so those are tolerated.
+     * Full service once the reader is on a healthy generation: lookups keep succeeding. A live writer preempted or
+     * paused for GC while holding a lock (five JVMs share two cores here, often with other builds) makes the lookups
+     * that wait on it time out at the strict lockTimeout bound — four in 5000 were seen on a loaded box — so up to 1%
+     * is tolerated. A lock left stuck in the generation the reader uses would time out every lookup of that segment,
+     * every time: with the few segments of a 2,000-key generation, hundreds of the next 5000 lookups at 50 ms each, which
+     * exceeds both the 1% and the 10 s wait below.
      */
     private static void assertServing(ChildJvm reader) {
         Matcher before = lastStats(reader);
@@ -106,7 +109,7 @@ class MultiProcessTest {
         Matcher after = STATS.matcher(later);
         assertThat(after.matches()).isTrue();
         assertThat(Long.parseLong(after.group(3)) - timeouts).as("timeouts in 5000 lookups on the new generation")
-                .isLessThanOrEqualTo(2);
+                .isLessThanOrEqualTo(50);
     }
 
     /** Waits until the writer has completed {@code rounds} more rounds than {@code from}. */
