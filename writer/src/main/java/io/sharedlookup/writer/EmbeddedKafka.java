@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
@@ -26,21 +27,34 @@ import org.slf4j.LoggerFactory;
  * <p>Can be stopped and started again on the same ports and data (tests use that to simulate an outage).
  */
 public final class EmbeddedKafka implements AutoCloseable {
+    /**
+     * The name of the listener clients connect to. It is PLAINTEXT unless the server properties passed to
+     * {@link #start(Path, Map)} map it to another protocol, e.g. {@code listener.security.protocol.map} =
+     * {@code CLIENT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT}; its own settings are {@code listener.name.client.*}.
+     */
+    public static final String CLIENT_LISTENER = "CLIENT";
     private static final Logger log = LoggerFactory.getLogger(EmbeddedKafka.class);
     private final Path dataDir;
     private final int port;
     private final int controllerPort;
+    private final Map<String, String> overrides;
     private KafkaRaftServer server;
 
-    private EmbeddedKafka(Path dataDir, int port, int controllerPort) {
+    private EmbeddedKafka(Path dataDir, int port, int controllerPort, Map<String, String> overrides) {
         this.dataDir = dataDir;
         this.port = port;
         this.controllerPort = controllerPort;
+        this.overrides = Map.copyOf(overrides);
     }
 
     /** Formats {@code dataDir} (unless already formatted) and starts a broker on free loopback ports. */
     public static EmbeddedKafka start(Path dataDir) {
-        EmbeddedKafka kafka = new EmbeddedKafka(dataDir, freePort(), freePort());
+        return start(dataDir, Map.of());
+    }
+
+    /** As {@link #start(Path)}, with server properties that replace or add to the defaults (security, tests). */
+    public static EmbeddedKafka start(Path dataDir, Map<String, String> serverProperties) {
+        EmbeddedKafka kafka = new EmbeddedKafka(dataDir, freePort(), freePort(), serverProperties);
         kafka.start();
         return kafka;
     }
@@ -83,11 +97,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("listeners", CLIENT_LISTENER + "://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", CLIENT_LISTENER + "://127.0.0.1:" + port);
+        p.put("listener.security.protocol.map", CLIENT_LISTENER + ":PLAINTEXT,CONTROLLER:PLAINTEXT");
         p.put("controller.listener.names", "CONTROLLER");
-        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("inter.broker.listener.name", CLIENT_LISTENER);
         p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
         p.put("log.dirs", dataDir.resolve("logs").toString());
         p.put("num.partitions", "3");
@@ -104,6 +118,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("log.segment.bytes", Integer.toString(16 << 20));
         p.put("log.cleaner.dedupe.buffer.size", Integer.toString(2 << 20));
         p.put("log.cleaner.threads", "1");
+        p.putAll(overrides);
         return p;
     }
 
