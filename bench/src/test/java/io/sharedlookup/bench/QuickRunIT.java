@@ -33,7 +33,8 @@ class QuickRunIT {
     @Test
     void quickRunProducesEveryResultAndChart() throws Exception {
         List<Path> outputs = List.of(results.resolve("lookup-quick.json"), results.resolve("reverse-quick.json"),
-                results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"));
+                results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"),
+                results.resolve("http-quick.json"));
         for (Path p : outputs) {
             Files.deleteIfExists(p); // a stale file from an earlier run must not pass
         }
@@ -98,9 +99,16 @@ class QuickRunIT {
             assertThat(rate.path("p99Micros").asDouble()).as(rate.toString()).isPositive();
         });
 
+        // 8. HTTP lookups: percentiles at the fixed rate, a maximum rate.
+        JsonNode http = JSON.readTree(results.resolve("http-quick.json").toFile());
+        assertThat(http.path("fixedRate").path("requests").asLong()).isPositive();
+        assertThat(http.path("fixedRate").path("p99Micros").asDouble()).isPositive();
+        assertThat(http.path("maxRate").path("requestsPerSecond").asDouble()).isPositive();
+
         // Charts rendered from these results.
         for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
-                "bench-reverse-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png")) {
+                "bench-reverse-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png",
+                "bench-http-quick.png")) {
             Path png = charts.resolve(chart);
             assertThat(png).as(chart).exists();
             byte[] head = new byte[4];
