@@ -34,7 +34,7 @@ class QuickRunIT {
     void quickRunProducesEveryResultAndChart() throws Exception {
         List<Path> outputs = List.of(results.resolve("lookup-quick.json"), results.resolve("reverse-quick.json"),
                 results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"),
-                results.resolve("http-quick.json"));
+                results.resolve("http-quick.json"), results.resolve("bootstrap-quick.json"));
         for (Path p : outputs) {
             Files.deleteIfExists(p); // a stale file from an earlier run must not pass
         }
@@ -105,10 +105,17 @@ class QuickRunIT {
         assertThat(http.path("fixedRate").path("p99Micros").asDouble()).isPositive();
         assertThat(http.path("maxRate").path("requestsPerSecond").asDouble()).isPositive();
 
+        // 4. Writer bootstrap and the bare consumer it is compared with: both read every record.
+        JsonNode bootstrap = JSON.readTree(results.resolve("bootstrap-quick.json").toFile());
+        assertThat(bootstrap.path("records").asLong()).isPositive();
+        for (String peer : List.of("bareConsumer", "writerBootstrap")) {
+            assertThat(bootstrap.path(peer).path("recordsPerSecond").asDouble()).as(peer).isPositive();
+        }
+
         // Charts rendered from these results.
         for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
                 "bench-reverse-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png",
-                "bench-http-quick.png")) {
+                "bench-http-quick.png", "bench-bootstrap-quick.png")) {
             Path png = charts.resolve(chart);
             assertThat(png).as(chart).exists();
             byte[] head = new byte[4];
