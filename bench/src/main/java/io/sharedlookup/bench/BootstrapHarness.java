@@ -5,6 +5,7 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,12 @@ import java.util.concurrent.TimeUnit;
  * ({@code java -jar shared-lookup-writer.jar}) until {@code /ready} answers 200, against a bare {@link
  * org.apache.kafka.clients.consumer.KafkaConsumer} in a fresh JVM that only decodes the records to the end offsets,
  * on the same topic in the same run. Both are timed from process start (JVM start included for both) to done.
+ *
+ * <p>Restart (benchmark 6), on the same topic and store afterwards: the writer started again on the store it has just
+ * closed cleanly (SIGTERM), to {@code /ready} (the resume path, from stored offsets), against a consumer in a fresh JVM
+ * re-reading the whole topic into a {@link java.util.HashMap} (what Druid's Kafka lookup does at every start); and
+ * reader JVMs ({@link ReaderStart}), three after one another on each of two class paths, from process start to the
+ * first value in hand.
  *
  * <p>Usage: {@code BootstrapHarness <writer.jar> <records> <result.json>}.
  */
@@ -56,14 +63,32 @@ public final class BootstrapHarness {
             // The bare consumer first, then the writer: both read a log the broker has just written (page cache).
             out.put("bareConsumer", consumer(java, feedCp, servers, "decode", records, logs));
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            out.put("writerBootstrap", writer(java, writerJar, servers, store, client, records, logs));
+            Map<String, Object> bootstrap = writer(java, writerJar, servers, store, client, records, logs);
+            bootstrap.remove("log");
+            out.put("writerBootstrap", bootstrap);
             double ratio = rate(out, "writerBootstrap") / rate(out, "bareConsumer");
             out.put("writerToBareConsumerRatio", ratio);
+
+            // 6. Restart: the writer again on the store it just closed cleanly (the resume path), against a consumer
+            // re-reading the topic into a HashMap, what Druid's Kafka lookup does at every start.
+            Map<String, Object> resume = writer(java, writerJar, servers, store, client, records, logs);
+            resume.put("resumed", Files.readString(Path.of((String) resume.remove("log")))
+                    .contains("resuming generation"));
+            out.put("writerResume", resume);
+            out.put("hashMapConsumer", consumer(java, feedCp, servers, "hashmap", records, logs));
+            // And a reader JVM from process start to its first lookup on that store.
+            // Twice: on one application jar holding reader-lib and Chronicle (the writer's shaded jar plus this class),
+            // and on the benchmarks' class path of 127 entries (reader-lib, Druid, LMDB, Redis, JMH...).
+            out.put("readerStart", readerStarts(java, feedCp, "the writer's shaded jar (reader-lib, Chronicle)", store,
+                    records, 3, logs));
+            out.put("readerStartBenchClassPath", readerStarts(java, System.getProperty("java.class.path"),
+                    "the benchmarks' (reader-lib plus Druid, LMDB, Redis clients, JMH)", store, records, 3, logs));
 
             String json = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
             Files.createDirectories(result.toAbsolutePath().getParent());
             Files.writeString(result, json);
             System.out.println(json);
+            LookupBenchmark.deleteTree(logs); // kept only when something failed
         } finally {
             for (Process p : processes) {
                 p.getOutputStream().close(); // the feed stops its broker when stdin closes
@@ -73,6 +98,40 @@ public final class BootstrapHarness {
             }
             LookupBenchmark.deleteTree(store);
         }
+    }
+
+    /** {@code runs} reader JVMs one after another, each from process start to its first lookup (ms). */
+    private static Map<String, Object> readerStarts(String java, String classPath, String classPathName, Path store,
+            long records, int runs, Path logs) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-Dchronicle.analytics.disable=true"));
+        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("--add-")).toList());
+        String key = BenchData.key((int) (records / 2));
+        cmd.addAll(List.of("-cp", classPath, ReaderStart.class.getName(),
+                store.toString(), BootstrapFeed.TOPIC, key));
+        List<Long> millis = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+            Path err = logs.resolve("reader-" + i + ".err");
+            long startedAt = System.currentTimeMillis();
+            Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
+            try {
+                String[] line = expect(reader(p), "FOUND ", p, err).split(" ", 3);
+                if (!line[2].equals(BenchData.value((int) (records / 2)))) {
+                    throw new IllegalStateException("reader found '" + line[2] + "' for " + key);
+                }
+                millis.add(Long.parseLong(line[1]) - startedAt);
+            } finally {
+                WriterProcesses.stop(p);
+            }
+        }
+        List<Long> sorted = millis.stream().sorted().toList();
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("runs", millis);
+        row.put("medianMillis", sorted.get(sorted.size() / 2));
+        row.put("maxMillis", sorted.get(sorted.size() - 1));
+        row.put("classPath", classPathName);
+        System.out.println("bootstrap: reader start " + row);
+        return row;
     }
 
     @SuppressWarnings("unchecked")
@@ -124,6 +183,7 @@ public final class BootstrapHarness {
             row.put("millisFromProcessStart", millis);
             row.put("recordsPerSecond", records * 1000.0 / millis);
             System.out.println("bootstrap: writer " + row);
+            row.put("log", log.toString());
             return row;
         } finally {
             WriterProcesses.stop(writer);

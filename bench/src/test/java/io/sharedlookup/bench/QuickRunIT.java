@@ -108,9 +108,13 @@ class QuickRunIT {
         // 4. Writer bootstrap and the bare consumer it is compared with: both read every record.
         JsonNode bootstrap = JSON.readTree(results.resolve("bootstrap-quick.json").toFile());
         assertThat(bootstrap.path("records").asLong()).isPositive();
-        for (String peer : List.of("bareConsumer", "writerBootstrap")) {
+        // 6. Restart: the writer's resume, the HashMap re-read, reader JVMs to their first lookup.
+        for (String peer : List.of("bareConsumer", "writerBootstrap", "writerResume", "hashMapConsumer")) {
             assertThat(bootstrap.path(peer).path("recordsPerSecond").asDouble()).as(peer).isPositive();
         }
+        assertThat(bootstrap.path("writerResume").path("resumed").asBoolean()).as("resumed from stored offsets")
+                .isTrue();
+        assertThat(bootstrap.path("readerStart").path("medianMillis").asLong()).isPositive();
 
         // Charts rendered from these results.
         for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
