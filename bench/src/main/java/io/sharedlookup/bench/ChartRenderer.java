@@ -22,7 +22,9 @@ import org.knowm.xchart.style.Styler;
  *       parameters and thread count; for sample-mode results, {@code bench-<file>-percentiles-<config>.png} with
  *       p50/p99/p99.9; with the gc profiler, {@code bench-<file>-alloc.png} with B/op;</li>
  *   <li>{@link MemoryHarness} results (an object): {@code bench-<file>.png}, heap per JVM and total PSS;</li>
- *   <li>{@link FreshnessHarness} results: {@code bench-<file>.png}, p50/p99/p99.9 per update rate.</li>
+ *   <li>{@link FreshnessHarness} results: {@code bench-<file>.png}, p50/p99/p99.9 per update rate;</li>
+ *   <li>{@link HttpHarness} results: {@code bench-<file>.png}, p50/p99/p99.9 at the fixed request rate;</li>
+ *   <li>{@link BootstrapHarness} results: {@code bench-<file>.png}, seconds from process start to done per peer.</li>
  * </ul>
  * Usage: {@code ChartRenderer <output dir> <result.json>...}; prints every file written.
  */
@@ -61,6 +63,12 @@ public final class ChartRenderer {
         }
         if (root.has("rates")) {
             return List.of(renderFreshness(base, root, outDir));
+        }
+        if (root.has("writerBootstrap")) {
+            return List.of(renderBootstrap(base, root, outDir));
+        }
+        if (root.has("fixedRate")) {
+            return List.of(renderHttp(base, root, outDir));
         }
         return List.of();
     }
@@ -201,6 +209,37 @@ public final class ChartRenderer {
                     List.of(positive(rate.path("p50Micros").asDouble() / 1000),
                             positive(rate.path("p99Micros").asDouble() / 1000),
                             positive(rate.path("p999Micros").asDouble() / 1000)));
+        }
+        return save(chart, outDir.resolve("bench-" + base + ".png"));
+    }
+
+    private static Path renderHttp(String base, JsonNode root, Path outDir) throws IOException {
+        JsonNode fixed = root.path("fixedRate");
+        CategoryChart chart = chart(String.format("%s: writer HTTP /lookup at %,d requests/s, open loop (log scale)",
+                base, fixed.path("requestsPerSecond").asInt()), "ms");
+        chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setYAxisMin(floor(positive(fixed.path("p50Micros").asDouble() / 1000)));
+        chart.addSeries(root.path("connections").asInt() + " keep-alive connections", List.of("p50", "p99", "p99.9"),
+                List.of(positive(fixed.path("p50Micros").asDouble() / 1000),
+                        positive(fixed.path("p99Micros").asDouble() / 1000),
+                        positive(fixed.path("p999Micros").asDouble() / 1000)));
+        return save(chart, outDir.resolve("bench-" + base + ".png"));
+    }
+
+    private static Path renderBootstrap(String base, JsonNode root, Path outDir) throws IOException {
+        CategoryChart chart = chart(String.format("%s: %,d records, process start to done", base,
+                root.path("records").asLong()), "s");
+        Map<String, String> peers = new LinkedHashMap<>();
+        peers.put("bareConsumer", "bare KafkaConsumer, decode only");
+        peers.put("writerBootstrap", "writer, empty store to /ready");
+        peers.put("hashMapConsumer", "KafkaConsumer into a HashMap");
+        peers.put("writerResume", "writer restart to /ready");
+        for (var peer : peers.entrySet()) {
+            JsonNode row = root.path(peer.getKey());
+            if (row.has("millisFromProcessStart")) {
+                chart.addSeries(peer.getValue(), List.of("seconds"),
+                        List.of(row.path("millisFromProcessStart").asDouble() / 1000));
+            }
         }
         return save(chart, outDir.resolve("bench-" + base + ".png"));
     }

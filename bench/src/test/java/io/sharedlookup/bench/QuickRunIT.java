@@ -33,7 +33,8 @@ class QuickRunIT {
     @Test
     void quickRunProducesEveryResultAndChart() throws Exception {
         List<Path> outputs = List.of(results.resolve("lookup-quick.json"), results.resolve("reverse-quick.json"),
-                results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"));
+                results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"),
+                results.resolve("http-quick.json"), results.resolve("bootstrap-quick.json"));
         for (Path p : outputs) {
             Files.deleteIfExists(p); // a stale file from an earlier run must not pass
         }
@@ -98,9 +99,27 @@ class QuickRunIT {
             assertThat(rate.path("p99Micros").asDouble()).as(rate.toString()).isPositive();
         });
 
+        // 8. HTTP lookups: percentiles at the fixed rate, a maximum rate.
+        JsonNode http = JSON.readTree(results.resolve("http-quick.json").toFile());
+        assertThat(http.path("fixedRate").path("requests").asLong()).isPositive();
+        assertThat(http.path("fixedRate").path("p99Micros").asDouble()).isPositive();
+        assertThat(http.path("maxRate").path("requestsPerSecond").asDouble()).isPositive();
+
+        // 4. Writer bootstrap and the bare consumer it is compared with: both read every record.
+        JsonNode bootstrap = JSON.readTree(results.resolve("bootstrap-quick.json").toFile());
+        assertThat(bootstrap.path("records").asLong()).isPositive();
+        // 6. Restart: the writer's resume, the HashMap re-read, reader JVMs to their first lookup.
+        for (String peer : List.of("bareConsumer", "writerBootstrap", "writerResume", "hashMapConsumer")) {
+            assertThat(bootstrap.path(peer).path("recordsPerSecond").asDouble()).as(peer).isPositive();
+        }
+        assertThat(bootstrap.path("writerResume").path("resumed").asBoolean()).as("resumed from stored offsets")
+                .isTrue();
+        assertThat(bootstrap.path("readerStart").path("medianMillis").asLong()).isPositive();
+
         // Charts rendered from these results.
         for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
-                "bench-reverse-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png")) {
+                "bench-reverse-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png",
+                "bench-http-quick.png", "bench-bootstrap-quick.png")) {
             Path png = charts.resolve(chart);
             assertThat(png).as(chart).exists();
             byte[] head = new byte[4];
