@@ -43,6 +43,12 @@ final class NamespaceSink {
      * fails for lack of a tier triggers growth and is retried.
      */
     private static final int LOW_FREE_SPACE = 20;
+    /**
+     * Chronicle computes its free space by counting the allocation bitmap of every segment: the cost grows with the
+     * map (it was half of the writer's bootstrap time at 1M entries when asked every 64 records). Asked at most this
+     * often instead; a put that still finds no room triggers growth by itself.
+     */
+    private static final long FREE_SPACE_CHECK_NANOS = 250_000_000L;
     private static final long GROWTH_RETRY_MILLIS = 30_000;
     /**
      * The first generation is sized for at most this many entries. {@code endOffset - beginningOffset} counts every
@@ -74,6 +80,7 @@ final class NamespaceSink {
     private boolean dirty;
     private boolean caughtUp;
     private int opsSinceCheck;
+    private long nextFreeSpaceCheck = System.nanoTime();
     private long nextGrowthAttempt;
     private long lastUpdateMillis;
     private String lastError;
@@ -204,7 +211,7 @@ final class NamespaceSink {
         if (++opsSinceCheck >= 64) {
             opsSinceCheck = 0;
             GenerationFile t = target();
-            if ((double) t.size() / t.capacity() >= GROW_NOW_AT || t.fill().percentageFreeSpace() < LOW_FREE_SPACE) {
+            if ((double) t.size() / t.capacity() >= GROW_NOW_AT || lowOnFreeSpace(t)) {
                 if (growing != null) {
                     finishGrowth(positions, false);
                 } else {
@@ -420,11 +427,21 @@ final class NamespaceSink {
             finishGrowth(positions, true);
         }
         if (target() != null && !sampling && growing == null) {
-            Fill fill = target().fill();
-            if (fill.needsGrowth() || fill.percentageFreeSpace() < LOW_FREE_SPACE) {
+            GenerationFile t = target();
+            if ((double) t.size() / t.capacity() >= Fill.GROW_AT || lowOnFreeSpace(t)) {
                 startGrowth();
             }
         }
+    }
+
+    /** Chronicle's free space is below {@link #LOW_FREE_SPACE}; false when asked again too soon. */
+    private boolean lowOnFreeSpace(GenerationFile t) {
+        long now = System.nanoTime();
+        if (now - nextFreeSpaceCheck < 0) {
+            return false;
+        }
+        nextFreeSpaceCheck = now + FREE_SPACE_CHECK_NANOS;
+        return t.fill().percentageFreeSpace() < LOW_FREE_SPACE;
     }
 
     /** Starts filling a bigger generation in the background; records are written to both until it is done. */
