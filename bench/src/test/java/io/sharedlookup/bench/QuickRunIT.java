@@ -33,7 +33,7 @@ class QuickRunIT {
     @Test
     void quickRunProducesEveryResultAndChart() throws Exception {
         List<Path> outputs = List.of(results.resolve("lookup-quick.json"), results.resolve("reverse-quick.json"),
-                results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"),
+                results.resolve("druid-quick.json"), results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"),
                 results.resolve("http-quick.json"), results.resolve("bootstrap-quick.json"));
         for (Path p : outputs) {
             Files.deleteIfExists(p); // a stale file from an earlier run must not pass
@@ -80,6 +80,12 @@ class QuickRunIT {
         assertThat(reverse).hasSize(2);
         reverse.forEach(row -> assertThat(score(row)).isPositive().isFinite());
 
+        // 7. Druid's query engine: groupBy and a filter on a looked-up name, sharedLookup beside the map lookup.
+        Map<String, JsonNode> druid = byBenchmark(results.resolve("druid-quick.json"));
+        assertThat(druid.keySet()).containsExactlyInAnyOrder("groupByMapLookup", "groupBySharedLookup",
+                "filterMapLookup", "filterSharedLookupReverseIndex", "filterSharedLookupScan");
+        druid.forEach((name, row) -> assertThat(score(row)).as(name).isPositive().isFinite());
+
         // 2 and 3. Memory: every JVM of every role measured.
         JsonNode memory = JSON.readTree(results.resolve("memory-quick.json").toFile());
         assertThat(memory.path("storeFileBytes").asLong()).isPositive();
@@ -118,7 +124,7 @@ class QuickRunIT {
 
         // Charts rendered from these results.
         for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
-                "bench-reverse-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png",
+                "bench-reverse-quick-avgt.png", "bench-druid-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png",
                 "bench-http-quick.png", "bench-bootstrap-quick.png")) {
             Path png = charts.resolve(chart);
             assertThat(png).as(chart).exists();
