@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -21,11 +22,13 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -95,7 +98,10 @@ final class Ingestor {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         // Never create a mistyped topic by reading it.
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // Every position is set explicitly (resume or beginning). A position the broker no longer has must not be
+        // reset silently: "earliest" would replay a recreated topic over stale keys, or skip deletes after
+        // truncation. With "none" the poll fails with OffsetOutOfRangeException and the namespace is rebuilt.
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "10000");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
         // The sidecar heap is 64 MB: Kafka's default 50 MB fetch would not fit. 8 MB still keeps up with 10k+/s.
@@ -148,6 +154,16 @@ final class Ingestor {
                     }
                     periodic();
                     backoffMillis = 500;
+                } catch (InvalidOffsetException e) {
+                    try {
+                        rebuildOutOfRange(e.partitions());
+                    } catch (KafkaException again) {
+                        // Positions unchanged: the next poll reports the same partitions and this is retried.
+                        brokerProblem = "cannot rebuild after offsets went out of range: " + again;
+                        log.warn("{}; retrying in {} ms", brokerProblem, backoffMillis);
+                        publishStatuses();
+                        backoff();
+                    }
                 } catch (WakeupException e) {
                     // stop() woke us up; the loop condition ends it
                 } catch (TimeoutException e) {
@@ -226,6 +242,61 @@ final class Ingestor {
         publishStatuses();
     }
 
+    /**
+     * Positions the broker no longer has (or none at all, after a partial attempt of this): the topic was truncated
+     * past them or deleted and recreated while the writer ran. Rebuilds the namespaces of those topics from their
+     * (possibly new) partitions' beginnings; other topics keep their positions, and readers keep the published
+     * generations until the rebuilt ones are complete.
+     */
+    private void rebuildOutOfRange(Set<TopicPartition> outOfRange) {
+        Set<String> topics = new TreeSet<>();
+        outOfRange.forEach(tp -> topics.add(tp.topic()));
+        for (String topic : topics) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(10));
+            if (infos == null || infos.isEmpty()) {
+                throw new UnknownTopicOrPartitionException("topic '" + topic + "' has no partitions now");
+            }
+            partitions.put(topic, infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList());
+        }
+        // assign() keeps the positions of partitions that stay assigned: only these topics move.
+        consumer.assign(allPartitions());
+        for (String topic : topics) {
+            StringBuilder why = new StringBuilder("the broker no longer has the position of partition(s)");
+            outOfRange.forEach(tp -> {
+                if (tp.topic().equals(topic)) {
+                    why.append(' ').append(tp.partition()).append(" (at ").append(applied.get(tp)).append(')');
+                }
+            });
+            why.append(": was the topic truncated or recreated?");
+            rebuildTopic(topic, why.toString(), partitions.get(topic));
+        }
+    }
+
+    /**
+     * Rebuilds a topic's namespace from the beginning of {@code tps} (all its partitions), as at a start without
+     * anything to resume: caught up again once the end offsets of now are reached.
+     */
+    private void rebuildTopic(String topic, String why, List<TopicPartition> tps) {
+        Map<TopicPartition, Long> begin = consumer.beginningOffsets(tps, Duration.ofSeconds(10));
+        Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(10));
+        log.warn("Topic '{}': {}; rebuilding its namespace from the beginning (log now {} to {})", topic, why,
+                byPartition(begin, topic), byPartition(end, topic));
+        applied.keySet().removeIf(tp -> tp.topic().equals(topic));
+        byTopic.get(topic).rebuild(why, byPartition(begin, topic), byPartition(end, topic));
+        for (TopicPartition tp : tps) {
+            consumer.seek(tp, begin.get(tp));
+            applied.put(tp, begin.get(tp));
+        }
+        caughtUpTopics.remove(topic);
+        if (pausedUntil.remove(topic) != null) {
+            consumer.resume(tps);
+        }
+        beginAtStart.putAll(begin);
+        endAtStart.putAll(end);
+        latestEnd.putAll(end);
+        publishStatuses();
+    }
+
     /** The topics' delete.retention.ms: resuming from offsets older than that could miss deletes. */
     private Map<String, Long> deleteRetention() {
         Map<String, Long> out = new HashMap<>();
@@ -283,6 +354,17 @@ final class Ingestor {
                     stalledNow.add(topic);
                     stall(topic, e.getMessage());
                     whole = false;
+                    break;
+                } catch (NamespaceSink.RebuildNeededException e) {
+                    // Not applied: the topic is read again from its beginning, or from here if that cannot start.
+                    consumer.seek(tp, r.offset());
+                    stalledNow.add(topic);
+                    whole = false;
+                    try {
+                        rebuildTopic(topic, e.getMessage(), partitions.get(topic));
+                    } catch (KafkaException unreachable) {
+                        stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage());
+                    }
                     break;
                 }
                 applied.put(tp, r.offset() + 1);

@@ -138,12 +138,47 @@ final class NamespaceSink {
                 refusal = "the published generation cannot be reopened (" + e.getMessage() + ")";
             }
         }
+        return rebuildFrom(refusal, beginning, end);
+    }
+
+    /**
+     * The topic no longer has the records this namespace's offsets point at (truncated past them, or deleted and
+     * recreated under a running writer): drops whatever is being built and starts a fresh generation from the
+     * beginning. Readers keep the published generation until the new one is complete; until then a stop leaves the
+     * namespace marked not cleanly closed, so the next start rebuilds too.
+     *
+     * @return per partition, the offset to consume from
+     */
+    Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end) {
+        cancelGrowthQuietly();
+        try {
+            if (building != null) {
+                writer.discard(building);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("Namespace '{}': cannot delete the unpublished generation {}: {}", nsLabel,
+                    building.file().getFileName(), e.toString());
+        }
+        building = null;
+        if (live != null) {
+            live.close(); // only the writer's handle: the manifest still points readers at it
+            live = null;
+        }
+        samples.clear();
+        sampleBytes = 0;
+        caughtUp = false;
+        dirty = false;
+        lastError = null;
+        return rebuildFrom(reason, beginning, end);
+    }
+
+    private Map<Integer, Long> rebuildFrom(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end) {
         expectedEntries = 0;
         for (Map.Entry<Integer, Long> e : end.entrySet()) {
             expectedEntries += Math.max(0, e.getValue() - beginning.getOrDefault(e.getKey(), 0L));
         }
         log.info("Namespace '{}': building a fresh generation from the beginning of topic '{}' ({}); up to {} records;"
-                + " readers keep the last published generation meanwhile", nsLabel, binding.topic(), refusal,
+                + " readers keep the last published generation meanwhile", nsLabel, binding.topic(), reason,
                 expectedEntries);
         metrics.rebuilds.labelValues(nsLabel).inc();
         sampling = true;
@@ -260,6 +295,12 @@ final class NamespaceSink {
             } catch (IOException io) {
                 lastError = "cannot replace a generation left locked: " + io.getMessage();
                 throw new StalledException(lastError);
+            } catch (LockTimeoutException copyLocked) {
+                // The copy needs each segment's update lock, and a process that died while scanning (a reader's
+                // forEach or a reverse-lookup scan) left one held: this generation cannot be copied. Kafka still
+                // has everything, so build the next one from the topic.
+                throw new RebuildNeededException("generation " + target().file().getFileName()
+                        + " cannot be written or copied (" + copyLocked.getMessage() + ")");
             }
             applyTo(target(), key, value);
         }
@@ -674,6 +715,16 @@ final class NamespaceSink {
     /** The record could not be stored (counted by the sink); the partition carries on. */
     static final class RecordSkippedException extends RuntimeException {
         RecordSkippedException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * The namespace's generation is unusable and cannot be copied: the ingest thread must {@link #rebuild} it from
+     * the beginning of the topic. The record that failed was not applied.
+     */
+    static final class RebuildNeededException extends RuntimeException {
+        RebuildNeededException(String message) {
             super(message, null, false, false);
         }
     }

@@ -80,6 +80,18 @@ final class TestKafka implements AutoCloseable {
         }
     }
 
+    /** Deletes {@code topic} and waits until the broker no longer lists it, so it can be created anew. */
+    void deleteTopic(String topic) throws Exception {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap());
+        try (Admin admin = Admin.create(p)) {
+            admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+            org.awaitility.Awaitility.await("topic " + topic + " deleted").atMost(java.time.Duration.ofSeconds(30))
+                    .pollInterval(java.time.Duration.ofMillis(100))
+                    .until(() -> !admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(topic));
+        }
+    }
+
     /** Sends raw bytes; null value = tombstone. */
     void send(String topic, byte[] key, byte[] value) {
         producer.send(new ProducerRecord<>(topic, key, value));

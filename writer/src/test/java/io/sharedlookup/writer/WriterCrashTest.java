@@ -216,8 +216,8 @@ class WriterCrashTest {
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
             long generation = app.statuses().get(topic).generation();
-            try (ChildJvm reader = ChildJvm.start("dies-holding-lock", LOGS, HoldReadLock.class, store.toString(),
-                    topic, "k7")) {
+            try (ChildJvm reader = ChildJvm.start("dies-holding-lock", LOGS, HoldSegmentLock.class,
+                    store.toString(), topic, "k7", "read")) {
                 reader.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("LOCKED"));
                 reader.kill();
             }
@@ -233,6 +233,85 @@ class WriterCrashTest {
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_lock_replacements_total{namespace=\"stuck\"}"))
                     .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aReaderKilledMidScanMakesTheWriterRebuildFromTheTopic() throws Exception {
+        String topic = "scanned";
+        kafka.createTopic(topic, 1);
+        for (int i = 0; i < 100; i++) {
+            kafka.send(topic, "k" + i, "v1");
+        }
+        kafka.flush();
+        Path store = TestKafka.tempStore();
+        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
+            long generation = app.statuses().get(topic).generation();
+            // A scan holds each segment's update lock in turn; one dying mid-scan leaves it held, and neither a
+            // write to that segment nor a copy of the generation can take it again.
+            try (ChildJvm reader = ChildJvm.start("dies-mid-scan", LOGS, HoldSegmentLock.class, store.toString(),
+                    topic, "k7", "update")) {
+                reader.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("LOCKED"));
+                reader.kill();
+            }
+            kafka.send(topic, "k7", "v2");
+            kafka.send(topic, "k8", null);
+            kafka.flush();
+            await("update applied in a generation rebuilt from the topic").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> "v2".equals(Http.get(app.httpPort(), "/lookup/scanned/k7").body())
+                            && Http.get(app.httpPort(), "/lookup/scanned/k8").statusCode() == 404
+                            && ready(app.httpPort()));
+            assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation);
+            assertThat(Http.get(app.httpPort(), "/lookup/scanned/k99").body()).isEqualTo("v1");
+            String metrics = Http.get(app.httpPort(), "/metrics").body();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"scanned\"}"))
+                    .as("the first build and the rebuild").isEqualTo(2);
+            // And it keeps taking updates afterwards.
+            kafka.send(topic, "k7", "v3");
+            kafka.flush();
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> "v3".equals(Http.get(app.httpPort(), "/lookup/scanned/k7").body()));
+        }
+    }
+
+    @Test
+    void topicDeletedAndRecreatedUnderARunningWriterIsRebuilt() throws Exception {
+        String topic = "recreated";
+        kafka.createTopic(topic, 2);
+        for (int i = 0; i < 300; i++) {
+            kafka.send(topic, "k" + i, "old-" + i);
+        }
+        kafka.flush();
+        Path store = TestKafka.tempStore();
+        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
+            long generation = app.statuses().get(topic).generation();
+            kafka.deleteTopic(topic);
+            kafka.createTopic(topic, 2);
+            Map<String, String> expected = new TreeMap<>();
+            for (int i = 0; i < 20; i++) {
+                kafka.send(topic, "k" + i, "new-" + i);
+                expected.put("k" + i, "new-" + i);
+            }
+            kafka.flush();
+            // The old positions (about 150 per partition) are past the new end offsets: replaying the new topic
+            // over the old generation would keep 280 keys that no longer exist.
+            await("the store equals the recreated topic").atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> ready(app.httpPort()) && app.statuses().get(topic).generation() > generation
+                            && "new-3".equals(Http.get(app.httpPort(), "/lookup/recreated/k3").body()));
+            TestKafka.assertSameContent(TestStores.contents(store, topic), expected);
+            String metrics = Http.get(app.httpPort(), "/metrics").body();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"recreated\"}"))
+                    .isEqualTo(2);
+        } finally {
+            kafka.resetProducer();
         }
     }
 
