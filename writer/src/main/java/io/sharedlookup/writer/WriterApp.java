@@ -56,7 +56,7 @@ public final class WriterApp implements AutoCloseable {
     }
 
     private void doStart(WriterConfig cfg, PrintStream out) throws Exception {
-        Path storeDir = prepareStoreDir(cfg.storeDir());
+        Path storeDir = prepareStoreDir(cfg.storeDir(), cfg.permissions());
         if (cfg.embeddedKafka()) {
             kafkaDir = Files.createTempDirectory("shared-lookup-embedded-kafka-");
             kafka = EmbeddedKafka.start(kafkaDir);
@@ -78,7 +78,7 @@ public final class WriterApp implements AutoCloseable {
             for (TopicBinding b : cfg.topics()) {
                 NamespaceWriter w;
                 try {
-                    w = NamespaceWriter.open(layout, b.namespace(), StorePermissions.DEFAULT);
+                    w = NamespaceWriter.open(layout, b.namespace(), cfg.permissions());
                 } catch (IllegalStateException e) {
                     throw new ConfigException(e.getMessage());
                 }
@@ -113,9 +113,10 @@ public final class WriterApp implements AutoCloseable {
         }
     }
 
-    private static Path prepareStoreDir(Path dir) {
+    private static Path prepareStoreDir(Path dir, StorePermissions permissions) {
         try {
-            Files.createDirectories(dir);
+            // A directory this writer creates gets the store's directory mode; an existing one is left as it is.
+            permissions.createDirectory(dir);
         } catch (IOException e) {
             throw new ConfigException("Cannot create store directory " + dir + " (" + e.getClass().getSimpleName()
                     + "): choose a --store-dir this user can create and write");

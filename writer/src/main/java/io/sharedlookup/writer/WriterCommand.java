@@ -1,5 +1,6 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.internal.store.StorePermissions;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -68,6 +69,16 @@ final class WriterCommand {
                     + "(Druid filters on looked-up values) need not scan; about doubles the store's size.")
     boolean reverseIndex;
 
+    @Option(names = "--file-mode", paramLabel = "MODE", defaultValue = "0640",
+            description = "Mode of the store files it creates (default: ${DEFAULT-VALUE}: the group can read). "
+                    + "Readers running as another user map files read-write, as Chronicle Map requires: give "
+                    + "them 0660 and a shared group. Never world-writable.")
+    String fileMode;
+
+    @Option(names = "--dir-mode", paramLabel = "MODE", defaultValue = "0750",
+            description = "Mode of the store directories it creates (default: ${DEFAULT-VALUE}). Never world-writable.")
+    String dirMode;
+
     @Option(names = "--embedded-kafka", description = "Start a single-node KRaft broker in this process.")
     boolean embeddedKafka;
 
@@ -120,7 +131,16 @@ final class WriterCommand {
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
         return new WriterConfig(servers, storeDir.toAbsolutePath().normalize(), bindings, kafkaProps(),
-                httpHost.trim(), port, field, parseBytes(maxValueBytes), embeddedKafka, demo, reverseIndex);
+                httpHost.trim(), port, field, parseBytes(maxValueBytes), embeddedKafka, demo, reverseIndex,
+                permissions());
+    }
+
+    private StorePermissions permissions() {
+        try {
+            return StorePermissions.parse(fileMode, dirMode);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("--file-mode " + fileMode + " / --dir-mode " + dirMode + ": " + e.getMessage());
+        }
     }
 
     private Map<String, String> kafkaProps() {

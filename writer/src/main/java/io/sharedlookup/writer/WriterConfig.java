@@ -1,5 +1,6 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.internal.store.StorePermissions;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -19,12 +20,22 @@ import java.util.Optional;
  * @param embeddedKafka    start a single-node KRaft broker in this process
  * @param demo             create and keep updating a sample topic
  * @param reverseIndex     keep a reverse index (value to keys) beside every generation, for reverse lookups
+ * @param permissions      modes of the store directories and files this writer creates
  */
 public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                            Map<String, String> kafkaProperties, String httpHost, int httpPort,
                            Optional<String> valueField, int maxValueBytes, boolean embeddedKafka, boolean demo,
-                           boolean reverseIndex) {
+                           boolean reverseIndex, StorePermissions permissions) {
     public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
+
+    /** With the default permissions (0640 files, 0750 directories). */
+    public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
+                        Map<String, String> kafkaProperties, String httpHost, int httpPort,
+                        Optional<String> valueField, int maxValueBytes, boolean embeddedKafka, boolean demo,
+                        boolean reverseIndex) {
+        this(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField, maxValueBytes,
+                embeddedKafka, demo, reverseIndex, StorePermissions.DEFAULT);
+    }
 
     /** Without a reverse index. */
     public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
@@ -41,6 +52,6 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
 
     public WriterConfig withBootstrapServers(String servers) {
         return new WriterConfig(servers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField,
-                maxValueBytes, embeddedKafka, demo, reverseIndex);
+                maxValueBytes, embeddedKafka, demo, reverseIndex, permissions);
     }
 }

@@ -100,7 +100,8 @@ class WriterCliTest {
         assertThat(r.exit()).isZero();
         for (String option : List.of("--bootstrap-servers", "--store-dir", "--topic", "--kafka-property",
                 "--kafka-config", "--http-host", "--http-port", "--value-field", "--max-value-bytes",
-                "--embedded-kafka", "--demo", "--config", "SHARED_LOOKUP_")) {
+                "--reverse-index", "--file-mode", "--dir-mode", "--embedded-kafka", "--demo", "--config",
+                "SHARED_LOOKUP_")) {
             assertThat(r.out()).contains(option);
         }
     }
@@ -109,29 +110,56 @@ class WriterCliTest {
     void badInputExitsNonZeroWithOneClearLine() throws Exception {
         String store = tmp.toString();
         Path notADir = Files.writeString(tmp.resolve("plain-file"), "x");
-        Map<String[], String> cases = Map.of(
-                new String[] {"--bogus"}, "Unknown option",
-                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store}, "No topic",
-                new String[] {"--store-dir", store, "--topic", "t"}, "--bootstrap-servers",
-                new String[] {"--bootstrap-servers", "k:1", "--topic", "t"}, "--store-dir",
-                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t=bad/name"},
-                "Invalid namespace",
-                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t", "--http-port", "x"},
-                "--http-port",
-                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
-                    "--max-value-bytes", "-1"}, "--max-value-bytes",
-                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--demo", "--topic", "t"},
-                "--embedded-kafka",
-                new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "a=x", "--topic", "b=x"},
-                "two --topic",
-                new String[] {"--bootstrap-servers", "127.0.0.1:1", "--store-dir", notADir.resolve("sub").toString(),
-                    "--topic", "t"}, "store directory");
+        Map<String[], String> cases = new java.util.LinkedHashMap<>();
+        cases.put(new String[] {"--bogus"},
+                "Unknown option");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store},
+                "No topic");
+        cases.put(new String[] {"--store-dir", store, "--topic", "t"},
+                "--bootstrap-servers");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--topic", "t"},
+                "--store-dir");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t=bad/name"},
+                "Invalid namespace");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
+                "--topic", "t", "--http-port", "x"},
+                "--http-port");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
+                "--topic", "t", "--max-value-bytes", "-1"},
+                "--max-value-bytes");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--demo", "--topic", "t"},
+                "--embedded-kafka");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
+                "--topic", "a=x", "--topic", "b=x"},
+                "two --topic");
+        cases.put(new String[] {"--bootstrap-servers", "127.0.0.1:1", "--store-dir", notADir.resolve("sub").toString(),
+                "--topic", "t"},
+                "store directory");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
+                "--topic", "t", "--file-mode", "0666"},
+                "world-writable");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
+                "--topic", "t", "--dir-mode", "rwz"},
+                "use octal like 0640");
         cases.forEach((args, expected) -> {
             Run r = run(Map.of(), args);
             assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(2);
             assertThat(r.err().strip()).as(String.join(" ", args)).containsIgnoringCase(expected).doesNotContain("\n")
                     .startsWith("error: ");
         });
+    }
+
+    @Test
+    void storeModesDefaultToGroupReadableAndAreConfigurable() {
+        WriterConfig defaults = parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(),
+                "--topic", "t");
+        assertThat(defaults.permissions()).isEqualTo(io.sharedlookup.internal.store.StorePermissions.DEFAULT);
+        WriterConfig shared = parse(Map.of("SHARED_LOOKUP_FILE_MODE", "0660"), "--bootstrap-servers", "k:1",
+                "--store-dir", tmp.toString(), "--topic", "t", "--dir-mode", "rwxrwx---");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(shared.permissions().file()))
+                .isEqualTo("rw-rw----");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(shared.permissions().directory()))
+                .isEqualTo("rwxrwx---");
     }
 
     @Test

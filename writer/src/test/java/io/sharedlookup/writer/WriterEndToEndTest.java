@@ -228,6 +228,37 @@ class WriterEndToEndTest {
     }
 
     @Test
+    void storeDirectoriesAndFilesGetTheConfiguredModes() throws Exception {
+        kafka.createTopic("modes", 1);
+        kafka.send("modes", "1", "one");
+        kafka.flush();
+        Path store = TestKafka.tempStore().resolve("created/by/the/writer");
+        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding("modes", "modes")),
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false, false,
+                io.sharedlookup.internal.store.StorePermissions.parse("0660", "0770"));
+        try (WriterApp app = start(config)) {
+            awaitReady(app);
+            assertThat(mode(store)).as("the store root it created").isEqualTo("rwxrwx---");
+            assertThat(mode(store.resolve("modes"))).isEqualTo("rwxrwx---");
+            List<Path> files;
+            try (var list = java.nio.file.Files.list(store.resolve("modes"))) {
+                files = list.filter(f -> !f.getFileName().toString().startsWith(".")).toList();
+            }
+            assertThat(files).extracting(f -> f.getFileName().toString())
+                    .anySatisfy(n -> assertThat(n).endsWith(".cmap")).contains("manifest.properties");
+            for (Path f : files) {
+                if (java.nio.file.Files.isRegularFile(f)) {
+                    assertThat(mode(f)).as(f.toString()).isEqualTo("rw-rw----");
+                }
+            }
+        }
+    }
+
+    private static String mode(Path p) throws java.io.IOException {
+        return java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(p));
+    }
+
+    @Test
     void missingTopicIsAConfigurationError() throws Exception {
         assertThatThrownBy(() -> start(config(TestKafka.tempStore(), List.of(new TopicBinding("absent", "absent")),
                 Optional.empty(), 1000))).isInstanceOf(ConfigException.class)
