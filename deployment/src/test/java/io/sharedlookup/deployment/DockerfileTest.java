@@ -37,6 +37,21 @@ class DockerfileTest {
     }
 
     @Test
+    void theBuildStageHasEveryModuleTheRootPomLists() throws Exception {
+        // Maven refuses a reactor whose listed module directories are missing, even when building only -pl writer.
+        String pom = Files.readString(ComposeFile.repoRoot().resolve("pom.xml"));
+        String defaultModules = pom.substring(0, pom.indexOf("<profiles>"));
+        List<String> modules = java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(defaultModules)
+                .results().map(m -> m.group(1)).toList();
+        assertThat(modules).contains("reader-lib", "writer");
+        List<String> copies = all("COPY").stream().filter(c -> !c.contains("--from=")).toList();
+        for (String module : modules) {
+            assertThat(copies).as("COPY of module %s (its directory or its pom.xml)", module)
+                    .anySatisfy(c -> assertThat(c).containsAnyOf(module + "/ ", module + "/pom.xml"));
+        }
+    }
+
+    @Test
     void runsAsANonRootUserWithTheStoreAsAVolume() {
         List<String> user = all("USER");
         assertThat(user).isNotEmpty();
