@@ -39,7 +39,8 @@ import org.apache.druid.query.lookup.LookupExtractorFactory;
 import org.apache.druid.query.lookup.LookupExtractorFactoryContainer;
 import org.apache.druid.query.lookup.LookupExtractorFactoryContainerProvider;
 import org.apache.druid.query.lookup.MapLookupExtractorFactory;
-import org.apache.druid.query.lookup.RegisteredLookupExtractionFn;
+import org.apache.druid.query.lookup.LookupExtractionFn;
+import org.apache.druid.query.lookup.LookupExtractor;
 import org.apache.druid.query.spec.MultipleIntervalSegmentSpec;
 import org.apache.druid.query.spec.QuerySegmentSpec;
 import org.apache.druid.segment.IndexBuilder;
@@ -69,8 +70,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * <ul>
  *   <li>a groupBy on the looked-up name ({@link LookupDimensionSpec}): one {@code apply} per distinct id per query;</li>
  *   <li>a timeseries filtered on one looked-up name ({@link SelectorDimFilter} with an optimised
- *       {@link RegisteredLookupExtractionFn}): Druid turns it into a filter on the ids through {@code unapplyAll},
- *       which {@code sharedLookup} answers from the writer's reverse index or, without one, by a scan.</li>
+ *       {@link LookupExtractionFn}): Druid turns it into a filter on the ids through {@code unapplyAll}, which
+ *       {@code sharedLookup} answers from the writer's reverse index or, without one, by a scan.</li>
  * </ul>
  * Every query's answer is checked once against the map lookup's before measuring, so a fast wrong answer cannot
  * pass as a result.
@@ -200,13 +201,19 @@ public class DruidQueryBenchmark {
                 .build();
     }
 
+    /**
+     * Rows whose id looks up to {@code name}. An optimised {@link LookupExtractionFn} is what Druid rewrites into a
+     * filter on the ids through {@code unapplyAll} (its {@code InDimFilter.optimizeLookup}); a
+     * {@code RegisteredLookupExtractionFn} is not rewritten in Druid 33 and applies the lookup to every id instead,
+     * which is what {@link #groupByName} measures.
+     */
     private static Query<?> rowsOfName(LookupExtractorFactoryContainerProvider lookups, String name) {
+        LookupExtractor lookup = lookups.get(BenchData.NAMESPACE).orElseThrow().getLookupExtractorFactory().get();
         return Druids.newTimeseriesQueryBuilder()
                 .dataSource(DATASOURCE)
                 .intervals(INTERVAL)
                 .granularity(Granularities.ALL)
-                .filters(new SelectorDimFilter("user_id", name,
-                        new RegisteredLookupExtractionFn(lookups, BenchData.NAMESPACE, false, null, null, true)))
+                .filters(new SelectorDimFilter("user_id", name, new LookupExtractionFn(lookup, false, null, null, true)))
                 .aggregators(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                 .build();
     }

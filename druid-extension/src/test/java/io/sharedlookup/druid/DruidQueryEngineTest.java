@@ -41,6 +41,8 @@ import org.apache.druid.query.filter.InDimFilter;
 import org.apache.druid.query.filter.SelectorDimFilter;
 import org.apache.druid.query.groupby.GroupByQuery;
 import org.apache.druid.query.groupby.GroupByQueryRunnerTestHelper;
+import org.apache.druid.query.lookup.LookupExtractionFn;
+import org.apache.druid.query.lookup.LookupExtractor;
 import org.apache.druid.query.lookup.LookupExtractorFactoryContainerProvider;
 import org.apache.druid.query.lookup.MapLookupExtractorFactory;
 import org.apache.druid.query.lookup.RegisteredLookupExtractionFn;
@@ -226,6 +228,23 @@ class DruidQueryEngineTest {
                 .build();
     }
 
+    /**
+     * An optimised {@link LookupExtractionFn} in a filter is what Druid rewrites into a filter on the keys through
+     * {@code unapplyAll} ({@code InDimFilter.optimizeLookup}); a registered-lookup function is not rewritten in Druid
+     * 33 and applies the lookup to every dictionary value instead (the queries above).
+     */
+    private static Query<?> timeseriesFilteredThroughUnapplyAll(LookupExtractorFactoryContainerProvider lookups) {
+        LookupExtractor lookup = lookups.get("users").orElseThrow().getLookupExtractorFactory().get();
+        return Druids.newTimeseriesQueryBuilder()
+                .dataSource(DATASOURCE)
+                .intervals(INTERVAL)
+                .granularity(Granularities.DAY)
+                .filters(new InDimFilter("user_id", List.of("Carol", "Erin", ""),
+                        new LookupExtractionFn(lookup, false, null, null, true)))
+                .aggregators(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
+                .build();
+    }
+
     private static Query<?> scanFilteredOnExpression(LookupExtractorFactoryContainerProvider lookups) {
         return Druids.newScanQueryBuilder()
                 .dataSource(DATASOURCE)
@@ -285,6 +304,13 @@ class DruidQueryEngineTest {
     @Test
     void timeseriesFilteredOnLookedUpValues() {
         assertSameAsMapLookup(DruidQueryEngineTest::timeseriesFilteredOnNames);
+    }
+
+    @Test
+    void timeseriesFilteredOnLookedUpValuesThroughUnapplyAll() {
+        assertSameAsMapLookup(DruidQueryEngineTest::timeseriesFilteredThroughUnapplyAll);
+        assertThat(shared.get().unapplyAll(java.util.Set.of("Carol"))).toIterable().as("ids named Carol")
+                .isNotEmpty();
     }
 
     @Test
