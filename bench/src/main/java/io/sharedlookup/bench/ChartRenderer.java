@@ -250,8 +250,8 @@ public final class ChartRenderer {
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         chart.getStyler().setLabelsVisible(true);
-        chart.getStyler().setDecimalPattern("#,##0.#");
-        chart.getStyler().setYAxisDecimalPattern("#,##0.#");
+        // Bar labels follow the y-axis pattern: three decimals, so sub-unit figures (0.036 ms) do not print as 0.
+        chart.getStyler().setYAxisDecimalPattern("#,##0.###");
         return chart;
     }
 
