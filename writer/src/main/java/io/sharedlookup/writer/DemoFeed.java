@@ -1,5 +1,8 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.reader.Lookup;
+import io.sharedlookup.reader.SharedLookupStore;
+import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,9 +34,15 @@ final class DemoFeed implements AutoCloseable {
         "Backus", "Hamilton", "Thompson", "Perlman", "Ritchie", "Lamarr", "Berners-Lee", "Johnson", "Torvalds", "Borg",
         "Wirth", "Wilson", "van Rossum"};
 
+    /** How often the demo prints lookups resolved through reader-lib. */
+    private static final long SHOW_MILLIS = 5_000;
+
     private final KafkaProducer<String, String> producer;
     private final Thread thread;
     private volatile boolean running = true;
+    /** The last change sent: {id, value or null}, so the printout can show it arriving in the store. */
+    private volatile String[] lastChange;
+    private Thread shower;
 
     private DemoFeed(String bootstrapServers) {
         Properties p = new Properties();
@@ -87,6 +96,7 @@ final class DemoFeed implements AutoCloseable {
                 deleted.remove(id);
             }
             producer.send(new ProducerRecord<>(TOPIC, Integer.toString(id), value));
+            lastChange = new String[] {Integer.toString(id), value};
             try {
                 Thread.sleep(200); // a pace a person can follow in the logs and with curl
             } catch (InterruptedException e) {
@@ -95,9 +105,45 @@ final class DemoFeed implements AutoCloseable {
         }
     }
 
+    /**
+     * Prints, every few seconds, lookups resolved the way any reader JVM would (reader-lib on the store files): a
+     * fixed id, and the id the feed changed last, so the demo shows lookups resolving and following the topic.
+     */
+    void showLookups(SharedLookupStore store, PrintStream out) {
+        shower = new Thread(() -> {
+            while (running) {
+                try {
+                    Thread.sleep(SHOW_MILLIS);
+                    Lookup users = store.lookup(TOPIC);
+                    String[] change = lastChange;
+                    StringBuilder line = new StringBuilder("reader-lib: users/42 = ").append(quoted(users.get("42")));
+                    if (change != null) {
+                        line.append("; last change sent: users/").append(change[0]).append(" -> ")
+                                .append(quoted(change[1])).append(", store has ").append(quoted(users.get(change[0])));
+                    }
+                    out.println(line.append(" (").append(users.size()).append(" entries)"));
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    // not published yet, or a lock timeout: the next round tries again
+                    out.println("reader-lib: users not readable yet (" + e.getMessage() + ")");
+                }
+            }
+        }, "shared-lookup-demo-show");
+        shower.setDaemon(true);
+        shower.start();
+    }
+
+    private static String quoted(String value) {
+        return value == null ? "(absent)" : "\"" + value + "\"";
+    }
+
     @Override
     public void close() {
         running = false;
+        if (shower != null) {
+            shower.interrupt();
+        }
         thread.interrupt();
         try {
             thread.join(2000);

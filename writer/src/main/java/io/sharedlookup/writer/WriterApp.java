@@ -110,6 +110,7 @@ public final class WriterApp implements AutoCloseable {
             out.println("  curl " + base + "/namespaces");
             out.println("  curl " + base + "/metrics");
             out.println("Readers: SharedLookupStore.open(Path.of(\"" + storeDir + "\")).lookup(\"users\").get(\"42\")");
+            demo.showLookups(store, out);
         }
     }
 

@@ -61,6 +61,10 @@ class WriterJarIT {
             assertThat(p.isAlive()).as("output: %s", out).isTrue();
             assertThat(out).anyMatch(l -> l.startsWith("Embedded Kafka broker: 127.0.0.1:"));
             assertThat(out).anyMatch(l -> l.contains("curl http://127.0.0.1:" + port + "/lookup/users/42"));
+            // The demo shows lookups resolving by itself, through reader-lib, following the feed's changes.
+            await("the demo prints resolved lookups").atMost(Duration.ofSeconds(30))
+                    .until(() -> out.stream().anyMatch(l -> l.matches("reader-lib: users/42 = \".+\"; last change "
+                            + "sent: users/\\d+ -> .*, store has .* \\(\\d+ entries\\)")));
             p.destroy();
             assertThat(p.waitFor(10, TimeUnit.SECONDS)).as("exits within 10 s of SIGTERM").isTrue();
             assertThat(Files.readString(tmp.resolve("store/users/manifest.properties")))
