@@ -38,11 +38,12 @@ class BadInputTest {
     @RegisterExtension
     static final Broker broker = new Broker();
     private static int cases;
-
+    @RegisterExtension
+    static final Suite.FailedTests failed = new Suite.FailedTests();
 
     @AfterAll
     static void stop() {
-        Suite.figures("f-bad-input", "bad input catalogue (records, files, directories)", SEED, cases, 0, -1, -1,
+        Suite.figures("f-bad-input", "bad input catalogue (records, files, directories)", SEED, cases, failed.count(), -1, -1,
                 "each case asserted: counted skip or a clear error, other keys intact");
     }
 

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Scenario d: the broker stops for a while (short form 10 s, full form 60 s) under a running writer and comes back;
  * then the broker loses all its data and the topic is recreated with different content, so the offsets stored with
- * the generation cannot be resumed and the writer must rebuild.
+ * the generation cannot be resumed and the writer must rebuild (d2); then the same happens under the running writer,
+ * which must notice by itself (d3).
  */
 @Timeout(value = 15, unit = java.util.concurrent.TimeUnit.MINUTES)
 class BrokerOutageTest {
@@ -107,10 +108,35 @@ class BrokerOutageTest {
             wipeRecovery = (System.nanoTime() - started) / 1_000_000;
             assertThat(writer.metric("sharedlookup_writer_rebuilds_total" + ns(topic))).isEqualTo(1.0);
             assertThat(writer.metric("sharedlookup_writer_resumes_total" + ns(topic))).isZero();
+            Suite.figures("d2-broker-wiped", "broker data wiped, topic recreated, writer restarted", SEED, 1, 0,
+                    wipeRecovery, -1, "stored offsets beyond the new end offsets: rebuild from the new topic; "
+                            + "the 1,900 stale keys are gone");
+
+            // d3: the same under the running writer, which must notice by itself: its positions are past the new
+            // topic's end (with a different partition count), and replaying the new topic over the old generation
+            // would keep the keys that are gone.
+            long wipedAt = System.nanoTime();
+            broker.wipeAndRestart();
+            broker.createTopic(topic, 2);
+            for (int i = 0; i < 30; i++) {
+                broker.send(topic, "k" + i, "again-" + i);
+            }
+            broker.flush();
+            Map<String, String> again = broker.latest(topic);
+            assertThat(again).hasSize(30);
+            await("store equals the topic recreated under the running writer").atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        diff.set(Stores.diff(Stores.dump(store, topic), again));
+                        return diff.get() == null && writer.ready();
+                    });
+            long underRecovery = (System.nanoTime() - wipedAt) / 1_000_000;
+            assertThat(writer.metric("sharedlookup_writer_rebuilds_total" + ns(topic))).isEqualTo(2.0);
             assertThat(writer.jvm.terminate(Duration.ofSeconds(15))).as("exit code after SIGTERM").isIn(0, 143);
+            Suite.figures("d3-broker-wiped-under-writer", "broker data wiped and topic recreated (2 partitions "
+                    + "instead of 3) under a running writer", SEED, 1, 0, underRecovery, -1, "recovery = wipe "
+                    + "until the store equals the new topic (includes the broker's restart); the running writer "
+                    + "rebuilds by itself (rebuilds_total 2), the 70 stale keys are gone");
         }
-        Suite.figures("d2-broker-wiped", "broker data wiped, topic recreated, writer restarted", SEED, 1, 0,
-                wipeRecovery, -1, "stored offsets beyond the new end offsets: rebuild from the new topic; "
-                        + "the 1,900 stale keys are gone");
     }
 }

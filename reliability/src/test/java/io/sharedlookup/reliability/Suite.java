@@ -40,6 +40,28 @@ final class Suite {
     static final ObjectMapper JSON = new ObjectMapper();
 
     /**
+     * Counts the failed and aborted tests of a class, so that a scenario recording its figures in {@code @AfterAll}
+     * reports its failures rather than 0 whatever happened (JUnit calls watchers before {@code @AfterAll}).
+     */
+    static final class FailedTests implements org.junit.jupiter.api.extension.TestWatcher {
+        private int failed;
+
+        @Override
+        public void testFailed(org.junit.jupiter.api.extension.ExtensionContext context, Throwable cause) {
+            failed++;
+        }
+
+        @Override
+        public void testAborted(org.junit.jupiter.api.extension.ExtensionContext context, Throwable cause) {
+            failed++; // a skipped check is not a passed one
+        }
+
+        int count() {
+            return failed;
+        }
+    }
+
+    /**
      * Records one scenario's figures. Times in milliseconds; negative means "not measured by this scenario".
      */
     static void figures(String id, String scenario, long seed, int trials, int failures, long worstRecoveryMillis,
