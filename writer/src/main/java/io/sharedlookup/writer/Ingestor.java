@@ -45,7 +45,7 @@ final class Ingestor {
     private static final long CHECKPOINT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long HEALTH_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
-    private static final long STALL_PAUSE_MILLIS = 30_000;
+    static final long STALL_PAUSE_MILLIS = 30_000;
     private static final long MAX_BACKOFF_MILLIS = 10_000;
 
     private final WriterConfig config;

@@ -84,6 +84,8 @@ final class NamespaceSink {
     private long nextGrowthAttempt;
     private long lastUpdateMillis;
     private String lastError;
+    /** While the topic is paused because this namespace could not take a record; 0 when not stalled. */
+    private long stalledUntilMillis;
 
     /** Whether this writer keeps a reverse index beside each generation (recorded as a namespace attribute). */
     private boolean reverseIndex() {
@@ -283,7 +285,7 @@ final class NamespaceSink {
             } catch (IOException | RuntimeException io) {
                 lastError = "generation full and cannot grow to " + bigger.entries() + " entries: " + io.getMessage();
                 nextGrowthAttempt = System.currentTimeMillis() + GROWTH_RETRY_MILLIS;
-                throw new StalledException(lastError);
+                throw stalled(lastError);
             }
             applyTo(target(), key, value);
         } catch (LockTimeoutException e) {
@@ -294,7 +296,7 @@ final class NamespaceSink {
                 replace(sizing, positions, false);
             } catch (IOException io) {
                 lastError = "cannot replace a generation left locked: " + io.getMessage();
-                throw new StalledException(lastError);
+                throw stalled(lastError);
             } catch (LockTimeoutException copyLocked) {
                 // The copy needs each segment's update lock, and a process that died while scanning (a reader's
                 // forEach or a reverse-lookup scan) left one held: this generation cannot be copied. Kafka still
@@ -400,11 +402,23 @@ final class NamespaceSink {
             // was published.
             lastError = "cannot extend generation " + target.file().getFileName() + " (" + io.getMessage()
                     + "); free disk space, the writer retries by itself";
-            throw new StalledException(lastError);
+            throw stalled(lastError);
         }
         keyBytes += Utf8.length(key);
         valueBytes += Utf8.length(value);
         stored++;
+        if (stalledUntilMillis != 0) {
+            // Taking records again: the error that paused the topic is over.
+            stalledUntilMillis = 0;
+            lastError = null;
+        }
+    }
+
+    /** The namespace cannot take the record now: the topic pauses, and the status says STALLED meanwhile. */
+    private StalledException stalled(String error) {
+        lastError = error;
+        stalledUntilMillis = System.currentTimeMillis() + Ingestor.STALL_PAUSE_MILLIS;
+        return new StalledException(error);
     }
 
     private static IOException ioCause(Throwable e) {
@@ -434,7 +448,7 @@ final class NamespaceSink {
             building = writer.createGeneration(sizing, reverseIndex());
         } catch (IOException e) {
             lastError = "cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage();
-            throw new StalledException(lastError);
+            throw stalled(lastError);
         }
         log.info("Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)", nsLabel,
                 building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
@@ -532,7 +546,7 @@ final class NamespaceSink {
         double ratio = (double) t.size() / t.capacity();
         if (now < nextGrowthAttempt) {
             if (ratio >= STALL_AT) {
-                throw new StalledException(lastError);
+                throw stalled(lastError);
             }
             return;
         }
@@ -548,7 +562,7 @@ final class NamespaceSink {
                     + GROWTH_RETRY_MILLIS / 1000 + " s): " + e.getMessage();
             log.error("Namespace '{}': {}", nsLabel, lastError);
             if (ratio >= STALL_AT) {
-                throw new StalledException(lastError);
+                throw stalled(lastError);
             }
         }
     }
@@ -693,7 +707,8 @@ final class NamespaceSink {
         long entries = t == null ? samples.size() : t.size();
         long capacity = t == null ? 0 : t.capacity();
         NamespaceStatus.State state;
-        if (lastError != null && nextGrowthAttempt > System.currentTimeMillis()) {
+        long now = System.currentTimeMillis();
+        if (lastError != null && (nextGrowthAttempt > now || stalledUntilMillis > now)) {
             state = NamespaceStatus.State.STALLED;
         } else if (building != null || sampling) {
             state = NamespaceStatus.State.REBUILDING;

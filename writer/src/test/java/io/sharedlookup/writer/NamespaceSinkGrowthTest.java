@@ -1,6 +1,7 @@
 package io.sharedlookup.writer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sharedlookup.internal.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
@@ -48,5 +49,38 @@ class NamespaceSinkGrowthTest {
             assertThat(reader.lookup("big").get("k4999")).isEqualTo(large);
             assertThat(reader.lookup("big").get("k3")).isEqualTo("v");
         }
+    }
+
+    @Test
+    void aGenerationThatCannotBeCreatedStallsVisiblyAndRecovers() throws Exception {
+        WriterMetrics metrics = new WriterMetrics();
+        StoreLayout layout = new StoreLayout(store);
+        NamespaceWriter writer = NamespaceWriter.open(layout, "full", StorePermissions.DEFAULT);
+        NamespaceSink sink = new NamespaceSink(new TopicBinding("full", "full"), writer, metrics, Map.of());
+        Map<Integer, Long> offsets = Map.of(0, 0L);
+        Positions positions = topic -> offsets;
+        sink.start(offsets, offsets, -1);
+        for (int i = 0; i < 10; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        // The namespace directory vanishes (as good as a file system that refuses new files): no generation.
+        Path dir = layout.namespaceDir("full");
+        try (var files = java.nio.file.Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(NamespaceSink.StalledException.class);
+        NamespaceStatus stalled = sink.status(Map.of(), null);
+        assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
+        assertThat(stalled.lastError()).contains("cannot create a generation");
+
+        // Room again: the records are read again, the generation is built and published, the error is gone.
+        java.nio.file.Files.createDirectories(dir);
+        sink.apply("k10", "v10", positions);
+        sink.afterBatch(true, positions);
+        NamespaceStatus recovered = sink.status(Map.of(), null);
+        assertThat(recovered.state()).isEqualTo(NamespaceStatus.State.LIVE);
+        assertThat(recovered.lastError()).isNull();
+        assertThat(recovered.entries()).isEqualTo(11);
+        sink.close(positions);
     }
 }
