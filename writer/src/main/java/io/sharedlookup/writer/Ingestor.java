@@ -22,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
@@ -464,6 +465,7 @@ final class Ingestor {
         if (now - lastHealth >= HEALTH_NANOS) {
             lastHealth = now;
             checkBroker();
+            commitForTooling(false);
         }
         if (now - lastProgress >= PROGRESS_NANOS) {
             lastProgress = now;
@@ -498,6 +500,33 @@ final class Ingestor {
             brokerProblem = "Kafka at " + config.bootstrapServers() + " is unreachable: " + e.getMessage();
         }
         publishStatuses();
+    }
+
+    /**
+     * With a {@code group.id}, commits the applied positions to the group every few seconds and at a clean stop, so
+     * broker tooling ({@code kafka-consumer-groups --describe}) shows the writer and its lag. Never read back: the
+     * offsets stored with each generation are what the writer resumes from.
+     */
+    private void commitForTooling(boolean atStop) {
+        if (!config.kafkaProperties().containsKey(ConsumerConfig.GROUP_ID_CONFIG) || applied.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        applied.forEach((tp, next) -> offsets.put(tp, new OffsetAndMetadata(next)));
+        try {
+            if (atStop) {
+                consumer.commitSync(offsets, Duration.ofSeconds(2));
+            } else {
+                consumer.commitAsync(offsets, (done, e) -> {
+                    if (e != null) {
+                        log.debug("Committing positions to the consumer group failed (for tooling only): {}",
+                                e.toString());
+                    }
+                });
+            }
+        } catch (KafkaException e) {
+            log.debug("Committing positions to the consumer group failed (for tooling only): {}", e.toString());
+        }
     }
 
     private Collection<TopicPartition> allPartitions() {
@@ -572,6 +601,9 @@ final class Ingestor {
             } catch (RuntimeException e) {
                 log.error("Closing namespace '{}' failed", sink.binding().namespace(), e);
             }
+        }
+        if (!failed && started) {
+            commitForTooling(true);
         }
         try {
             consumer.close(Duration.ofSeconds(1));

@@ -259,6 +259,31 @@ class WriterEndToEndTest {
     }
 
     @Test
+    void aGroupIdMakesTheWriterVisibleInBrokerToolingWithItsPositions() throws Exception {
+        kafka.createTopic("grouped", 2);
+        for (int i = 0; i < 50; i++) {
+            kafka.send("grouped", "k" + i, "v" + i);
+        }
+        kafka.flush();
+        WriterConfig config = new WriterConfig(kafka.bootstrap(), TestKafka.tempStore(),
+                List.of(new TopicBinding("grouped", "grouped")), Map.of("group.id", "lookup-writer"), "127.0.0.1", 0,
+                Optional.empty(), 1 << 20, false, false);
+        try (WriterApp app = start(config);
+             org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                     Map.<String, Object>of("bootstrap.servers", kafka.bootstrap()))) {
+            awaitReady(app);
+            // What kafka-consumer-groups --describe reads: the group's committed offsets, here the end offsets.
+            await("positions committed to the group").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(500)).until(() -> {
+                        var committed = admin.listConsumerGroupOffsets("lookup-writer")
+                                .partitionsToOffsetAndMetadata().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                        long total = committed.values().stream().mapToLong(o -> o.offset()).sum();
+                        return committed.size() == 2 && total == 50;
+                    });
+        }
+    }
+
+    @Test
     void missingTopicIsAConfigurationError() throws Exception {
         assertThatThrownBy(() -> start(config(TestKafka.tempStore(), List.of(new TopicBinding("absent", "absent")),
                 Optional.empty(), 1000))).isInstanceOf(ConfigException.class)
