@@ -202,25 +202,36 @@ class WriterCrashTest {
         }
     }
 
-    @Test
-    void aReaderKilledHoldingALockMakesTheWriterReplaceTheGeneration() throws Exception {
-        String topic = "stuck";
+    /** A topic of 100 keys (k0..k99 = v1) and an in-process writer on it, ready. */
+    private static WriterApp readyWriterOnHundredKeys(String topic, Path store) throws Exception {
         kafka.createTopic(topic, 1);
         for (int i = 0; i < 100; i++) {
             kafka.send(topic, "k" + i, "v1");
         }
         kafka.flush();
-        Path store = TestKafka.tempStore();
         WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
                 Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
-        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
-            await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
+        WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
+        await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
+        return app;
+    }
+
+    /** A reader JVM takes the {@code read} or {@code update} lock of {@code key}'s segment and is SIGKILLed. */
+    private static void dieHoldingSegmentLock(Path store, String topic, String key, String lock) throws Exception {
+        try (ChildJvm reader = ChildJvm.start("dies-holding-" + lock + "-lock", LOGS, HoldSegmentLock.class,
+                store.toString(), topic, key, lock)) {
+            reader.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("LOCKED"));
+            reader.kill();
+        }
+    }
+
+    @Test
+    void aReaderKilledHoldingALockMakesTheWriterReplaceTheGeneration() throws Exception {
+        String topic = "stuck";
+        Path store = TestKafka.tempStore();
+        try (WriterApp app = readyWriterOnHundredKeys(topic, store)) {
             long generation = app.statuses().get(topic).generation();
-            try (ChildJvm reader = ChildJvm.start("dies-holding-lock", LOGS, HoldSegmentLock.class,
-                    store.toString(), topic, "k7", "read")) {
-                reader.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("LOCKED"));
-                reader.kill();
-            }
+            dieHoldingSegmentLock(store, topic, "k7", "read");
             kafka.send(topic, "k7", "v2");
             kafka.send(topic, "k8", "v2");
             kafka.flush();
@@ -239,24 +250,12 @@ class WriterCrashTest {
     @Test
     void aReaderKilledMidScanMakesTheWriterRebuildFromTheTopic() throws Exception {
         String topic = "scanned";
-        kafka.createTopic(topic, 1);
-        for (int i = 0; i < 100; i++) {
-            kafka.send(topic, "k" + i, "v1");
-        }
-        kafka.flush();
         Path store = TestKafka.tempStore();
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
-        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
-            await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
+        try (WriterApp app = readyWriterOnHundredKeys(topic, store)) {
             long generation = app.statuses().get(topic).generation();
             // A scan holds each segment's update lock in turn; one dying mid-scan leaves it held, and neither a
             // write to that segment nor a copy of the generation can take it again.
-            try (ChildJvm reader = ChildJvm.start("dies-mid-scan", LOGS, HoldSegmentLock.class, store.toString(),
-                    topic, "k7", "update")) {
-                reader.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("LOCKED"));
-                reader.kill();
-            }
+            dieHoldingSegmentLock(store, topic, "k7", "update");
             kafka.send(topic, "k7", "v2");
             kafka.send(topic, "k8", null);
             kafka.flush();
