@@ -58,6 +58,12 @@ public final class ChildJvm implements AutoCloseable {
     /** Starts {@code main} with the given JVM options (instead of Chronicle's flags). */
     public static ChildJvm start(String name, Path logDir, List<String> jvmOptions, Class<?> main, String... args)
             throws IOException {
+        return start(name, logDir, jvmOptions, System.getProperty("java.class.path"), main, args);
+    }
+
+    /** Starts {@code main} with the given JVM options and class path. */
+    public static ChildJvm start(String name, Path logDir, List<String> jvmOptions, String classPath, Class<?> main,
+                                 String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOptions);
@@ -66,7 +72,7 @@ public final class ChildJvm implements AutoCloseable {
         cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-Dchronicle.analytics.disable=true");
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classPath);
         cmd.add(main.getName());
         cmd.addAll(Arrays.asList(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
