@@ -12,10 +12,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * Writer bootstrap (benchmark 4): an N-record topic on a real local broker ({@link BootstrapFeed}, the writer's
@@ -83,6 +85,12 @@ public final class BootstrapHarness {
                     records, 3, logs));
             out.put("readerStartBenchClassPath", readerStarts(java, System.getProperty("java.class.path"),
                     "the benchmarks' (reader-lib plus Druid, LMDB, Redis clients, JMH)", store, records, 3, logs));
+            // And without Chronicle's native bindings (JNA, jnr-ffi, affinity), as docs/reader.md allows a reader.
+            String withoutNative = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                    .filter(e -> !e.matches(".*/(jna|jna-platform|jnr-[a-z0-9]+|jffi|affinity)-[^/]*\\.jar"))
+                    .collect(Collectors.joining(File.pathSeparator));
+            out.put("readerStartWithoutNativeBindings", readerStarts(java, withoutNative,
+                    "the benchmarks' without JNA, jnr-ffi and affinity", store, records, 3, logs));
 
             String json = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
             Files.createDirectories(result.toAbsolutePath().getParent());
@@ -142,8 +150,10 @@ public final class BootstrapHarness {
     /** A peer consumer in a fresh JVM: process start to its CONSUMED line. */
     static Map<String, Object> consumer(String java, String feedCp, String servers, String mode, long records,
             Path logs) throws Exception {
+        // The HashMap copy needs ~150 B per record on the heap (10M records: ~1.5 GB); 1 GB covers the rest.
+        String heap = "-Xmx" + (1024 + records * 300 / (1 << 20)) + "m";
         long start = System.nanoTime();
-        Process p = new ProcessBuilder(java, "-Xmx1g", "-cp", feedCp, BootstrapFeed.class.getName(), "--consume",
+        Process p = new ProcessBuilder(java, heap, "-cp", feedCp, BootstrapFeed.class.getName(), "--consume",
                 servers, mode).redirectError(logs.resolve("consume-" + mode + ".err").toFile()).start();
         try {
             String[] line = expect(reader(p), "CONSUMED ", p, logs.resolve("consume-" + mode + ".err")).split(" ");

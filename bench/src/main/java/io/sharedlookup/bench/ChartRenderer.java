@@ -234,11 +234,13 @@ public final class ChartRenderer {
         peers.put("writerBootstrap", "writer, empty store to /ready");
         peers.put("hashMapConsumer", "KafkaConsumer into a HashMap");
         peers.put("writerResume", "writer restart to /ready");
+        peers.put("readerStart", "reader JVM to first lookup (median)");
+        peers.put("readerStartWithoutNativeBindings", "reader JVM, no JNA/jnr (median)");
         for (var peer : peers.entrySet()) {
             JsonNode row = root.path(peer.getKey());
-            if (row.has("millisFromProcessStart")) {
-                chart.addSeries(peer.getValue(), List.of("seconds"),
-                        List.of(row.path("millisFromProcessStart").asDouble() / 1000));
+            String field = row.has("millisFromProcessStart") ? "millisFromProcessStart" : "medianMillis";
+            if (row.has(field)) {
+                chart.addSeries(peer.getValue(), List.of("seconds"), List.of(row.path(field).asDouble() / 1000));
             }
         }
         return save(chart, outDir.resolve("bench-" + base + ".png"));
