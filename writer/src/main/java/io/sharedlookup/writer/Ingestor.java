@@ -337,9 +337,13 @@ final class Ingestor {
     private void applyBatch(ConsumerRecords<byte[], byte[]> records) {
         Positions positions = this::positionsOf;
         Set<String> stalledNow = new HashSet<>();
+        Set<String> rebuiltNow = new HashSet<>();
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
             String topic = tp.topic();
+            if (rebuiltNow.contains(topic)) {
+                continue; // every partition of it was just sent back to its beginning
+            }
             if (stalledNow.contains(topic)) {
                 consumer.seek(tp, list.get(0).offset());
                 continue;
@@ -358,12 +362,13 @@ final class Ingestor {
                     break;
                 } catch (NamespaceSink.RebuildNeededException e) {
                     // Not applied: the topic is read again from its beginning, or from here if that cannot start.
-                    consumer.seek(tp, r.offset());
-                    stalledNow.add(topic);
                     whole = false;
                     try {
                         rebuildTopic(topic, e.getMessage(), partitions.get(topic));
+                        rebuiltNow.add(topic);
                     } catch (KafkaException unreachable) {
+                        consumer.seek(tp, r.offset());
+                        stalledNow.add(topic);
                         stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage());
                     }
                     break;
