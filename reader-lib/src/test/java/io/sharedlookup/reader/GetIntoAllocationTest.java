@@ -45,12 +45,21 @@ class GetIntoAllocationTest {
             for (int round = 0; round < 5; round++) { // warm-up: JIT, Chronicle's thread-local contexts
                 found += lookups(users, key, out, hitPrefix, missPrefix);
             }
+            // Steady state: a round of 200,000 calls that allocates nothing. A one-off allocation while the JIT
+            // settles (seen on JDK 25: 296 bytes once on the non-ASCII path) is retried with another round; garbage
+            // per call would show in every round (at least 16 bytes x 200,000).
             long tid = Thread.currentThread().getId();
-            long before = threads.getThreadAllocatedBytes(tid);
-            found += lookups(users, key, out, hitPrefix, missPrefix);
-            long allocated = threads.getThreadAllocatedBytes(tid) - before;
+            long allocated = -1;
+            int measured = 0;
+            while (allocated != 0 && measured < 3) {
+                long before = threads.getThreadAllocatedBytes(tid);
+                found += lookups(users, key, out, hitPrefix, missPrefix);
+                allocated = threads.getThreadAllocatedBytes(tid) - before;
+                measured++;
+                assertThat(allocated).as("bytes allocated by %d getInto calls", CALLS).isLessThan(CALLS);
+            }
 
-            assertThat(found).isEqualTo(6L * CALLS / 2);
+            assertThat(found).isEqualTo((5L + measured) * CALLS / 2);
             assertThat(users.getInto(hitPrefix + 7, out)).isTrue();
             assertThat(out.toString()).isEqualTo("Name number 7 ✓");
             assertThat(allocated).as("bytes allocated by %d getInto calls", CALLS).isZero();
