@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
  * <p>Restart (benchmark 6), on the same topic and store afterwards: the writer started again on the store it has just
  * closed cleanly (SIGTERM), to {@code /ready} (the resume path, from stored offsets), against a consumer in a fresh JVM
  * re-reading the whole topic into a {@link java.util.HashMap} (what Druid's Kafka lookup does at every start); and
- * reader JVMs ({@link ReaderStart}), three after one another on each of two class paths, from process start to the
+ * reader JVMs ({@link ReaderStart}), three after one another on each of three class paths, from process start to the
  * first value in hand.
  *
  * <p>Usage: {@code BootstrapHarness <writer.jar> <records> <result.json>}.
