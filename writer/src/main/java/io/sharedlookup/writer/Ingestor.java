@@ -206,15 +206,14 @@ final class Ingestor {
     private void startAll() {
         List<TopicPartition> all = new ArrayList<>();
         for (String topic : byTopic.keySet()) {
-            List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(10));
-            if (infos == null || infos.isEmpty()) {
+            List<TopicPartition> tps = partitionsOf(topic);
+            if (tps.isEmpty()) {
                 brokerProblem = "topic '" + topic + "' does not exist on " + config.bootstrapServers();
                 log.warn("{}; retrying in {} ms", brokerProblem, backoffMillis);
                 publishStatuses();
                 backoff();
                 return;
             }
-            List<TopicPartition> tps = infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
             partitions.put(topic, tps);
             all.addAll(tps);
         }
@@ -253,11 +252,11 @@ final class Ingestor {
         Set<String> topics = new TreeSet<>();
         outOfRange.forEach(tp -> topics.add(tp.topic()));
         for (String topic : topics) {
-            List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(10));
-            if (infos == null || infos.isEmpty()) {
+            List<TopicPartition> tps = partitionsOf(topic);
+            if (tps.isEmpty()) {
                 throw new UnknownTopicOrPartitionException("topic '" + topic + "' has no partitions now");
             }
-            partitions.put(topic, infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList());
+            partitions.put(topic, tps);
         }
         // assign() keeps the positions of partitions that stay assigned: only these topics move.
         consumer.assign(allPartitions());
@@ -296,6 +295,12 @@ final class Ingestor {
         endAtStart.putAll(end);
         latestEnd.putAll(end);
         publishStatuses();
+    }
+
+    /** The topic's partitions as the broker lists them now; empty when it does not know the topic. */
+    private List<TopicPartition> partitionsOf(String topic) {
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(10));
+        return infos == null ? List.of() : infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
     }
 
     /** The topics' delete.retention.ms: resuming from offsets older than that could miss deletes. */
