@@ -98,6 +98,11 @@ final class LiveLookup implements Lookup {
             GenerationFile file = GenerationFile.open(namespaceDir.resolve(next.dataFile()), next.capacity(),
                     Boolean.parseBoolean(next.attributes().get(StoreLayout.REVERSE_INDEX_ATTRIBUTE)));
             current = new ReadGeneration(file, next.generation());
+            // Content first, then the manifest that names it, with nothing in between (the log line and the old
+            // generation's retirement used to come first): new content shows with the old version() only for the
+            // width of two volatile writes, and a version never runs ahead of the content it names (a cache keyed
+            // by it must not store old results under a new key). generation() reads the generation itself.
+            manifest = next;
             if (live != null) {
                 live.retire();
                 LOG.info("Namespace '{}' now reads generation {} ({} entries)", namespace, next.generation(),
@@ -174,7 +179,8 @@ final class LiveLookup implements Lookup {
 
     @Override
     public long generation() {
-        return manifest.generation();
+        ReadGeneration g = current; // the generation lookups read, not the manifest, which is set just after it
+        return g == null ? manifest.generation() : g.number;
     }
 
     @Override
