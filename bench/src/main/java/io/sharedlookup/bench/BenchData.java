@@ -1,10 +1,10 @@
 package io.sharedlookup.bench;
 
-import io.sharedlookup.internal.store.GenerationFile;
-import io.sharedlookup.internal.store.GenerationSizing;
-import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationSizing;
+import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;

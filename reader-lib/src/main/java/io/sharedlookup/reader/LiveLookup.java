@@ -1,8 +1,8 @@
 package io.sharedlookup.reader;
 
-import io.sharedlookup.internal.store.GenerationFile;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.PublishedGeneration;
 import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.internal.store.StoreLayout;
 import java.io.IOException;
@@ -16,7 +16,13 @@ import java.util.function.BiPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A {@link Lookup} that swaps to each newly published generation; refreshed by the store's refresh thread. */
+/**
+ * A {@link Lookup} that swaps to each newly published generation; refreshed by the store's refresh thread.
+ *
+ * <p>Generations are read-only mappings released by the garbage collector once no call uses them, so a call simply
+ * reads the current one: there is nothing to count in or out, and a retired generation stays valid for calls still in
+ * it.
+ */
 final class LiveLookup implements Lookup {
     private static final Logger LOG = LoggerFactory.getLogger(LiveLookup.class);
 
@@ -25,7 +31,7 @@ final class LiveLookup implements Lookup {
     private final Path namespaceDir;
     private final long lockTimeoutNanos;
     private final RateLimitedLog refreshWarnings = new RateLimitedLog(LOG, 10_000);
-    private volatile ReadGeneration current;
+    private volatile PublishedGeneration current;
     private volatile Manifest manifest;
     private byte[] manifestBytes;
     private boolean closed;
@@ -68,7 +74,7 @@ final class LiveLookup implements Lookup {
                     + ": no writer has published it there yet (check the writer's --store-dir and --topic)");
         } catch (IOException e) {
             throw new SharedLookupException("Cannot read " + manifestFile + ": " + e
-                    + "; the reader needs read and write access to the store files", e);
+                    + "; the reader needs read access to the store files (add its user to the writer's group)", e);
         }
     }
 
@@ -93,46 +99,36 @@ final class LiveLookup implements Lookup {
 
     private void switchTo(byte[] bytes) {
         Manifest next = Manifest.parse(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), manifestFile);
-        ReadGeneration live = current;
-        if (live == null || live.number != next.generation()) {
-            GenerationFile file = GenerationFile.open(namespaceDir.resolve(next.dataFile()), next.capacity(),
-                    Boolean.parseBoolean(next.attributes().get(StoreLayout.REVERSE_INDEX_ATTRIBUTE)));
-            current = new ReadGeneration(file, next.generation());
+        PublishedGeneration live = current;
+        if (live == null || live.number() != next.generation()) {
+            PublishedGeneration opened = PublishedGeneration.open(namespaceDir, next);
+            current = opened;
             // Content first, then the manifest that names it, with nothing in between (the log line and the old
             // generation's retirement used to come first): new content shows with the old version() only for the
             // width of two volatile writes, and a version never runs ahead of the content it names (a cache keyed
             // by it must not store old results under a new key). generation() reads the generation itself.
             manifest = next;
             if (live != null) {
-                live.retire();
                 LOG.info("Namespace '{}' now reads generation {} ({} entries)", namespace, next.generation(),
-                        file.size());
+                        opened.size(lockTimeoutNanos));
             }
         }
         manifest = next;
         manifestBytes = bytes;
     }
 
-    /** Stops following; the generation is unmapped once calls in flight finish. */
+    /** Stops following; the generation is unmapped once no call in flight uses it any more. */
     synchronized void close() {
         closed = true;
-        ReadGeneration live = current;
         current = null;
-        if (live != null) {
-            live.retire();
-        }
     }
 
-    private ReadGeneration acquire() {
-        for (;;) {
-            ReadGeneration g = current;
-            if (g == null) {
-                throw new IllegalStateException("The store holding namespace '" + namespace + "' is closed");
-            }
-            if (g.tryAcquire()) {
-                return g;
-            }
+    private PublishedGeneration acquire() {
+        PublishedGeneration g = current;
+        if (g == null) {
+            throw new IllegalStateException("The store holding namespace '" + namespace + "' is closed");
         }
+        return g;
     }
 
     @Override
@@ -152,23 +148,21 @@ final class LiveLookup implements Lookup {
             out.setLength(0);
             return false;
         }
-        ReadGeneration g = acquire();
+        PublishedGeneration g = acquire();
         try {
-            return g.file.readInto(key, out, lockTimeoutNanos);
+            return g.getInto(key, out, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
-        } finally {
-            g.release();
         }
     }
 
     @Override
     public long size() {
-        ReadGeneration g = acquire();
+        PublishedGeneration g = acquire();
         try {
-            return g.file.size();
-        } finally {
-            g.release();
+            return g.size(lockTimeoutNanos);
+        } catch (LockTimeoutException e) {
+            throw timedOut(g, e);
         }
     }
 
@@ -179,8 +173,8 @@ final class LiveLookup implements Lookup {
 
     @Override
     public long generation() {
-        ReadGeneration g = current; // the generation lookups read, not the manifest, which is set just after it
-        return g == null ? manifest.generation() : g.number;
+        PublishedGeneration g = current; // the generation lookups read, not the manifest, which is set just after it
+        return g == null ? manifest.generation() : g.number();
     }
 
     @Override
@@ -198,24 +192,17 @@ final class LiveLookup implements Lookup {
 
     @Override
     public boolean forEachWhile(BiPredicate<? super String, ? super String> action) {
-        ReadGeneration g = acquire();
+        PublishedGeneration g = acquire();
         try {
-            return g.file.forEachWhile((k, v) -> action.test(k.toString(), v.toString()), lockTimeoutNanos);
+            return g.forEachWhile(action::test, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
-        } finally {
-            g.release();
         }
     }
 
     @Override
     public boolean hasReverseIndex() {
-        ReadGeneration g = acquire();
-        try {
-            return g.file.hasReverseIndex();
-        } finally {
-            g.release();
-        }
+        return acquire().hasReverseIndex();
     }
 
     @Override
@@ -223,29 +210,28 @@ final class LiveLookup implements Lookup {
         if (value == null) {
             return List.of();
         }
-        ReadGeneration g = acquire();
+        PublishedGeneration g = acquire();
         try {
-            java.util.Optional<List<String>> indexed = g.file.keysOf(value, lockTimeoutNanos);
+            java.util.Optional<List<String>> indexed = g.keysOf(value, lockTimeoutNanos);
             if (indexed.isPresent()) {
                 return indexed.get();
             }
             String wanted = value.toString();
             List<String> keys = new java.util.ArrayList<>();
-            g.file.forEach((k, v) -> {
-                if (wanted.contentEquals(v)) {
-                    keys.add(k.toString());
+            g.forEachWhile((k, v) -> {
+                if (wanted.equals(v)) {
+                    keys.add(k);
                 }
+                return true;
             }, lockTimeoutNanos);
             return keys;
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
-        } finally {
-            g.release();
         }
     }
 
-    private LookupTimeoutException timedOut(ReadGeneration g, LockTimeoutException e) {
-        return new LookupTimeoutException("Namespace '" + namespace + "', generation " + g.number + ": "
+    private LookupTimeoutException timedOut(PublishedGeneration g, LockTimeoutException e) {
+        return new LookupTimeoutException("Namespace '" + namespace + "', generation " + g.number() + ": "
                 + e.getMessage());
     }
 

@@ -1,8 +1,8 @@
 package io.sharedlookup.writer;
 
-import io.sharedlookup.internal.store.EntryTooLargeException;
-import io.sharedlookup.internal.store.GenerationFile;
-import io.sharedlookup.internal.store.GenerationSizing;
+import io.sharedlookup.writer.store.EntryTooLargeException;
+import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationSizing;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

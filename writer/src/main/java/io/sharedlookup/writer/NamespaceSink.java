@@ -1,12 +1,12 @@
 package io.sharedlookup.writer;
 
-import io.sharedlookup.internal.store.EntryTooLargeException;
-import io.sharedlookup.internal.store.Fill;
-import io.sharedlookup.internal.store.GenerationFile;
-import io.sharedlookup.internal.store.GenerationSizing;
+import io.sharedlookup.writer.store.EntryTooLargeException;
+import io.sharedlookup.writer.store.Fill;
+import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
-import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
 import java.util.ArrayList;

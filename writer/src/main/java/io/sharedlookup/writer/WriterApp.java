@@ -1,8 +1,8 @@
 package io.sharedlookup.writer;
 
-import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.reader.SharedLookupStore;
 import java.io.IOException;
 import java.io.PrintStream;

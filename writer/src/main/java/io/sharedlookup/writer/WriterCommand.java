@@ -1,6 +1,6 @@
 package io.sharedlookup.writer;
 
-import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.sharedlookup.writer;
 
-import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

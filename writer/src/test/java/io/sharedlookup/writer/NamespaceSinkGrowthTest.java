@@ -3,9 +3,9 @@ package io.sharedlookup.writer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.reader.SharedLookupStore;
 import java.nio.file.Path;
 import java.util.Map;

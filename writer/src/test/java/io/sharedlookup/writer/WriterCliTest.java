@@ -153,7 +153,7 @@ class WriterCliTest {
     void storeModesDefaultToGroupReadableAndAreConfigurable() {
         WriterConfig defaults = parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(),
                 "--topic", "t");
-        assertThat(defaults.permissions()).isEqualTo(io.sharedlookup.internal.store.StorePermissions.DEFAULT);
+        assertThat(defaults.permissions()).isEqualTo(io.sharedlookup.writer.store.StorePermissions.DEFAULT);
         WriterConfig shared = parse(Map.of("SHARED_LOOKUP_FILE_MODE", "0660"), "--bootstrap-servers", "k:1",
                 "--store-dir", tmp.toString(), "--topic", "t", "--dir-mode", "rwxrwx---");
         assertThat(java.nio.file.attribute.PosixFilePermissions.toString(shared.permissions().file()))

@@ -235,7 +235,7 @@ class WriterEndToEndTest {
         Path store = TestKafka.tempStore().resolve("created/by/the/writer");
         WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding("modes", "modes")),
                 Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false, false,
-                io.sharedlookup.internal.store.StorePermissions.parse("0660", "0770"));
+                io.sharedlookup.writer.store.StorePermissions.parse("0660", "0770"));
         try (WriterApp app = start(config)) {
             awaitReady(app);
             assertThat(mode(store)).as("the store root it created").isEqualTo("rwxrwx---");

@@ -1,8 +1,9 @@
 package io.sharedlookup.internal.store;
 
 /**
- * A segment lock of a generation file was not granted within the bound. Locks live in the file, so a process killed
- * while holding one leaves it held: the cure is a new generation, never a longer wait.
+ * A read could not complete within the bound: the segment it needs stayed in the middle of a change (its sequence
+ * counter odd) or, on the writer's side, a segment lock was not granted. A live writer changes a segment in
+ * microseconds, so this means the writer died mid-change; the cure is a new generation, never a longer wait.
  */
 public final class LockTimeoutException extends RuntimeException {
     public LockTimeoutException(String message) {

@@ -3,24 +3,18 @@ package io.sharedlookup.internal.store;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The published state of a namespace: which generation file readers use, and what it reflects. Written to a temporary
- * file, fsynced when durability matters, and renamed over {@value StoreLayout#MANIFEST}, so a reader sees either the
- * old or the new manifest, never a mix.
+ * The published state of a namespace: which generation file readers use, how to read it, and what it reflects. The
+ * writer replaces it atomically (a temporary file renamed over {@value StoreLayout#MANIFEST}), so a reader sees either
+ * the old or the new manifest, never a mix.
  *
  * @param formatVersion  the store format; readers refuse versions they do not know
  * @param generation     increases by one for every new generation file
@@ -33,6 +27,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param writerState    {@link WriterState#OPEN} while a writer changes the file; {@link WriterState#CLOSED} after a
  *                       clean stop, so that only then the next writer may resume from {@code offsets}
  * @param attributes     further writer options recorded with the namespace (for example a reverse index)
+ * @param layout         how to read the generation file without Chronicle Map (format version 2)
+ * @param reverseLayout  the same for its reverse index; null when the generation has none
  */
 public record Manifest(
         int formatVersion,
@@ -47,26 +43,34 @@ public record Manifest(
         WriterState writerState,
         long publishedAtMillis,
         long updatedAtMillis,
-        Map<String, String> attributes) {
+        Map<String, String> attributes,
+        MapLayout layout,
+        MapLayout reverseLayout) {
 
-    /** The only format version this code reads and writes. */
-    public static final int FORMAT_VERSION = 1;
+    /**
+     * The only format version this code reads and writes. Version 1 stores were read through Chronicle Map; version 2
+     * publishes each file's layout (see {@link MapLayout}) and a sequence file, so readers need no Chronicle.
+     */
+    public static final int FORMAT_VERSION = 2;
+    private static final String LAYOUT = "layout.";
+    private static final String REVERSE_LAYOUT = "reverse.layout.";
 
     public enum WriterState { OPEN, CLOSED }
 
     public Manifest {
         offsets = Collections.unmodifiableMap(new TreeMap<>(offsets));
         attributes = Collections.unmodifiableMap(new TreeMap<>(attributes));
+        java.util.Objects.requireNonNull(layout, "layout");
     }
 
     public Manifest withOffsets(Map<Integer, Long> newOffsets, long newContentVersion, boolean newCaughtUp, long now) {
         return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, newOffsets,
-                newContentVersion, newCaughtUp, writerState, publishedAtMillis, now, attributes);
+                newContentVersion, newCaughtUp, writerState, publishedAtMillis, now, attributes, layout, reverseLayout);
     }
 
     public Manifest withWriterState(WriterState state, long now) {
         return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, offsets, contentVersion,
-                caughtUp, state, publishedAtMillis, now, attributes);
+                caughtUp, state, publishedAtMillis, now, attributes, layout, reverseLayout);
     }
 
     /** Serialises to the properties text stored on disk. */
@@ -92,6 +96,12 @@ public record Manifest(
         p.setProperty("published.at", Long.toString(publishedAtMillis));
         p.setProperty("updated.at", Long.toString(updatedAtMillis));
         attributes.forEach((k, v) -> p.setProperty("attr." + k, v));
+        Map<String, String> layouts = new TreeMap<>();
+        layout.writeTo(LAYOUT, layouts);
+        if (reverseLayout != null) {
+            reverseLayout.writeTo(REVERSE_LAYOUT, layouts);
+        }
+        layouts.forEach(p::setProperty);
         StringWriter out = new StringWriter();
         try {
             p.store(out, "shared-lookup namespace manifest: written by the writer, do not edit");
@@ -113,6 +123,9 @@ public record Manifest(
         if (version == null) {
             throw new StoreFormatException("Corrupt manifest " + source
                     + ": no format.version; delete the namespace directory and let the writer rebuild it");
+        }
+        if (version.trim().equals("1")) {
+            throw new OldFormatException(source, p.getProperty("generation", "0").trim());
         }
         if (!version.trim().equals(Integer.toString(FORMAT_VERSION))) {
             throw new StoreFormatException("Unsupported store format version " + version.trim() + " in " + source
@@ -152,9 +165,54 @@ public record Manifest(
                     WriterState.valueOf(required(p, "writer.state", source).toUpperCase()),
                     Long.parseLong(required(p, "published.at", source)),
                     Long.parseLong(required(p, "updated.at", source)),
-                    attributes);
+                    attributes,
+                    layout(p, LAYOUT, source, true),
+                    layout(p, REVERSE_LAYOUT, source, false));
         } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
             throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static MapLayout layout(Properties p, String prefix, Path source, boolean required) {
+        Map<String, String> values = new TreeMap<>();
+        for (String name : p.stringPropertyNames()) {
+            if (name.startsWith(prefix)) {
+                values.put(name, p.getProperty(name).trim());
+            }
+        }
+        try {
+            MapLayout layout = MapLayout.readFrom(prefix, values);
+            if (layout == null && required) {
+                throw new StoreFormatException("Corrupt manifest " + source + ": no '" + prefix + "*' layout");
+            }
+            return layout;
+        } catch (IllegalArgumentException e) {
+            throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A manifest of store format version 1, which readers of this release cannot read (it was read through Chronicle
+     * Map); a writer of this release rebuilds such a namespace as version 2.
+     */
+    public static final class OldFormatException extends StoreFormatException {
+        private final long generation;
+
+        OldFormatException(Path source, String generation) {
+            super("Namespace manifest " + source + " is store format version 1, which this reader does not read: "
+                    + "start the writer of this shared-lookup release, it rebuilds the namespace as version 2");
+            long g;
+            try {
+                g = Long.parseLong(generation);
+            } catch (NumberFormatException e) {
+                g = 0;
+            }
+            this.generation = g;
+        }
+
+        /** The version-1 generation's number, so that the rebuilt one gets a higher one. */
+        public long generation() {
+            return generation;
         }
     }
 
@@ -171,42 +229,4 @@ public record Manifest(
         return parse(Files.readString(file, StandardCharsets.UTF_8), file);
     }
 
-    /**
-     * Atomically replaces {@code file} with this manifest. With {@code durable}, the temporary file and the directory
-     * are fsynced so the switch survives a machine crash; offset checkpoints may skip that.
-     */
-    public void writeAtomically(Path file, StorePermissions permissions, boolean durable) throws IOException {
-        Path dir = file.getParent();
-        Path tmp = dir.resolve(file.getFileName() + ".tmp-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-        try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer bytes = ByteBuffer.wrap(toText().getBytes(StandardCharsets.UTF_8));
-                while (bytes.hasRemaining()) {
-                    ch.write(bytes);
-                }
-                if (durable) {
-                    ch.force(true);
-                }
-            }
-            permissions.applyToFile(tmp);
-            try {
-                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("The store directory's file system cannot rename atomically: " + dir, e);
-            }
-            if (durable) {
-                fsyncDirectory(dir);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
-    }
-
-    static void fsyncDirectory(Path dir) {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        } catch (IOException e) {
-            // Some platforms cannot open directories; the rename itself is still atomic.
-        }
-    }
 }

@@ -1,7 +1,7 @@
 package io.sharedlookup.internal.store;
 
 /** A store file that cannot be used as it is: unknown format version, missing field, corrupt or truncated. */
-public final class StoreFormatException extends RuntimeException {
+public class StoreFormatException extends RuntimeException {
     public StoreFormatException(String message) {
         super(message);
     }

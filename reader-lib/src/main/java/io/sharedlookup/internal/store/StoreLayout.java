@@ -13,7 +13,9 @@ import java.util.regex.Pattern;
  *   users/                       one directory per namespace (validated name)
  *     manifest.properties        the published generation and its metadata; replaced atomically
  *     g0000000007.cmap           a generation: one Chronicle Map file
+ *     g0000000007.seq            its sequence file: one change counter per segment (format version 2)
  *     g0000000007.rev.cmap       its reverse index (value to keys), when the writer keeps one
+ *     g0000000007.rev.seq        the reverse index's sequence file
  *     g0000000008.cmap           a generation being built: invisible until a manifest names it
  *     writer.lock                held (OS file lock) by the one writer of this namespace
  * </pre>
@@ -22,8 +24,8 @@ public final class StoreLayout {
     public static final String MANIFEST = "manifest.properties";
     public static final String WRITER_LOCK = "writer.lock";
     private static final Pattern GENERATION_FILE = Pattern.compile("g(\\d{10})\\.cmap");
-    /** A generation's data file or its companion reverse index. */
-    private static final Pattern GENERATION_FILES = Pattern.compile("g(\\d{10})(\\.rev)?\\.cmap");
+    /** A generation's data file, its reverse index, or the sequence file of either. */
+    private static final Pattern GENERATION_FILES = Pattern.compile("g(\\d{10})(\\.rev)?\\.(cmap|seq)");
     /** Manifest attribute saying the namespace's generations carry a reverse index. */
     public static final String REVERSE_INDEX_ATTRIBUTE = "reverse.index";
 
@@ -51,6 +53,12 @@ public final class StoreLayout {
 
     public static String generationFileName(long generation) {
         return String.format("g%010d.cmap", generation);
+    }
+
+    /** The companion file holding a generation's reverse index, when it has one. */
+    public static Path reverseIndexFile(Path generationFile) {
+        String name = generationFile.getFileName().toString();
+        return generationFile.resolveSibling(name.substring(0, name.length() - ".cmap".length()) + ".rev.cmap");
     }
 
     /** The generation a data file or reverse-index file belongs to, if the name is one of those. */

@@ -1,4 +1,4 @@
-package io.sharedlookup.internal.store;
+package io.sharedlookup.writer.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

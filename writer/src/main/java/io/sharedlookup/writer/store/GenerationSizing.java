@@ -1,4 +1,6 @@
-package io.sharedlookup.internal.store;
+package io.sharedlookup.writer.store;
+
+import io.sharedlookup.internal.store.*;
 
 /**
  * How big a generation file is made. Chronicle Map cannot grow past what its header allows (about 2.2 x

@@ -1,12 +1,12 @@
 package io.sharedlookup.reader;
 
-import io.sharedlookup.internal.store.GenerationFile;
-import io.sharedlookup.internal.store.GenerationSizing;
+import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
-import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

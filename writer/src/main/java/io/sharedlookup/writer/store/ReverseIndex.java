@@ -1,4 +1,6 @@
-package io.sharedlookup.internal.store;
+package io.sharedlookup.writer.store;
+
+import io.sharedlookup.internal.store.ReverseKeys;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,11 +17,11 @@ import java.util.Optional;
  * scan.
  */
 final class ReverseIndex {
-    static final String TOO_MANY = "*";
-    static final int MAX_ENCODED_CHARS = 512;
+    static final String TOO_MANY = ReverseKeys.TOO_MANY;
+    static final int MAX_ENCODED_CHARS = ReverseKeys.MAX_ENCODED_CHARS;
 
     private final GenerationFile file;
-    private final StringBuilder buffer = new StringBuilder(); // writer side only: one writer thread per namespace
+    private final StringBuilder buffer = new StringBuilder(); // guarded by this: the ingest and growth-copy threads share it
 
     ReverseIndex(GenerationFile file) {
         this.file = file;
@@ -30,13 +32,13 @@ final class ReverseIndex {
     }
 
     /** Records that {@code key} now holds {@code value}. */
-    void add(CharSequence value, CharSequence key, long timeoutNanos) {
+    synchronized void add(CharSequence value, CharSequence key, long timeoutNanos) {
         StringBuilder keys = buffer;
         boolean present = file.getInto(value, keys, timeoutNanos);
         if (present && (TOO_MANY.contentEquals(keys) || decode(keys).contains(key.toString()))) {
             return;
         }
-        keys.append(key.length()).append(':').append(key);
+        ReverseKeys.append(keys, key);
         if (keys.length() > MAX_ENCODED_CHARS) {
             file.put(value, TOO_MANY, timeoutNanos);
             return;
@@ -49,7 +51,7 @@ final class ReverseIndex {
     }
 
     /** Records that {@code key} no longer holds {@code value}. */
-    void remove(CharSequence value, CharSequence key, long timeoutNanos) {
+    synchronized void remove(CharSequence value, CharSequence key, long timeoutNanos) {
         StringBuilder keys = buffer;
         if (!file.getInto(value, keys, timeoutNanos) || TOO_MANY.contentEquals(keys)) {
             return;
@@ -61,8 +63,7 @@ final class ReverseIndex {
         if (remaining.isEmpty()) {
             file.remove(value, timeoutNanos);
         } else {
-            keys.setLength(0);
-            remaining.forEach(k -> keys.append(k.length()).append(':').append(k));
+            ReverseKeys.encode(keys, remaining);
             file.put(value, keys, timeoutNanos);
         }
     }
@@ -77,19 +78,6 @@ final class ReverseIndex {
     }
 
     static List<String> decode(CharSequence encoded) {
-        List<String> keys = new ArrayList<>();
-        int i = 0;
-        int n = encoded.length();
-        while (i < n) {
-            int colon = i;
-            int length = 0;
-            while (encoded.charAt(colon) != ':') {
-                length = length * 10 + (encoded.charAt(colon) - '0');
-                colon++;
-            }
-            keys.add(encoded.subSequence(colon + 1, colon + 1 + length).toString());
-            i = colon + 1 + length;
-        }
-        return keys;
+        return ReverseKeys.decode(encoded);
     }
 }

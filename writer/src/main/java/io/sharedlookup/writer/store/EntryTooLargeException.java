@@ -1,4 +1,6 @@
-package io.sharedlookup.internal.store;
+package io.sharedlookup.writer.store;
+
+import io.sharedlookup.internal.store.*;
 
 /** A key/value pair does not fit in this generation's layout (Chronicle's chunk limit per entry). */
 public final class EntryTooLargeException extends RuntimeException {

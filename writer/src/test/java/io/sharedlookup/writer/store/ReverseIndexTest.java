@@ -1,7 +1,8 @@
-package io.sharedlookup.internal.store;
+package io.sharedlookup.writer.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.internal.store.StoreLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,7 @@
-package io.sharedlookup.internal.store;
+package io.sharedlookup.writer.store;
+
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.StoreLayout;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -12,6 +15,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import io.sharedlookup.internal.store.SequenceFile;
+import org.slf4j.LoggerFactory;
 
 /**
  * The write side of one namespace: owns its directory while open (an OS file lock, released even by kill -9), creates
@@ -30,16 +35,18 @@ public final class NamespaceWriter implements AutoCloseable {
     private final StorePermissions permissions;
     private final FileChannel lockChannel;
     private final FileLock lock;
+    private final long generationFloor;
     private Manifest published;
 
     private NamespaceWriter(StoreLayout layout, String namespace, StorePermissions permissions,
-                            FileChannel lockChannel, FileLock lock, Manifest published) {
+                            FileChannel lockChannel, FileLock lock, Manifest published, long generationFloor) {
         this.layout = layout;
         this.namespace = namespace;
         this.permissions = permissions;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.published = published;
+        this.generationFloor = generationFloor;
     }
 
     /**
@@ -69,16 +76,24 @@ public final class NamespaceWriter implements AutoCloseable {
                     + " is locked): run one writer per store directory and namespace");
         }
         Manifest manifest = null;
+        long generationFloor = 0;
         try {
             manifest = Manifest.read(layout.manifest(namespace));
         } catch (NoSuchFileException e) {
             // a new namespace
+        } catch (Manifest.OldFormatException e) {
+            // Written by a release whose readers went through Chronicle: build a version-2 generation from the topic.
+            // Its number follows the old one, so readers of either release never mistake one for the other.
+            LoggerFactory.getLogger(NamespaceWriter.class).warn("Namespace '{}' is store format version 1; "
+                    + "rebuilding it from the topic as version {}", namespace, Manifest.FORMAT_VERSION);
+            generationFloor = e.generation();
         } catch (IOException | RuntimeException e) {
             lock.release();
             channel.close();
             throw e;
         }
-        NamespaceWriter writer = new NamespaceWriter(layout, namespace, permissions, channel, lock, manifest);
+        NamespaceWriter writer = new NamespaceWriter(layout, namespace, permissions, channel, lock, manifest,
+                generationFloor);
         writer.deleteStaleFiles(dir);
         return writer;
     }
@@ -119,7 +134,8 @@ public final class NamespaceWriter implements AutoCloseable {
 
     /** Like {@link #createGeneration(GenerationSizing)}, with a reverse index (value to keys) kept beside it. */
     public GenerationFile createGeneration(GenerationSizing sizing, boolean reverseIndex) throws IOException {
-        long next = Math.max(published == null ? 0 : published.generation(), highestGenerationOnDisk()) + 1;
+        long next = Math.max(Math.max(published == null ? 0 : published.generation(), generationFloor),
+                highestGenerationOnDisk()) + 1;
         return GenerationFile.create(layout.namespaceDir(namespace).resolve(StoreLayout.generationFileName(next)),
                 sizing, permissions, reverseIndex);
     }
@@ -136,6 +152,8 @@ public final class NamespaceWriter implements AutoCloseable {
         generation.close();
         Files.deleteIfExists(generation.file());
         Files.deleteIfExists(GenerationFile.reverseIndexFile(generation.file()));
+        Files.deleteIfExists(SequenceFile.of(generation.file()));
+        Files.deleteIfExists(SequenceFile.of(GenerationFile.reverseIndexFile(generation.file())));
     }
 
     /**
@@ -151,7 +169,8 @@ public final class NamespaceWriter implements AutoCloseable {
         Map<String, String> recorded = new java.util.TreeMap<>(attributes);
         recorded.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(generation.hasReverseIndex()));
         Manifest next = new Manifest(Manifest.FORMAT_VERSION, namespace, number, fileName, generation.capacity(),
-                topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, now, recorded);
+                topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, now, recorded,
+                generation.layout(), generation.reverseLayout());
         write(next, true);
         deleteGenerationsBefore(number - 1);
         return next;
@@ -203,7 +222,7 @@ public final class NamespaceWriter implements AutoCloseable {
     }
 
     private void write(Manifest manifest, boolean durable) throws IOException {
-        manifest.writeAtomically(layout.manifest(namespace), permissions, durable);
+        ManifestFiles.write(manifest, layout.manifest(namespace), permissions, durable);
         published = manifest;
     }
 

@@ -1,4 +1,10 @@
-package io.sharedlookup.internal.store;
+package io.sharedlookup.writer.store;
+
+import io.sharedlookup.internal.store.LockTimeoutException;
+import io.sharedlookup.internal.store.MapLayout;
+import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.internal.store.StoreFormatException;
+import io.sharedlookup.internal.store.StoreLayout;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -9,6 +15,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
+import net.openhft.chronicle.hash.serialization.impl.CharSequenceSizedReader;
+import net.openhft.chronicle.hash.serialization.impl.CharSequenceUtf8DataAccess;
+import net.openhft.chronicle.hash.serialization.impl.StopBitSizeMarshaller;
 import net.openhft.chronicle.hash.locks.InterProcessReadWriteUpdateLock;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
@@ -16,33 +26,90 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapAbsentEntry;
 import net.openhft.chronicle.map.MapEntry;
 import net.openhft.chronicle.map.MapSegmentContext;
+import net.openhft.chronicle.map.VanillaChronicleMap;
 
 /**
- * One generation: a Chronicle Map file of UTF-8 {@code CharSequence} keys and values, opened by readers and by the
- * writer alike (Chronicle has no read-only mode).
+ * One generation as the writer sees it: a Chronicle Map file of UTF-8 {@code CharSequence} keys and values, with its
+ * sequence file. Only the writer opens generations through Chronicle; readers map them read-only through reader-lib
+ * (store format version 2, see {@link MapLayout}).
  *
- * <p>Every access takes its segment lock through a query context with a bounded {@code tryLock}, never Chronicle's
- * default 60 s wait: a lock left held by a killed process costs a caller at most the bound and surfaces as
- * {@link LockTimeoutException}.
+ * <p>Every change to a segment is bracketed by that segment's counter in the sequence file ({@link SegmentCounters}),
+ * inside Chronicle's segment write lock, so that lock-free readers can tell a consistent read from one that raced
+ * with the change. Every lock is taken through a query context with a bounded {@code tryLock}, never Chronicle's
+ * default 60 s wait; only writer threads take them.
  */
 public final class GenerationFile implements AutoCloseable {
     private final Path file;
     private final ChronicleMap<CharSequence, CharSequence> map;
     private final long capacity;
-    private final DirectReader direct; // null when the map's layout is not the one DirectReader reads
+    private final MapLayout layout;
+    private final SegmentCounters counters;
     private ReverseIndex reverse;
 
-    private GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity) {
+    private GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity,
+                           SegmentCounters counters) {
         this.file = file;
         this.map = map;
         this.capacity = capacity;
-        this.direct = DirectReader.forMap(map);
+        this.layout = layoutOf(map, file);
+        this.counters = counters;
     }
 
     /** The companion file holding a generation's reverse index, when it has one. */
     public static Path reverseIndexFile(Path generationFile) {
-        String name = generationFile.getFileName().toString();
-        return generationFile.resolveSibling(name.substring(0, name.length() - ".cmap".length()) + ".rev.cmap");
+        return StoreLayout.reverseIndexFile(generationFile);
+    }
+
+    /**
+     * What readers need to read {@code map}'s file without Chronicle. Refuses a map whose entries are laid out in a
+     * way the readers do not know (another size or text encoding, alignment): a reader must never guess.
+     */
+    static MapLayout layoutOf(ChronicleMap<CharSequence, CharSequence> chronicleMap, Path file) {
+        if (chronicleMap.getClass() != VanillaChronicleMap.class) {
+            throw new IllegalStateException("Unexpected Chronicle Map implementation " + chronicleMap.getClass()
+                    + " for " + file + ": readers cannot read its layout");
+        }
+        VanillaChronicleMap<?, ?, ?> m = (VanillaChronicleMap<?, ?, ?>) chronicleMap;
+        boolean known = m.keySizeMarshaller instanceof StopBitSizeMarshaller
+                && m.valueSizeMarshaller instanceof StopBitSizeMarshaller
+                && m.keyDataAccess instanceof CharSequenceUtf8DataAccess
+                && m.keyReader instanceof CharSequenceSizedReader
+                && m.valueReader instanceof CharSequenceSizedReader
+                && m.alignment == 1;
+        if (!known) {
+            throw new IllegalStateException("Chronicle Map laid " + file + " out with marshallers or alignment "
+                    + "readers do not know; this Chronicle Map version is not supported");
+        }
+        long base = m.bsAddress();
+        long segmentsOffset = m.segmentBaseAddr(0) - base;
+        int segmentHeaderSize = Math.toIntExact((segmentsOffset - m.segmentHeadersOffset) / m.actualSegments);
+        long entrySpace = m.tierHashLookupOuterSize + VanillaChronicleHash.TIER_COUNTERS_AREA_SIZE
+                + m.tierFreeListOuterSize + m.tierEntrySpaceInnerOffset;
+        return new MapLayout(m.persistedDataVersion(), m.actualSegments, m.segmentHeadersOffset, segmentHeaderSize,
+                segmentsOffset, m.tierSize, m.sizeInBytesWithoutTiers(), m.tiersInBulk, m.tiersInBulk * m.tierSize,
+                0, maxExtraTiers(m), m.tierHashLookupSlotSize, m.tierHashLookupCapacity, m.tierHashLookupKeyBits,
+                m.tierHashLookupValueBits, m.tierHashLookupOuterSize, entrySpace, m.chunkSize,
+                m.actualChunksPerSegmentTier);
+    }
+
+    private static long maxExtraTiers(VanillaChronicleMap<?, ?, ?> m) {
+        try {
+            java.lang.reflect.Field f = VanillaChronicleHash.class.getDeclaredField("maxExtraTiers");
+            f.setAccessible(true);
+            return f.getLong(m);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("Cannot read Chronicle Map's tier limit: " + e, e);
+        }
+    }
+
+    /** How readers read this generation's file. */
+    public MapLayout layout() {
+        return layout;
+    }
+
+    /** How readers read this generation's reverse index; null when it has none. */
+    public MapLayout reverseLayout() {
+        return reverse == null ? null : reverse.file().layout();
     }
 
     /**
@@ -111,9 +178,16 @@ public final class GenerationFile implements AutoCloseable {
                     .averageValueSize(sizing.averageValueBytes())
                     .maxBloatFactor(sizing.maxBloatFactor())
                     .createPersistedTo(file.toFile());
-            return new GenerationFile(file, map, sizing.entries());
+            try {
+                return new GenerationFile(file, map, sizing.entries(),
+                        SegmentCounters.create(file, map.segments(), permissions));
+            } catch (IOException | RuntimeException e) {
+                map.close();
+                throw e;
+            }
         } catch (IOException | RuntimeException | Error e) {
             Files.deleteIfExists(file);
+            Files.deleteIfExists(SequenceFile.of(file));
             throw e instanceof IOException io ? io : new IOException("Cannot create generation file " + file + ": " + e, e);
         }
     }
@@ -137,14 +211,19 @@ public final class GenerationFile implements AutoCloseable {
         requireCompleteHeader(file, size);
         try {
             ChronicleMap<CharSequence, CharSequence> map = builder().createPersistedTo(file.toFile());
-            return new GenerationFile(file, map, capacity);
+            try {
+                return new GenerationFile(file, map, capacity, SegmentCounters.open(file, map.segments()));
+            } catch (IOException | RuntimeException e) {
+                map.close();
+                throw e;
+            }
         } catch (IOException | RuntimeException e) {
             throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + e
                     + "); the writer rebuilds it from the topic", e);
         } catch (Error e) {
-            // Not the file's fault: a missing JVM flag or class (see docs/reader.md).
+            // Not the file's fault: a missing JVM flag or class (the writer jar's manifest carries the flags).
             throw new IllegalStateException("Chronicle Map cannot open " + file + " in this JVM (" + e
-                    + "); start it with the flags listed in docs/reader.md", e);
+                    + "); run the writer as its jar (java -jar), which carries the JVM flags Chronicle needs", e);
         }
     }
 
@@ -209,37 +288,6 @@ public final class GenerationFile implements AutoCloseable {
     }
 
     /**
-     * Like {@link #getInto}, several times faster: reads the mapped file directly (see {@link DirectReader}) under the
-     * same bounded segment read lock, falling back to the query context for what that does not cover. The caller must
-     * guarantee that this file is not closed during the call — reader-lib's reference-counted generations do; a
-     * closed mapping here is a JVM crash, not an exception.
-     *
-     * @return whether the key is present
-     * @throws LockTimeoutException when the key's segment stays locked longer than {@code timeoutNanos}
-     */
-    public boolean readInto(CharSequence key, StringBuilder out, long timeoutNanos) {
-        if (direct != null) {
-            int found = direct.getInto(key, out, timeoutNanos);
-            if (found == DirectReader.PRESENT) {
-                return true;
-            }
-            if (found == DirectReader.ABSENT) {
-                out.setLength(0);
-                return false;
-            }
-            if (found == DirectReader.TIMED_OUT) {
-                throw timeout("read", key);
-            }
-        }
-        return getInto(key, out, timeoutNanos);
-    }
-
-    /** The direct reader, or null when this map's layout is not the one it reads (for tests). */
-    DirectReader directReader() {
-        return direct;
-    }
-
-    /**
      * Sets {@code key} to {@code value}.
      *
      * @return whether the stored value changed
@@ -257,10 +305,22 @@ public final class GenerationFile implements AutoCloseable {
                     return false;
                 }
                 previous = reverse == null ? null : entry.value().get().toString();
-                c.replaceValue(entry, data);
+                int segment = c.segmentIndex();
+                counters.begin(segment);
+                try {
+                    c.replaceValue(entry, data);
+                } finally {
+                    counters.end(segment);
+                }
             } else {
                 MapAbsentEntry<CharSequence, CharSequence> absent = c.absentEntry();
-                c.insert(absent, data);
+                int segment = c.segmentIndex();
+                counters.begin(segment);
+                try {
+                    c.insert(absent, data);
+                } finally {
+                    counters.end(segment);
+                }
             }
             if (reverse != null) {
                 if (previous != null) {
@@ -291,7 +351,13 @@ public final class GenerationFile implements AutoCloseable {
                 return false;
             }
             String previous = reverse == null ? null : entry.value().get().toString();
-            c.remove(entry);
+            int segment = c.segmentIndex();
+            counters.begin(segment);
+            try {
+                c.remove(entry);
+            } finally {
+                counters.end(segment);
+            }
             if (previous != null) {
                 reverse.remove(previous, key, timeoutNanos);
             }
@@ -331,6 +397,11 @@ public final class GenerationFile implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /** The sequence counter of {@code segment} (for tests). */
+    long sequence(int segment) {
+        return counters.value(segment);
     }
 
     /** Writes the file's dirty pages to disk (Chronicle's close does not). */

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.Manifest;
-import io.sharedlookup.internal.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.internal.store.StorePermissions;
+import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -176,9 +176,10 @@ class SharedLookupStoreTest {
             Manifest live = published.writer.published().orElseThrow();
             Path bogus = new StoreLayout(store).namespaceDir("users").resolve(StoreLayout.generationFileName(9));
             Files.write(bogus, new byte[] {1, 2, 3});
-            new Manifest(1, "users", 9, bogus.getFileName().toString(), 10, "topic", Map.of(), 1, true,
-                    Manifest.WriterState.OPEN, 0, 0, Map.of())
-                    .writeAtomically(new StoreLayout(store).manifest("users"), StorePermissions.DEFAULT, false);
+            io.sharedlookup.writer.store.ManifestFiles.write(new Manifest(Manifest.FORMAT_VERSION, "users", 9,
+                    bogus.getFileName().toString(), 10, "topic", Map.of(), 1, true, Manifest.WriterState.OPEN, 0, 0,
+                    Map.of(), live.layout(), null), new StoreLayout(store).manifest("users"), StorePermissions.DEFAULT,
+                    false);
             // Several refresh rounds pass; the reader keeps the generation it has.
             await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
                     .until(() -> users.generation() == live.generation() && "Ada".equals(users.get("1")));

@@ -1,4 +1,6 @@
-package io.sharedlookup.internal.store;
+package io.sharedlookup.writer.store;
+
+import io.sharedlookup.internal.store.*;
 
 import java.io.IOException;
 import java.nio.file.FileSystems;

@@ -1,0 +1,182 @@
+package io.sharedlookup.internal.store;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a reader needs to read one of the writer's Chronicle Map files without Chronicle (store format version 2).
+ * The writer takes it from the map it created and publishes it in the manifest; the reader trusts nothing else about
+ * the file and checks every offset it derives against the file's size.
+ *
+ * <p>File layout (all offsets in bytes from the start of the file, little-endian):
+ * <pre>
+ * [0, segmentHeadersOffset)            Chronicle's self-describing header and global state: never read
+ * segmentHeadersOffset + s * segmentHeaderSize    segment s's header: entries (u32 at +8), next tier (i64 at +16),
+ *                                                 deleted (u32 at +24)
+ * segmentsOffset + s * tierSize        segment s's first tier
+ * baseSize + b * tierBulkSize          extra tier bulk b (appended when a segment overflows), tiersInBulk tiers each
+ * </pre>
+ * A tier: hash lookup ({@code hashLookupCapacity} slots of {@code slotSize} bytes, each {@code key | chunk << keyBits},
+ * 0 = empty, linear probing) at 0; the tier counters at {@code countersOffset} (next tier i64 at +0, entries u32 at
+ * +32, deleted u32 at +36); entries at {@code entrySpaceOffset + chunk * chunkSize}: stop-bit key size, key bytes,
+ * stop-bit value size, value bytes (then a checksum readers ignore). Text is Chronicle's per-char UTF-8 (a surrogate
+ * is three bytes). A key's hash is XXH64 (seed 0) of its bytes; {@link #segmentOf} and {@link #slotKeyOf} split it.
+ *
+ * @param chronicleMapVersion the Chronicle Map version that wrote the file (informational)
+ */
+public record MapLayout(
+        String chronicleMapVersion,
+        int segments,
+        long segmentHeadersOffset,
+        int segmentHeaderSize,
+        long segmentsOffset,
+        long tierSize,
+        long baseSize,
+        long tiersInBulk,
+        long tierBulkSize,
+        long tierBulkInnerOffset,
+        long maxExtraTiers,
+        int slotSize,
+        long hashLookupCapacity,
+        int keyBits,
+        int valueBits,
+        long countersOffset,
+        long entrySpaceOffset,
+        long chunkSize,
+        long chunksPerTier) {
+
+    /** The one entry encoding this reader knows; anything else is refused when the manifest is read. */
+    public static final String ENCODING = "stop-bit-sizes,char-utf8,xxh64,alignment-1";
+
+    static final long SEGMENT_ENTRIES = 8;
+    static final long SEGMENT_NEXT_TIER = 16;
+    static final long SEGMENT_DELETED = 24;
+    static final long TIER_NEXT_TIER = 0;
+    static final long TIER_ENTRIES = 32;
+    static final long TIER_DELETED = 36;
+    static final long COUNTERS_AREA_SIZE = 64;
+
+    public MapLayout {
+        require(segments > 0, "segments");
+        require(segmentHeadersOffset > 0 && segmentHeaderSize >= 32, "segment headers");
+        require(segmentsOffset >= segmentHeadersOffset + (long) segments * segmentHeaderSize, "segments offset");
+        require(tierSize > 0 && tierSize <= 1L << 30, "tier size");
+        require(baseSize == segmentsOffset + segments * tierSize, "base size");
+        require(tiersInBulk > 0 && Long.bitCount(tiersInBulk) == 1, "tiers in bulk");
+        require(tierBulkInnerOffset >= 0 && tierBulkSize == tierBulkInnerOffset + tiersInBulk * tierSize
+                && tierBulkSize <= Integer.MAX_VALUE, "tier bulk size");
+        require(maxExtraTiers >= 0, "max extra tiers");
+        require(slotSize == 4 || slotSize == 8, "slot size");
+        require(hashLookupCapacity > 0 && Long.bitCount(hashLookupCapacity) == 1, "hash lookup capacity");
+        require(keyBits > 0 && valueBits > 0 && keyBits + valueBits <= slotSize * 8, "slot bits");
+        require(countersOffset >= hashLookupCapacity * slotSize
+                && countersOffset + COUNTERS_AREA_SIZE <= entrySpaceOffset, "counters offset");
+        require(chunkSize > 0 && chunksPerTier > 0
+                && entrySpaceOffset + chunkSize * chunksPerTier <= tierSize, "entry space");
+    }
+
+    private static void require(boolean ok, String what) {
+        if (!ok) {
+            throw new IllegalArgumentException("inconsistent map layout: " + what);
+        }
+    }
+
+    /** The segment a key of hash {@code hash} lives in (Chronicle's hash splitting for this segment count). */
+    public int segmentOf(long hash) {
+        if (segments == 1) {
+            return 0;
+        }
+        if (Integer.bitCount(segments) == 1) {
+            return ((int) hash) & (segments - 1);
+        }
+        return (((int) hash) & Integer.MAX_VALUE) % segments;
+    }
+
+    /** The key part of a hash lookup slot for a key of hash {@code hash}: never 0, which marks an empty slot. */
+    public long slotKeyOf(long hash) {
+        long segmentHash;
+        if (segments == 1) {
+            segmentHash = hash;
+        } else if (Integer.bitCount(segments) == 1) {
+            segmentHash = hash >>> Integer.numberOfTrailingZeros(segments);
+        } else {
+            segmentHash = hash >>> 31;
+        }
+        long keyMask = (1L << keyBits) - 1;
+        long key = segmentHash & keyMask;
+        return key != 0 ? key : keyMask;
+    }
+
+    /** Writes this layout as {@code prefix.*} properties. */
+    public void writeTo(String prefix, Map<String, String> out) {
+        out.put(prefix + "encoding", ENCODING);
+        out.put(prefix + "chronicle.map.version", chronicleMapVersion);
+        out.put(prefix + "segments", Integer.toString(segments));
+        out.put(prefix + "segment.headers.offset", Long.toString(segmentHeadersOffset));
+        out.put(prefix + "segment.header.size", Integer.toString(segmentHeaderSize));
+        out.put(prefix + "segments.offset", Long.toString(segmentsOffset));
+        out.put(prefix + "tier.size", Long.toString(tierSize));
+        out.put(prefix + "base.size", Long.toString(baseSize));
+        out.put(prefix + "tiers.in.bulk", Long.toString(tiersInBulk));
+        out.put(prefix + "tier.bulk.size", Long.toString(tierBulkSize));
+        out.put(prefix + "tier.bulk.inner.offset", Long.toString(tierBulkInnerOffset));
+        out.put(prefix + "max.extra.tiers", Long.toString(maxExtraTiers));
+        out.put(prefix + "hash.lookup.slot.size", Integer.toString(slotSize));
+        out.put(prefix + "hash.lookup.capacity", Long.toString(hashLookupCapacity));
+        out.put(prefix + "hash.lookup.key.bits", Integer.toString(keyBits));
+        out.put(prefix + "hash.lookup.value.bits", Integer.toString(valueBits));
+        out.put(prefix + "counters.offset", Long.toString(countersOffset));
+        out.put(prefix + "entry.space.offset", Long.toString(entrySpaceOffset));
+        out.put(prefix + "chunk.size", Long.toString(chunkSize));
+        out.put(prefix + "chunks.per.tier", Long.toString(chunksPerTier));
+    }
+
+    /**
+     * Reads a layout written by {@link #writeTo}; null when {@code in} has none under {@code prefix}.
+     *
+     * @throws IllegalArgumentException naming what is missing, malformed or unsupported
+     */
+    public static MapLayout readFrom(String prefix, Map<String, String> in) {
+        if (!in.containsKey(prefix + "segments")) {
+            return null;
+        }
+        String encoding = in.get(prefix + "encoding");
+        if (!ENCODING.equals(encoding)) {
+            throw new IllegalArgumentException("entry encoding '" + encoding + "' is not the one this reader knows ("
+                    + ENCODING + ")");
+        }
+        Reader r = new Reader(prefix, in);
+        return new MapLayout(in.getOrDefault(prefix + "chronicle.map.version", "unknown"),
+                r.integer("segments"), r.number("segment.headers.offset"), r.integer("segment.header.size"),
+                r.number("segments.offset"), r.number("tier.size"), r.number("base.size"), r.number("tiers.in.bulk"),
+                r.number("tier.bulk.size"), r.number("tier.bulk.inner.offset"), r.number("max.extra.tiers"),
+                r.integer("hash.lookup.slot.size"), r.number("hash.lookup.capacity"),
+                r.integer("hash.lookup.key.bits"), r.integer("hash.lookup.value.bits"), r.number("counters.offset"),
+                r.number("entry.space.offset"), r.number("chunk.size"), r.number("chunks.per.tier"));
+    }
+
+    /** This layout as {@code prefix.*} properties (sorted, for tests and tools). */
+    public Map<String, String> toProperties(String prefix) {
+        Map<String, String> out = new TreeMap<>();
+        writeTo(prefix, out);
+        return out;
+    }
+
+    private record Reader(String prefix, Map<String, String> in) {
+        long number(String name) {
+            String v = in.get(prefix + name);
+            if (v == null) {
+                throw new IllegalArgumentException("missing '" + prefix + name + "'");
+            }
+            try {
+                return Long.parseLong(v.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + prefix + name + "' is not a number: " + v);
+            }
+        }
+
+        int integer(String name) {
+            return Math.toIntExact(number(name));
+        }
+    }
+}

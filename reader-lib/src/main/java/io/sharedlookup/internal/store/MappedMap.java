@@ -1,0 +1,565 @@
+package io.sharedlookup.internal.store;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiPredicate;
+
+/**
+ * One of the writer's Chronicle Map files, read in place through read-only mappings, without Chronicle and without
+ * any lock (store format version 2).
+ *
+ * <p>Every read of a segment is validated against that segment's counter in the generation's sequence file (see
+ * {@link SequenceFile}): read the counter (even), read, re-read it; a change means the writer touched the segment
+ * meanwhile, so the read is retried. A counter that stays odd longer than the caller's bound means a writer died in
+ * the middle of a change: {@link #TIMED_OUT}. Nothing here writes to any file or waits on anything the writer waits
+ * for, so a reader that dies, pauses or scans slowly cannot hold the writer up.
+ *
+ * <p>Every offset derived from the file is checked against its tier before it is used: a read that races with the
+ * writer may see a half-changed entry, which is detected and retried, never dereferenced outside the mapping. A read
+ * that is inconsistent although its segment did not change means the file is damaged ({@link StoreFormatException}).
+ *
+ * <p>Mappings are released by the garbage collector once nothing refers to them (no mapped memory can be touched
+ * after release, so there is no crash to guard against). Extra tier bulks that the writer appends to the file when a
+ * segment overflows are mapped on first use.
+ */
+public final class MappedMap {
+    public static final int ABSENT = 0;
+    public static final int PRESENT = 1;
+    public static final int TIMED_OUT = -1;
+
+    private static final int INCONSISTENT = -2;
+    private static final int WINDOW_BYTES = 1 << 30;
+    private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ThreadLocal<KeyBuffer> KEY = ThreadLocal.withInitial(KeyBuffer::new);
+
+    private final Path file;
+    private final MapLayout layout;
+    private final FileChannel channel;
+    private final ByteBuffer headers;
+    private final ByteBuffer[] windows;
+    private final int tiersPerWindow;
+    private final ByteBuffer sequences;
+    private final long maxTierIndex;
+    private final long hashLookupMask;
+    private final long keyMask;
+    private final long valueMask;
+    private volatile ByteBuffer[] bulks = new ByteBuffer[0];
+
+    private MappedMap(Path file, MapLayout layout, FileChannel channel, ByteBuffer headers, ByteBuffer[] windows,
+                      int tiersPerWindow, ByteBuffer sequences) {
+        this.file = file;
+        this.layout = layout;
+        this.channel = channel;
+        this.headers = headers;
+        this.windows = windows;
+        this.tiersPerWindow = tiersPerWindow;
+        this.sequences = sequences;
+        long extraBulks = (layout.maxExtraTiers() + layout.tiersInBulk() - 1) / layout.tiersInBulk();
+        this.maxTierIndex = layout.segments() + extraBulks * layout.tiersInBulk();
+        this.hashLookupMask = layout.hashLookupCapacity() - 1;
+        this.keyMask = (1L << layout.keyBits()) - 1;
+        this.valueMask = (1L << layout.valueBits()) - 1;
+    }
+
+    /**
+     * Maps {@code file} and its sequence file read-only.
+     *
+     * @throws StoreFormatException when a file is missing, unreadable or smaller than its layout says
+     */
+    public static MappedMap open(Path file, Path sequenceFile, MapLayout layout) {
+        FileChannel channel = null;
+        try {
+            channel = FileChannel.open(file, StandardOpenOption.READ);
+            long size = channel.size();
+            if (size < layout.baseSize()) {
+                throw new StoreFormatException("Generation file " + file + " is truncated (" + size + " bytes, its "
+                        + "layout needs " + layout.baseSize() + "); the writer rebuilds it from the topic");
+            }
+            ByteBuffer headers = map(channel, layout.segmentHeadersOffset(),
+                    layout.segmentsOffset() - layout.segmentHeadersOffset());
+            int tiersPerWindow = (int) Math.max(1, Math.min(layout.segments(), WINDOW_BYTES / layout.tierSize()));
+            int windowCount = (layout.segments() + tiersPerWindow - 1) / tiersPerWindow;
+            ByteBuffer[] windows = new ByteBuffer[windowCount];
+            for (int w = 0; w < windowCount; w++) {
+                int tiers = Math.min(tiersPerWindow, layout.segments() - w * tiersPerWindow);
+                windows[w] = map(channel, layout.segmentsOffset() + (long) w * tiersPerWindow * layout.tierSize(),
+                        tiers * layout.tierSize());
+            }
+            ByteBuffer sequences;
+            try (FileChannel seq = FileChannel.open(sequenceFile, StandardOpenOption.READ)) {
+                long needed = (long) layout.segments() * SequenceFile.STRIDE;
+                if (seq.size() < needed) {
+                    throw new StoreFormatException("Sequence file " + sequenceFile + " is truncated (" + seq.size()
+                            + " bytes, " + needed + " needed); the writer rebuilds the namespace from the topic");
+                }
+                sequences = map(seq, 0, needed);
+            }
+            return new MappedMap(file, layout, channel, headers, windows, tiersPerWindow, sequences);
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw new StoreFormatException("Cannot map " + file + " for reading: " + e
+                    + " (the reader needs read permission on the store files: add its user to the writer's group)", e);
+        } catch (RuntimeException e) {
+            closeQuietly(channel);
+            throw e;
+        }
+    }
+
+    private static ByteBuffer map(FileChannel channel, long offset, long size) throws IOException {
+        MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_ONLY, offset, size);
+        buffer.order(ByteOrder.LITTLE_ENDIAN);
+        return buffer;
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing was mapped through it yet, or the mappings outlive it
+            }
+        }
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public MapLayout layout() {
+        return layout;
+    }
+
+    /**
+     * Looks {@code key} up and, when present, puts its value in {@code out} (cleared first). Allocation-free once the
+     * calling thread has looked up a key at least as long before.
+     *
+     * @return {@link #PRESENT}, {@link #ABSENT}, or {@link #TIMED_OUT} when the key's segment stayed in the middle of
+     *     a change for longer than {@code timeoutNanos}
+     * @throws StoreFormatException when the file is damaged
+     */
+    public int getInto(CharSequence key, StringBuilder out, long timeoutNanos) {
+        KeyBuffer k = KEY.get();
+        int length = k.encode(key);
+        long hash = Xxh64.hash(k.bytes, length);
+        int segment = layout.segmentOf(hash);
+        long slotKey = layout.slotKeyOf(hash);
+        long start = 0;
+        for (int attempt = 0; ; attempt++) {
+            long before = sequence(segment);
+            if ((before & 1) == 0) {
+                int found = find(segment, slotKey, k.bytes, length, out);
+                VarHandle.acquireFence(); // the reads above happen before the counter is read again
+                if (sequence(segment) == before) {
+                    if (found == INCONSISTENT) {
+                        throw corrupt(segment);
+                    }
+                    if (found == ABSENT) {
+                        out.setLength(0);
+                    }
+                    return found;
+                }
+            }
+            if (start == 0) {
+                start = System.nanoTime();
+            } else if (System.nanoTime() - start > timeoutNanos) {
+                out.setLength(0);
+                return TIMED_OUT;
+            }
+            backOff(attempt);
+        }
+    }
+
+    /**
+     * The number of entries, each segment counted consistently.
+     *
+     * @return the count, or -1 when a segment stayed in the middle of a change for longer than {@code timeoutNanos}
+     */
+    public long size(long timeoutNanos) {
+        long total = 0;
+        for (int segment = 0; segment < layout.segments(); segment++) {
+            long start = 0;
+            for (int attempt = 0; ; attempt++) {
+                long before = sequence(segment);
+                if ((before & 1) == 0) {
+                    long count = segmentSize(segment);
+                    VarHandle.acquireFence();
+                    if (sequence(segment) == before) {
+                        if (count < 0) {
+                            throw corrupt(segment);
+                        }
+                        total += count;
+                        break;
+                    }
+                }
+                if (start == 0) {
+                    start = System.nanoTime();
+                } else if (System.nanoTime() - start > timeoutNanos) {
+                    return -1;
+                }
+                backOff(attempt);
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Calls {@code action} for every entry, segment by segment: each segment is copied consistently first, then its
+     * entries are passed on, so the action runs outside any read and may take as long as it likes.
+     *
+     * @return whether every entry was visited ({@code action} never returned false)
+     * @throws LockTimeoutException when a segment stayed in the middle of a change for longer than the bound
+     */
+    public boolean forEachWhile(BiPredicate<String, String> action, long timeoutNanos) {
+        List<String> pairs = new ArrayList<>();
+        StringBuilder text = new StringBuilder();
+        for (int segment = 0; segment < layout.segments(); segment++) {
+            long start = 0;
+            for (int attempt = 0; ; attempt++) {
+                pairs.clear();
+                long before = sequence(segment);
+                if ((before & 1) == 0) {
+                    boolean consistent = copySegment(segment, pairs, text);
+                    VarHandle.acquireFence();
+                    if (sequence(segment) == before) {
+                        if (!consistent) {
+                            throw corrupt(segment);
+                        }
+                        break;
+                    }
+                }
+                if (start == 0) {
+                    start = System.nanoTime();
+                } else if (System.nanoTime() - start > timeoutNanos) {
+                    throw new LockTimeoutException("Segment " + segment + " of " + file + " stayed in the middle of a "
+                            + "change for over the bound (its writer probably died); the next writer rebuilds it");
+                }
+                backOff(attempt);
+            }
+            for (int i = 0; i < pairs.size(); i += 2) {
+                if (!action.test(pairs.get(i), pairs.get(i + 1))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private long sequence(int segment) {
+        return (long) SEQ.getAcquire(sequences, segment * SequenceFile.STRIDE);
+    }
+
+    /** Spins briefly (the writer changes a segment in microseconds), then yields so that it can run on a busy host. */
+    private static void backOff(int attempt) {
+        if (attempt < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+    }
+
+    private StoreFormatException corrupt(int segment) {
+        return new StoreFormatException("Generation file " + file + " is corrupt (segment " + segment
+                + " does not parse although no writer is changing it); delete the namespace directory and let the "
+                + "writer rebuild it from the topic");
+    }
+
+    // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
+
+    private int find(int segment, long slotKey, byte[] key, int keyLength, StringBuilder out) {
+        long tier = segment + 1L;
+        for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
+            ByteBuffer buffer = tierBuffer(tier);
+            if (buffer == null) {
+                return INCONSISTENT;
+            }
+            int base = tierBase(tier);
+            int found = findInTier(buffer, base, slotKey, key, keyLength, out);
+            if (found != ABSENT) {
+                return found;
+            }
+            tier = tiers == 0 ? headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER)
+                    : buffer.getLong(base + (int) (layout.countersOffset() + MapLayout.TIER_NEXT_TIER));
+            if (tier == 0) {
+                return ABSENT;
+            }
+        }
+        return INCONSISTENT;
+    }
+
+    private int findInTier(ByteBuffer buffer, int base, long slotKey, byte[] key, int keyLength, StringBuilder out) {
+        long index = slotKey & hashLookupMask;
+        for (long probes = 0; probes < layout.hashLookupCapacity(); probes++) {
+            long slot = readSlot(buffer, base, index);
+            if (slot == 0) {
+                return ABSENT;
+            }
+            index = (index + 1) & hashLookupMask;
+            if ((slot & keyMask) != slotKey) {
+                continue;
+            }
+            int entry = entryOffset(slot);
+            if (entry < 0) {
+                return INCONSISTENT;
+            }
+            long keySize = readStopBit(buffer, base, entry);
+            if (keySize < 0) {
+                return INCONSISTENT;
+            }
+            int keyStart = entry + stopBitLength(keySize);
+            if (keyStart + keySize > layout.tierSize()) {
+                return INCONSISTENT;
+            }
+            if (keySize != keyLength || !bytesEqual(buffer, base + keyStart, key, keyLength)) {
+                continue;
+            }
+            int valueSizeAt = keyStart + keyLength;
+            long valueSize = readStopBit(buffer, base, valueSizeAt);
+            if (valueSize < 0) {
+                return INCONSISTENT;
+            }
+            int valueStart = valueSizeAt + stopBitLength(valueSize);
+            if (valueStart + valueSize > layout.tierSize()) {
+                return INCONSISTENT;
+            }
+            return decode(buffer, base + valueStart, (int) valueSize, out) ? PRESENT : INCONSISTENT;
+        }
+        return ABSENT; // a full hash lookup without the key
+    }
+
+    private long segmentSize(int segment) {
+        int header = headerOffset(segment);
+        long count = (headers.getInt(header + (int) MapLayout.SEGMENT_ENTRIES) & 0xFFFFFFFFL)
+                - (headers.getInt(header + (int) MapLayout.SEGMENT_DELETED) & 0xFFFFFFFFL);
+        long tier = headers.getLong(header + (int) MapLayout.SEGMENT_NEXT_TIER);
+        for (long tiers = 0; tier != 0; tiers++) {
+            ByteBuffer buffer = tierBuffer(tier);
+            if (buffer == null || tiers >= layout.maxExtraTiers()) {
+                return -1;
+            }
+            int counters = tierBase(tier) + (int) layout.countersOffset();
+            count += (buffer.getInt(counters + (int) MapLayout.TIER_ENTRIES) & 0xFFFFFFFFL)
+                    - (buffer.getInt(counters + (int) MapLayout.TIER_DELETED) & 0xFFFFFFFFL);
+            tier = buffer.getLong(counters + (int) MapLayout.TIER_NEXT_TIER);
+        }
+        return count;
+    }
+
+    /** Appends key, value, key, value… of every entry of {@code segment} to {@code pairs}; false when inconsistent. */
+    private boolean copySegment(int segment, List<String> pairs, StringBuilder text) {
+        long tier = segment + 1L;
+        for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
+            ByteBuffer buffer = tierBuffer(tier);
+            if (buffer == null) {
+                return false;
+            }
+            int base = tierBase(tier);
+            for (long index = 0; index < layout.hashLookupCapacity(); index++) {
+                long slot = readSlot(buffer, base, index);
+                if (slot == 0) {
+                    continue;
+                }
+                int entry = entryOffset(slot);
+                long keySize = entry < 0 ? -1 : readStopBit(buffer, base, entry);
+                if (keySize < 0) {
+                    return false;
+                }
+                int keyStart = entry + stopBitLength(keySize);
+                long valueSize = keyStart + keySize > layout.tierSize() ? -1
+                        : readStopBit(buffer, base, keyStart + (int) keySize);
+                if (valueSize < 0) {
+                    return false;
+                }
+                int valueStart = keyStart + (int) keySize + stopBitLength(valueSize);
+                if (valueStart + valueSize > layout.tierSize()
+                        || !decode(buffer, base + keyStart, (int) keySize, text)) {
+                    return false;
+                }
+                pairs.add(text.toString());
+                if (!decode(buffer, base + valueStart, (int) valueSize, text)) {
+                    return false;
+                }
+                pairs.add(text.toString());
+            }
+            tier = tiers == 0 ? headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER)
+                    : buffer.getLong(base + (int) (layout.countersOffset() + MapLayout.TIER_NEXT_TIER));
+            if (tier == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int headerOffset(int segment) {
+        return segment * layout.segmentHeaderSize();
+    }
+
+    private long readSlot(ByteBuffer buffer, int base, long index) {
+        int at = base + (int) (index * layout.slotSize());
+        return layout.slotSize() == 4 ? buffer.getInt(at) & 0xFFFFFFFFL : buffer.getLong(at);
+    }
+
+    /** The entry's offset within its tier, or -1 when the slot's chunk is outside the tier. */
+    private int entryOffset(long slot) {
+        long chunk = (slot >>> layout.keyBits()) & valueMask;
+        if (chunk >= layout.chunksPerTier()) {
+            return -1;
+        }
+        return (int) (layout.entrySpaceOffset() + chunk * layout.chunkSize());
+    }
+
+    /** The buffer holding tier {@code tier} (1-based, as Chronicle counts), or null when no such tier can exist. */
+    private ByteBuffer tierBuffer(long tier) {
+        if (tier <= 0 || tier > maxTierIndex) {
+            return null;
+        }
+        if (tier <= layout.segments()) {
+            return windows[(int) ((tier - 1) / tiersPerWindow)];
+        }
+        int bulk = (int) ((tier - 1 - layout.segments()) / layout.tiersInBulk());
+        ByteBuffer[] mapped = bulks;
+        return bulk < mapped.length && mapped[bulk] != null ? mapped[bulk] : mapBulk(bulk);
+    }
+
+    private int tierBase(long tier) {
+        if (tier <= layout.segments()) {
+            return (int) (((tier - 1) % tiersPerWindow) * layout.tierSize());
+        }
+        long extra = tier - 1 - layout.segments();
+        return (int) (layout.tierBulkInnerOffset() + (extra & (layout.tiersInBulk() - 1)) * layout.tierSize());
+    }
+
+    /** Maps extra tier bulk {@code bulk} on first use; null when the file does not (yet) hold it. */
+    private synchronized ByteBuffer mapBulk(int bulk) {
+        ByteBuffer[] mapped = bulks;
+        if (bulk < mapped.length && mapped[bulk] != null) {
+            return mapped[bulk];
+        }
+        long offset = layout.baseSize() + bulk * layout.tierBulkSize();
+        try {
+            if (channel.size() < offset + layout.tierBulkSize()) {
+                return null; // a half-read link to a bulk that does not exist: the read is retried
+            }
+            ByteBuffer buffer = map(channel, offset, layout.tierBulkSize());
+            ByteBuffer[] grown = java.util.Arrays.copyOf(mapped, Math.max(mapped.length, bulk + 1));
+            grown[bulk] = buffer;
+            bulks = grown;
+            return buffer;
+        } catch (IOException e) {
+            throw new StoreFormatException("Cannot map extra tiers of " + file + ": " + e, e);
+        }
+    }
+
+    /**
+     * Reads a non-negative stop-bit number (7 bits per byte, low bits first, high bit = more follow) at tier offset
+     * {@code at}; -1 when it is not one or runs past the tier.
+     */
+    private long readStopBit(ByteBuffer buffer, int base, int at) {
+        long value = 0;
+        for (int shift = 0; shift <= 56; shift += 7) {
+            if (at >= layout.tierSize()) {
+                return -1;
+            }
+            int b = buffer.get(base + at++);
+            if (b >= 0) {
+                if (b == 0 && shift > 0) {
+                    return -1; // Chronicle's encoding of a negative number: never a size
+                }
+                return value | ((long) b << shift);
+            }
+            value |= (long) (b & 0x7F) << shift;
+        }
+        return -1;
+    }
+
+    private static int stopBitLength(long value) {
+        int n = 1;
+        while ((value >>>= 7) != 0) {
+            n++;
+        }
+        return n;
+    }
+
+    private static boolean bytesEqual(ByteBuffer buffer, int at, byte[] key, int length) {
+        for (int i = 0; i < length; i++) {
+            if (buffer.get(at + i) != key[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Decodes Chronicle's UTF-8 (1 to 3 bytes per char; 4-byte forms too); false (out undefined) on anything else. */
+    static boolean decode(ByteBuffer buffer, int at, int size, StringBuilder out) {
+        out.setLength(0);
+        int end = at + size;
+        int p = at;
+        while (p < end) {
+            int b = buffer.get(p++);
+            if (b >= 0) {
+                out.append((char) b);
+            } else if ((b & 0xE0) == 0xC0 && p < end) {
+                int b2 = buffer.get(p++);
+                if ((b2 & 0xC0) != 0x80) {
+                    return false;
+                }
+                out.append((char) (((b & 0x1F) << 6) | (b2 & 0x3F)));
+            } else if ((b & 0xF0) == 0xE0 && p + 1 < end) {
+                int b2 = buffer.get(p++);
+                int b3 = buffer.get(p++);
+                if ((b2 & 0xC0) != 0x80 || (b3 & 0xC0) != 0x80) {
+                    return false;
+                }
+                out.append((char) (((b & 0x0F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F)));
+            } else if ((b & 0xF8) == 0xF0 && p + 2 < end) {
+                int b2 = buffer.get(p++);
+                int b3 = buffer.get(p++);
+                int b4 = buffer.get(p++);
+                if ((b2 & 0xC0) != 0x80 || (b3 & 0xC0) != 0x80 || (b4 & 0xC0) != 0x80) {
+                    return false;
+                }
+                out.appendCodePoint(((b & 0x07) << 18) | ((b2 & 0x3F) << 12) | ((b3 & 0x3F) << 6) | (b4 & 0x3F));
+            } else {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A thread's reusable buffer for the encoded key being looked up. */
+    private static final class KeyBuffer {
+        byte[] bytes = new byte[64];
+
+        /** Encodes {@code key} as Chronicle does (each char on its own, in 1 to 3 bytes); returns the byte count. */
+        int encode(CharSequence key) {
+            int length = key.length();
+            if (bytes.length < 3 * length) {
+                bytes = new byte[Math.max(3 * length, 2 * bytes.length)];
+            }
+            byte[] b = bytes;
+            int n = 0;
+            for (int i = 0; i < length; i++) {
+                char c = key.charAt(i);
+                if (c < 0x80) {
+                    b[n++] = (byte) c;
+                } else if (c < 0x800) {
+                    b[n++] = (byte) (0xC0 | (c >> 6));
+                    b[n++] = (byte) (0x80 | (c & 0x3F));
+                } else {
+                    b[n++] = (byte) (0xE0 | (c >> 12));
+                    b[n++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                    b[n++] = (byte) (0x80 | (c & 0x3F));
+                }
+            }
+            return n;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.sharedlookup.internal.store;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiPredicate;
+
+/**
+ * A published generation as readers see it: its map file and, when the writer keeps one, its reverse index, both
+ * mapped read-only through {@link MappedMap}. Holds no lock, no file descriptor but the mappings', and nothing of
+ * Chronicle Map.
+ */
+public final class PublishedGeneration {
+    private final long number;
+    private final MappedMap data;
+    private final MappedMap reverse;
+
+    private PublishedGeneration(long number, MappedMap data, MappedMap reverse) {
+        this.number = number;
+        this.data = data;
+        this.reverse = reverse;
+    }
+
+    /**
+     * Maps the generation {@code manifest} names, in {@code namespaceDir}.
+     *
+     * @throws StoreFormatException when a file is missing, unreadable or does not match its layout
+     */
+    public static PublishedGeneration open(Path namespaceDir, Manifest manifest) {
+        Path file = namespaceDir.resolve(manifest.dataFile());
+        MappedMap data = MappedMap.open(file, SequenceFile.of(file), manifest.layout());
+        MappedMap reverse = null;
+        if (manifest.reverseLayout() != null) {
+            Path reverseFile = StoreLayout.reverseIndexFile(file);
+            reverse = MappedMap.open(reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout());
+        }
+        return new PublishedGeneration(manifest.generation(), data, reverse);
+    }
+
+    public long number() {
+        return number;
+    }
+
+    public Path file() {
+        return data.file();
+    }
+
+    /**
+     * Looks {@code key} up; when present, its value is in {@code out} (cleared first). Allocation-free.
+     *
+     * @throws LockTimeoutException when the key's segment stayed mid-change beyond {@code timeoutNanos}
+     */
+    public boolean getInto(CharSequence key, StringBuilder out, long timeoutNanos) {
+        int found = data.getInto(key, out, timeoutNanos);
+        if (found == MappedMap.TIMED_OUT) {
+            throw stuck(data);
+        }
+        return found == MappedMap.PRESENT;
+    }
+
+    /** The entry count. */
+    public long size(long timeoutNanos) {
+        long size = data.size(timeoutNanos);
+        if (size < 0) {
+            throw stuck(data);
+        }
+        return size;
+    }
+
+    /** See {@link MappedMap#forEachWhile}. */
+    public boolean forEachWhile(BiPredicate<String, String> action, long timeoutNanos) {
+        return data.forEachWhile(action, timeoutNanos);
+    }
+
+    public boolean hasReverseIndex() {
+        return reverse != null;
+    }
+
+    /**
+     * The keys whose value is {@code value}, from the reverse index; empty when there is none or it says to scan for
+     * this value (shared by too many keys).
+     */
+    public Optional<List<String>> keysOf(CharSequence value, long timeoutNanos) {
+        if (reverse == null) {
+            return Optional.empty();
+        }
+        StringBuilder keys = new StringBuilder();
+        int found = reverse.getInto(value, keys, timeoutNanos);
+        if (found == MappedMap.TIMED_OUT) {
+            throw stuck(reverse);
+        }
+        if (found == MappedMap.ABSENT) {
+            return Optional.of(new ArrayList<>());
+        }
+        if (ReverseKeys.TOO_MANY.contentEquals(keys)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(ReverseKeys.decode(keys));
+        } catch (IllegalArgumentException e) {
+            throw new StoreFormatException("Reverse index " + reverse.file() + " is corrupt: " + e.getMessage(), e);
+        }
+    }
+
+    private static LockTimeoutException stuck(MappedMap map) {
+        return new LockTimeoutException("A segment of " + map.file() + " stayed in the middle of a change for over "
+                + "the bound (its writer probably died mid-update); the next writer rebuilds the namespace");
+    }
+}

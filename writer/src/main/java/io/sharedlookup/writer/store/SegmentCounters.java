@@ -1,0 +1,72 @@
+package io.sharedlookup.writer.store;
+
+import io.sharedlookup.internal.store.SequenceFile;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The writer's side of a map file's sequence file (see {@link SequenceFile}): {@link #begin} makes a segment's
+ * counter odd before the segment changes, {@link #end} makes it even again after. Callers hold Chronicle's segment
+ * write lock around both, so two writer threads never interleave on one counter.
+ */
+final class SegmentCounters {
+    private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private final ByteBuffer counters;
+
+    private SegmentCounters(ByteBuffer counters) {
+        this.counters = counters;
+    }
+
+    /** Creates the zeroed sequence file of {@code mapFile}, with the store's file mode before it holds anything. */
+    static SegmentCounters create(Path mapFile, int segments, StorePermissions permissions) throws IOException {
+        Path file = SequenceFile.of(mapFile);
+        Files.deleteIfExists(file); // left by a killed writer's half-built generation of the same number
+        Files.createFile(file);
+        permissions.applyToFile(file);
+        return map(file, segments);
+    }
+
+    /** Maps the existing sequence file of {@code mapFile} (a resumed generation: every counter is even). */
+    static SegmentCounters open(Path mapFile, int segments) throws IOException {
+        Path file = SequenceFile.of(mapFile);
+        if (!Files.isRegularFile(file) || Files.size(file) < (long) segments * SequenceFile.STRIDE) {
+            throw new IOException("Sequence file " + file + " is missing or truncated; the namespace is rebuilt");
+        }
+        return map(file, segments);
+    }
+
+    private static SegmentCounters map(Path file, int segments) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, (long) segments * SequenceFile.STRIDE);
+            return new SegmentCounters(buffer.order(ByteOrder.LITTLE_ENDIAN));
+        }
+    }
+
+    /** Before changing {@code segment}: its counter goes odd, and no change to the segment is visible before that. */
+    void begin(int segment) {
+        int at = segment * SequenceFile.STRIDE;
+        long value = (long) SEQ.getOpaque(counters, at);
+        SEQ.setOpaque(counters, at, value | 1);
+        VarHandle.fullFence();
+    }
+
+    /** After changing {@code segment}: every change is visible before its counter goes even again. */
+    void end(int segment) {
+        int at = segment * SequenceFile.STRIDE;
+        long value = (long) SEQ.getOpaque(counters, at);
+        SEQ.setRelease(counters, at, (value | 1) + 1);
+    }
+
+    /** The counter of {@code segment} (for tests). */
+    long value(int segment) {
+        return (long) SEQ.getVolatile(counters, segment * SequenceFile.STRIDE);
+    }
+}
