@@ -81,8 +81,8 @@ public final class MappedMap {
             channel = FileChannel.open(file, StandardOpenOption.READ);
             long size = channel.size();
             if (size < layout.baseSize()) {
-                throw new StoreFormatException("Generation file " + file + " is truncated (" + size + " bytes, its "
-                        + "layout needs " + layout.baseSize() + "); the writer rebuilds it from the topic");
+                throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + size
+                        + " bytes, its layout needs " + layout.baseSize() + "); the writer rebuilds it from the topic");
             }
             ByteBuffer headers = map(channel, layout.segmentHeadersOffset(),
                     layout.segmentsOffset() - layout.segmentHeadersOffset());

@@ -1,0 +1,118 @@
+package io.sharedlookup.writer.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sharedlookup.internal.store.MappedMap;
+import io.sharedlookup.internal.store.SequenceFile;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One writer thread rewrites the same keys with values whose length changes on every write (so entries relocate to
+ * other chunks and the hash lookup changes under the readers) and removes and re-adds some; reader threads look the
+ * keys up without any lock the whole time. Every value a reader gets must be one the writer wrote for that key,
+ * whole: never a mix of two writes, never another key's value.
+ */
+class ReadWhileRelocatingTortureTest {
+    private static final int KEYS = 200;
+    private static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
+
+    @TempDir
+    Path dir;
+
+    /** The value of write number {@code n} of {@code key}: self-describing, so that a reader can check it whole. */
+    static String value(String key, long n) {
+        int length = (int) ((n * 7919) % 400);
+        char fill = (char) ('a' + (n % 26));
+        return key + "#" + n + "#" + String.valueOf(fill).repeat(length) + "#";
+    }
+
+    static boolean isAValueWrittenFor(String key, CharSequence value) {
+        String v = value.toString();
+        if (!v.startsWith(key + "#")) {
+            return false;
+        }
+        int second = v.indexOf('#', key.length() + 1);
+        if (second < 0) {
+            return false;
+        }
+        long n;
+        try {
+            n = Long.parseLong(v.substring(key.length() + 1, second));
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        return v.equals(value(key, n));
+    }
+
+    @Test
+    void readersRacingRelocatingWritesSeeOnlyWholeValues() throws Exception {
+        Path file = dir.resolve("g0000000001.cmap");
+        try (GenerationFile g = GenerationFile.create(file, new GenerationSizing(1024, 6, 60, 4.0),
+                StorePermissions.DEFAULT)) {
+            for (int k = 0; k < KEYS; k++) {
+                g.put("key" + k, value("key" + k, 0), TIMEOUT);
+            }
+            MappedMap reader = MappedMap.open(file, SequenceFile.of(file), g.layout());
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong reads = new AtomicLong();
+            AtomicLong writes = new AtomicLong();
+            ConcurrentLinkedQueue<String> bad = new ConcurrentLinkedQueue<>();
+            List<Thread> threads = new ArrayList<>();
+            threads.add(new Thread(() -> {
+                for (long n = 1; !stop.get(); n++) {
+                    String key = "key" + (n % KEYS);
+                    if (n % 13 == 0) {
+                        g.remove(key, TIMEOUT);
+                    }
+                    g.put(key, value(key, n), TIMEOUT);
+                    writes.incrementAndGet();
+                }
+            }, "writer"));
+            for (int t = 0; t < 2; t++) {
+                int seed = t;
+                threads.add(new Thread(() -> {
+                    StringBuilder out = new StringBuilder();
+                    for (int i = seed; !stop.get(); i++) {
+                        String key = "key" + (i % KEYS);
+                        int found = reader.getInto(key, out, TIMEOUT);
+                        if (found == MappedMap.PRESENT && !isAValueWrittenFor(key, out)) {
+                            bad.add(key + " -> " + out);
+                        } else if (found == MappedMap.TIMED_OUT) {
+                            bad.add(key + " timed out");
+                        }
+                        reads.incrementAndGet();
+                    }
+                }, "reader-" + t));
+            }
+            threads.forEach(Thread::start);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() < until && bad.isEmpty()) {
+                // the scan also races with the writer: whole entries only, each key at most once
+                reader.forEachWhile((k, v) -> {
+                    if (!isAValueWrittenFor(k, v)) {
+                        bad.add("scan: " + k + " -> " + v);
+                    }
+                    return true;
+                }, TIMEOUT);
+            }
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertThat(bad).isEmpty();
+            assertThat(writes.get()).isGreaterThan(10_000);
+            assertThat(reads.get()).isGreaterThan(10_000);
+            for (int segment = 0; segment < g.layout().segments(); segment++) {
+                assertThat(g.sequence(segment)).as("segment %d's counter at rest", segment).isEven();
+            }
+        }
+    }
+}
