@@ -58,9 +58,8 @@ final class SharedStores {
 
     /**
      * Runs {@code action} with this extension's class loader as the thread's context class loader. Druid calls
-     * extensions from its own threads, whose context loader cannot see the extension's jars; Chronicle Map resolves
-     * some classes through the context loader, and the store's refresh thread inherits it from the thread that
-     * opens the store.
+     * extensions from its own threads, whose context loader cannot see the extension's jars, and the store's refresh
+     * thread inherits the loader of the thread that opens the store.
      */
     static <T> T withExtensionClassLoader(Supplier<T> action) {
         Thread thread = Thread.currentThread();

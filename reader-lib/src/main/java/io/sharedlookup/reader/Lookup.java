@@ -8,7 +8,8 @@ import java.util.function.BiPredicate;
  * One namespace of a store: a live, read-only string-to-string map backed by the namespace's published generation.
  *
  * <p>Thread-safe. Follows new generations by itself: shortly after the writer publishes one (within the store's
- * refresh interval), calls use it; no call waits for the switch. Calls never wait longer than the store's lock bound;
+ * refresh interval), calls use it; no call waits for the switch. Reads take no lock and write nothing; a read that
+ * races with the writer is retried, and calls never wait longer than the store's bound;
  * past it they throw {@link LookupTimeoutException}.
  */
 public interface Lookup {
@@ -45,7 +46,8 @@ public interface Lookup {
 
     /**
      * Calls {@code action} with every entry of the current generation (copies of key and value). Meant for
-     * introspection and reverse lookups, not hot paths: it allocates per entry and takes each segment's lock in turn.
+     * introspection and reverse lookups, not hot paths: it allocates per entry. Each segment is copied consistently, then passed to {@code action}, so a slow action never
+     * holds the writer up.
      */
     void forEach(BiConsumer<? super String, ? super String> action);
 

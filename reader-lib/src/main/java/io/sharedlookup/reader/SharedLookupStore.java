@@ -27,7 +27,10 @@ import java.util.concurrent.TimeUnit;
 public final class SharedLookupStore implements AutoCloseable {
     /** How often published manifests are checked by default. */
     public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofMillis(20);
-    /** How long a lookup waits for a segment lock by default before throwing {@link LookupTimeoutException}. */
+    /**
+     * How long a lookup waits by default for a segment the writer is in the middle of changing before throwing
+     * {@link LookupTimeoutException}.
+     */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMillis(50);
 
     private final StoreLayout layout;
@@ -59,8 +62,8 @@ public final class SharedLookupStore implements AutoCloseable {
     }
 
     /**
-     * Returns the lookup of {@code namespace}, opening it on first use (the first open in a JVM takes a second or two
-     * while Chronicle sets itself up; later ones take milliseconds).
+     * Returns the lookup of {@code namespace}, opening it on first use (it maps the published generation read-only,
+     * which takes milliseconds).
      *
      * @throws IllegalArgumentException   when the name is not a valid namespace name
      * @throws NamespaceNotFoundException when nothing is published under that name
@@ -144,9 +147,10 @@ public final class SharedLookupStore implements AutoCloseable {
         }
 
         /**
-         * The longest a lookup waits for a segment lock. Live processes hold locks for microseconds (tens of
-         * milliseconds when preempted or paused for GC on a busy host); a lock held longer was left by a killed
-         * process, and waiting longer would not help.
+         * The longest a lookup waits for a segment that the writer is in the middle of changing (readers take no lock;
+         * they retry a read the writer raced with). The writer changes a segment in microseconds (tens of milliseconds
+         * when preempted or paused for GC on a busy host); a segment that stays mid-change longer was left so by a
+         * writer killed mid-update, and waiting longer would not help: its successor rebuilds the namespace.
          */
         public Builder lockTimeout(Duration timeout) {
             if (timeout.isNegative()) {

@@ -26,6 +26,13 @@ final class Children {
         return jvm;
     }
 
+    /** A reader JVM as users run one: no JVM flag (reader-lib needs none). */
+    static ChildJvm startWithoutFlags(String name, Class<?> main, String... args) throws IOException {
+        ChildJvm jvm = ChildJvm.start(name, Suite.LOGS, java.util.List.of(), main, args);
+        PIDS.add(jvm.pid());
+        return jvm;
+    }
+
     /** SIGKILL by PID and forget it. */
     static void kill(ChildJvm jvm) throws InterruptedException {
         jvm.kill();

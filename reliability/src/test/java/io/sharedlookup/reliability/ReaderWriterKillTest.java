@@ -18,8 +18,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Scenarios b and c: several reader JVMs look up keys as fast as they can while (b) one of them is killed with
- * SIGKILL mid-lookup, again and again, or (c) the writer is killed with SIGKILL while they read.
+ * Scenarios b, b2 and c: several reader JVMs look up keys as fast as they can while (b) one of them is killed with
+ * SIGKILL mid-lookup, again and again, (b2) one of them pauses 10 s inside a scan, or (c) the writer is killed with
+ * SIGKILL while they read. Readers run without any JVM flag: they take no lock and write nothing, so in b and b2 the
+ * writer must never replace or rebuild anything.
  */
 @Timeout(value = 30, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ReaderWriterKillTest {
@@ -55,7 +57,7 @@ class ReaderWriterKillTest {
     }
 
     private ChildJvm startReader(String name, Path store, String topic, long seed) throws Exception {
-        ChildJvm r = Children.start(name, ReaderMain.class, store.toString(), topic, Integer.toString(KEYS),
+        ChildJvm r = Children.startWithoutFlags(name, ReaderMain.class, store.toString(), topic, Integer.toString(KEYS),
                 Long.toString(LOCK_TIMEOUT_MILLIS), Long.toString(seed));
         ReaderMain.awaitWarm(r);
         return r;
@@ -110,15 +112,21 @@ class ReaderWriterKillTest {
                 });
     }
 
+    private long rebuilds(String topic) {
+        return (long) writer.metric("sharedlookup_writer_rebuilds_total{namespace=\"" + topic + "\"}");
+    }
+
     @Test
     void readersKilledMidLookupNeverStopTheWritersUpdates() throws Exception {
         long seed = 0xB2L;
-        int trials = Suite.trials(5, 50);
+        int trials = Suite.trials(10, 50);
         String topic = "readerkill";
         Path store = fill(topic);
         Random random = new Random(seed);
         writer = WriterProcess.start("b-writer", broker.bootstrap(), store, topic);
         writer.awaitReady(Duration.ofSeconds(120));
+        long generation = Stores.publishedGeneration(store, topic);
+        long rebuildsAtStart = rebuilds(topic); // the first build from the topic counts as one
         for (int i = 0; i < READERS; i++) {
             readers.add(startReader("b-reader-" + i, store, topic, seed + i));
         }
@@ -150,12 +158,65 @@ class ReaderWriterKillTest {
         long slowest = slowestSince(start);
         assertEverySegmentStillWritable(topic, store);
         assertThat(writer.jvm.isAlive()).isTrue();
+        long replacements = (long) writer.metric("sharedlookup_writer_lock_replacements_total{namespace=\"" + topic
+                + "\"}");
+        long rebuilds = rebuilds(topic) - rebuildsAtStart;
         Suite.figures("b-reader-kill", "reader JVM kill -9 mid-lookup (3 concurrent readers)", seed, trials, failures,
                 worstFresh, slowest, "recovery = kill until the surviving readers see the next update; "
-                        + "lock replacements by the writer: "
-                        + (long) writer.metric("sharedlookup_writer_lock_replacements_total{namespace=\"" + topic + "\"}"));
+                        + "lock replacements " + replacements + ", rebuilds " + rebuilds);
         assertThat(failures).as("updates that did not reach the readers within 30 s").isZero();
         assertThat(slowest).isLessThanOrEqualTo(LOOKUP_BOUND_MILLIS);
+        assertThat(replacements).as("lock replacements: readers hold no lock").isZero();
+        assertThat(rebuilds).as("rebuilds: nothing a reader does makes the writer rebuild").isZero();
+        assertThat(Stores.publishedGeneration(store, topic)).as("the generation readers read").isEqualTo(generation);
+    }
+
+    @Test
+    void readerPausedInsideAScanNeverMakesTheWriterWaitOrRebuild() throws Exception {
+        long seed = 0xB3L;
+        String topic = "readerpause";
+        Path store = fill(topic);
+        Random random = new Random(seed);
+        writer = WriterProcess.start("b2-writer", broker.bootstrap(), store, topic);
+        writer.awaitReady(Duration.ofSeconds(120));
+        long generation = Stores.publishedGeneration(store, topic);
+        long rebuildsAtStart = rebuilds(topic);
+        readers.add(startReader("b2-reader", store, topic, seed));
+        ChildJvm pausing = Children.startWithoutFlags("b2-pausing-scan", PausingScanMain.class, store.toString(),
+                topic, "10000");
+        readers.add(pausing);
+        pausing.awaitLine(Duration.ofSeconds(60), "PAUSED"::equals);
+        long worstFresh = 0;
+        int failures = 0;
+        int rounds = 0;
+        // Updates to every segment while the scan is stopped inside one: each must reach the other reader at once.
+        while (!pausing.printed(l -> l.startsWith("SCANNED")) && rounds < 40) {
+            String probe = "b2-" + rounds;
+            long sent = System.nanoTime();
+            update(topic, random, 200, ++rounds, probe);
+            try {
+                await("the other reader sees " + probe).atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(1)).until(() -> sawProbe(readers.get(0), probe));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                failures++;
+            }
+            worstFresh = Math.max(worstFresh, (System.nanoTime() - sent) / 1_000_000);
+            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+        }
+        pausing.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("SCANNED"));
+        long rebuilds = rebuilds(topic) - rebuildsAtStart;
+        long replacements = (long) writer.metric("sharedlookup_writer_lock_replacements_total{namespace=\"" + topic
+                + "\"}");
+        Suite.figures("b2-reader-pause", "reader JVM paused 10 s inside forEach while updates flow", seed, rounds,
+                failures, worstFresh, 0, "freshness = update sent until the other reader sees it; lock replacements "
+                        + replacements + ", rebuilds " + rebuilds);
+        assertThat(rounds).as("updates sent during the pause").isGreaterThan(5);
+        assertThat(failures).isZero();
+        assertThat(worstFresh).as("slowest update to reach the other reader, ms").isLessThan(1000);
+        assertThat(replacements).isZero();
+        assertThat(rebuilds).isZero();
+        assertThat(Stores.publishedGeneration(store, topic)).isEqualTo(generation);
+        assertEverySegmentStillWritable(topic, store);
     }
 
     @Test

@@ -21,6 +21,12 @@ final class Stores {
         return Files.createTempDirectory(dir.toAbsolutePath(), prefix);
     }
 
+    /** The generation the namespace's manifest publishes now. */
+    static long publishedGeneration(Path store, String namespace) throws java.io.IOException {
+        return io.sharedlookup.internal.store.Manifest.read(
+                new io.sharedlookup.internal.store.StoreLayout(store).manifest(namespace)).generation();
+    }
+
     static Map<String, String> dump(Path store, String namespace) {
         return TestStores.contents(store, namespace);
     }

@@ -71,8 +71,7 @@ final class WriterCommand {
 
     @Option(names = "--file-mode", paramLabel = "MODE", defaultValue = "0640",
             description = "Mode of the store files it creates (default: ${DEFAULT-VALUE}: the group can read). "
-                    + "Readers running as another user map files read-write, as Chronicle Map requires: give "
-                    + "them 0660 and a shared group. Never world-writable.")
+                    + "Readers need read permission only: run them in the writer's group. Never world-writable.")
     String fileMode;
 
     @Option(names = "--dir-mode", paramLabel = "MODE", defaultValue = "0750",
