@@ -523,10 +523,12 @@ public final class MappedMap {
                 int b2 = buffer.get(p++);
                 int b3 = buffer.get(p++);
                 int b4 = buffer.get(p++);
-                if ((b2 & 0xC0) != 0x80 || (b3 & 0xC0) != 0x80 || (b4 & 0xC0) != 0x80) {
-                    return false;
+                int codePoint = ((b & 0x07) << 18) | ((b2 & 0x3F) << 12) | ((b3 & 0x3F) << 6) | (b4 & 0x3F);
+                if ((b2 & 0xC0) != 0x80 || (b3 & 0xC0) != 0x80 || (b4 & 0xC0) != 0x80
+                        || codePoint < 0x10000 || codePoint > Character.MAX_CODE_POINT) {
+                    return false; // a torn read (or damage): never an exception
                 }
-                out.appendCodePoint(((b & 0x07) << 18) | ((b2 & 0x3F) << 12) | ((b3 & 0x3F) << 6) | (b4 & 0x3F));
+                out.appendCodePoint(codePoint);
             } else {
                 return false;
             }
