@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * A real Druid cluster of separate JVMs on 127.0.0.1, from the runtime class path of {@code druid-services} (see
@@ -142,15 +144,11 @@ final class DruidCluster implements AutoCloseable {
         return HttpJson.post(brokerPort, "/druid/v2/sql", Map.of("query", query, "resultFormat", "array"));
     }
 
-    /** Last lines of every Druid service's output, for failure messages. */
-    String tails(int lines) {
-        StringBuilder b = new StringBuilder();
-        for (ServiceProcess s : services) {
-            if (s != zooKeeper) {
-                b.append('\n').append(s.tail(lines));
-            }
-        }
-        return b.toString();
+    /** What the broker and the historical logged about the extension (warnings, errors), for failure messages. */
+    String extensionLogExcerpts() {
+        Predicate<String> aboutTheExtension = l -> l.contains("io.sharedlookup")
+                || l.contains("sharedLookup") || l.contains(EXTENSION);
+        return "\n" + broker.excerpt(aboutTheExtension, 15) + "\n" + historical.excerpt(aboutTheExtension, 15);
     }
 
     private Map<String, String> queryNode(String service, int port, Map<String, String> own) {
@@ -237,7 +235,7 @@ final class DruidCluster implements AutoCloseable {
     }
 
     private boolean zooKeeperOk() {
-        try (var socket = new java.net.Socket("127.0.0.1", zooKeeperPort)) {
+        try (Socket socket = new Socket("127.0.0.1", zooKeeperPort)) {
             socket.setSoTimeout(2_000);
             socket.getOutputStream().write("ruok".getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();

@@ -16,6 +16,9 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
@@ -51,7 +54,7 @@ class DruidClusterIT {
     private static final String TOPIC = "users";
     private static final String LOOKUP = "users";
     private static final Path OUT = Path.of("target", "druid-cluster-it").toAbsolutePath();
-    private static final Duration LOOKUP_LOAD_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration LOOKUP_LOAD_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration PROPAGATION_BUDGET = Duration.ofSeconds(1);
 
     /** The topic's records: ids to names, several of them non-ASCII (and one non-ASCII id). */
@@ -77,6 +80,8 @@ class DruidClusterIT {
     private static Path storeDir;
     private static Thread killOnExit;
     private static boolean lookupServing;
+    private static Throwable lookupFailure;
+    private static List<String> extraJvmFlags = List.of();
     private static final List<String> summary = new ArrayList<>();
 
     @BeforeAll
@@ -103,7 +108,8 @@ class DruidClusterIT {
 
         long t0 = System.nanoTime();
         kafka = KafkaBroker.start(writerJar, fixture, Files.createDirectories(tmp.resolve("kafka")), logs, TOPIC, 2);
-        druid = new DruidCluster(tmp.resolve("druid"), logs, druidClassPath, extensionsDir, extraJvmFlags());
+        extraJvmFlags = readExtraJvmFlags();
+        druid = new DruidCluster(tmp.resolve("druid"), logs, druidClassPath, extensionsDir, extraJvmFlags);
         druid.start();
 
         kafka.awaitReady();
@@ -179,7 +185,7 @@ class DruidClusterIT {
         awaitOrFail("the historical's introspection lists the namespace", LOOKUP_LOAD_TIMEOUT, () -> {
             last[0] = HttpJson.get(druid.historicalPort, "/druid/v1/lookups/introspect/" + LOOKUP);
             return last[0].ok();
-        }, () -> "last answer: " + last[0] + druid.historical().tail(60));
+        }, () -> "the historical's last answer: " + last[0] + druid.extensionLogExcerpts());
         Map<String, String> listed = new LinkedHashMap<>();
         last[0].json().fields().forEachRemaining(e -> listed.put(e.getKey(), e.getValue().asText()));
         assertThat(listed).isEqualTo(USERS);
@@ -208,8 +214,9 @@ class DruidClusterIT {
             awaitOrFail("SQL LOOKUP('" + id + "') shows the change", Duration.ofSeconds(30), Duration.ofMillis(5),
                     () -> {
                         last[0] = sqlLookup(id);
-                        return java.util.Objects.equals(last[0], value);
-                    }, () -> "last SQL answer: " + last[0] + druid.broker().tail(40) + writer.process().tail(20));
+                        return Objects.equals(last[0], value);
+                    }, () -> "the last SQL answer: " + last[0] + druid.extensionLogExcerpts() + "\n"
+                            + writer.process().tail(20));
             long seen = System.nanoTime();
             note("Propagation of %s -> %s: %d ms from the send to Druid's SQL answer (Kafka ack after %d ms)",
                     id, value, (seen - t0) / 1_000_000, (acked - t0) / 1_000_000);
@@ -222,13 +229,25 @@ class DruidClusterIT {
     }
 
     /**
-     * Registers the lookup through the coordinator's API (once per run) and waits until SQL on the broker resolves
-     * through it.
+     * Registers the lookup through the coordinator's API and waits until the broker serves it (once per run: a failure
+     * is remembered and fails the later tests at once).
      */
     private static synchronized void awaitLookupServing() {
-        if (lookupServing) {
-            return;
+        if (lookupFailure != null) {
+            throw new AssertionError("the lookup never served (see the first test that needed it)", lookupFailure);
         }
+        if (!lookupServing) {
+            try {
+                registerLookupAndAwaitIt();
+                lookupServing = true;
+            } catch (AssertionError | RuntimeException e) {
+                lookupFailure = e;
+                throw e;
+            }
+        }
+    }
+
+    private static void registerLookupAndAwaitIt() {
         long t0 = System.nanoTime();
         Map<String, Object> factory = Map.of("type", "sharedLookup", "namespace", TOPIC,
                 "storeDir", storeDir.toString());
@@ -246,21 +265,27 @@ class DruidClusterIT {
             note("First POST of the spec: %s; POST {} then the spec again: HTTP %d", first, second.status());
         }
 
+        // The lookup's own introspection says whether it is initialised, and if not, why; the coordinator's
+        // lookups/status says "loaded" even for a lookup that cannot serve.
+        HttpJson.Answer[] last = new HttpJson.Answer[1];
+        awaitOrFail("the broker's lookup 'users' initialised", LOOKUP_LOAD_TIMEOUT, () -> {
+            last[0] = HttpJson.get(druid.brokerPort, "/druid/v1/lookups/introspect/" + LOOKUP + "/version");
+            return last[0].ok() && last[0].json().path("initialized").asBoolean();
+        }, () -> "the broker's introspection of the lookup: " + last[0]
+                + "\nthe coordinator's lookup status: " + HttpJson.get(druid.coordinatorPort,
+                        "/druid/coordinator/v1/lookups/status/__default?detailed=true")
+                + "\nThe Druid services ran with Druid's own JVM flags plus " + EXTRA_JVM_FLAGS_PROPERTY + ": "
+                + (extraJvmFlags.isEmpty() ? "none" : String.join(" ", extraJvmFlags))
+                + "; a lookup that needs more flags cannot open the store."
+                + druid.extensionLogExcerpts());
+        note("Lookup registered to initialised on the broker: %d ms", millisSince(t0));
+
         String id = USERS.keySet().iterator().next();
-        String[] last = new String[1];
-        awaitOrFail("SQL LOOKUP() on the broker resolves through the registered lookup", LOOKUP_LOAD_TIMEOUT,
-                () -> {
-                    HttpJson.Answer a = sqlAnswer(id);
-                    last[0] = a.toString();
-                    return a.ok() && USERS.get(id).equals(a.json().get(0).get(0).asText());
-                },
-                () -> "last SQL answer: " + last[0] + "\ncoordinator's lookup status: "
-                        + HttpJson.get(druid.coordinatorPort, "/druid/coordinator/v1/lookups/status/__default?detailed=true")
-                        + "\n(a lookup that fails on the nodes with IllegalAccessError or InaccessibleObjectException "
-                        + "needs JVM flags Druid does not start with; see " + EXTRA_JVM_FLAGS_PROPERTY + ")"
-                        + druid.tails(60));
+        awaitOrFail("SQL LOOKUP() on the broker resolves through the lookup", Duration.ofSeconds(10), () -> {
+            last[0] = sqlAnswer(id);
+            return last[0].ok() && USERS.get(id).equals(last[0].json().get(0).get(0).asText());
+        }, () -> "the last SQL answer: " + last[0] + druid.extensionLogExcerpts());
         note("Lookup registered to SQL answering through it: %d ms", millisSince(t0));
-        lookupServing = true;
     }
 
     /** SQL {@code SELECT LOOKUP('<id>', 'users')} on the broker: the value, or null. */
@@ -279,14 +304,14 @@ class DruidClusterIT {
         return "'" + s.replace("'", "''") + "'";
     }
 
-    private static void awaitOrFail(String what, Duration atMost, java.util.concurrent.Callable<Boolean> condition,
-                                    java.util.function.Supplier<String> diagnosis) {
+    private static void awaitOrFail(String what, Duration atMost, Callable<Boolean> condition,
+                                    Supplier<String> diagnosis) {
         awaitOrFail(what, atMost, Duration.ofMillis(250), condition, diagnosis);
     }
 
     private static void awaitOrFail(String what, Duration atMost, Duration pollInterval,
-                                    java.util.concurrent.Callable<Boolean> condition,
-                                    java.util.function.Supplier<String> diagnosis) {
+                                    Callable<Boolean> condition,
+                                    Supplier<String> diagnosis) {
         try {
             await(what).atMost(atMost).pollDelay(Duration.ZERO).pollInterval(pollInterval).until(condition);
         } catch (ConditionTimeoutException e) {
@@ -294,7 +319,7 @@ class DruidClusterIT {
         }
     }
 
-    private static List<String> extraJvmFlags() {
+    private static List<String> readExtraJvmFlags() {
         String flags = System.getProperty(EXTRA_JVM_FLAGS_PROPERTY, "").trim();
         List<String> list = flags.isEmpty() ? List.of() : Arrays.asList(flags.split("\\s+"));
         note("Extra JVM flags for the Druid services (%s): %s", EXTRA_JVM_FLAGS_PROPERTY,

@@ -60,7 +60,10 @@ final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    /** Ends the fixture's input (it then closes the producer and the broker), and waits for it to exit. */
+    /**
+     * Ends the fixture's input and stops its JVM (SIGTERM, then SIGKILL). End of input alone also stops it, which
+     * covers a test JVM that dies without closing it.
+     */
     @Override
     public void close() {
         process.close();

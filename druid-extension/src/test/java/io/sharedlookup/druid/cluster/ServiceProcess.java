@@ -99,6 +99,14 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /** The last {@code n} output lines that match {@code filter}, for failure messages. */
+    String excerpt(Predicate<String> filter, int n) {
+        List<String> matching = lines(filter);
+        List<String> last = matching.subList(Math.max(0, matching.size() - n), matching.size());
+        return "---- last " + last.size() + " matching lines of " + name + " (all in " + logFile + ") ----\n"
+                + String.join("\n", last) + "\n---- end of " + name + " ----";
+    }
+
     /** Writes one line to the process's stdin. */
     void send(String line) {
         try {
