@@ -35,7 +35,7 @@ class ExtensionFolderIT {
             bundled = files.map(p -> p.getFileName().toString()).collect(Collectors.toSet());
         }
         assertThat(bundled).hasSize(2)
-                .anyMatch(n -> n.matches("druid-shared-lookup-.+\\.jar"))
+                .anyMatch(n -> n.matches("shared-lookup-druid-extension-.+\\.jar"))
                 .anyMatch(n -> n.matches("shared-lookup-reader-.+\\.jar"));
 
         // Druid's class path: everything the tests see except what the extension folder brings, and except the
