@@ -154,11 +154,11 @@ class BadInputTest {
             assertThat(s.lookup(topic).get("g1")).isEqualTo("good-1");
         }
         // Unknown format version.
-        Path v2 = copy(store);
-        Path manifest = v2.resolve(topic).resolve("manifest.properties");
-        Files.writeString(manifest, Files.readString(manifest).replace("format.version=1", "format.version=2"));
-        try (SharedLookupStore s = SharedLookupStore.open(v2)) {
-            assertThatThrownBy(() -> s.lookup(topic)).hasMessageContaining("Unsupported store format version 2");
+        Path v3 = copy(store);
+        Path manifest = v3.resolve(topic).resolve("manifest.properties");
+        Files.writeString(manifest, Files.readString(manifest).replace("format.version=2", "format.version=3"));
+        try (SharedLookupStore s = SharedLookupStore.open(v3)) {
+            assertThatThrownBy(() -> s.lookup(topic)).hasMessageContaining("Unsupported store format version 3");
         }
         // Corrupt and truncated generation files.
         for (String damage : List.of("corrupt", "truncated")) {
