@@ -4,6 +4,7 @@ import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.PublishedGeneration;
 import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -153,6 +154,8 @@ final class LiveLookup implements Lookup {
             return g.getInto(key, out, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
+        } catch (StoreFormatException e) {
+            throw damaged(g, e);
         }
     }
 
@@ -163,6 +166,8 @@ final class LiveLookup implements Lookup {
             return g.size(lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
+        } catch (StoreFormatException e) {
+            throw damaged(g, e);
         }
     }
 
@@ -197,6 +202,8 @@ final class LiveLookup implements Lookup {
             return g.forEachWhile(action::test, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
+        } catch (StoreFormatException e) {
+            throw damaged(g, e);
         }
     }
 
@@ -227,7 +234,15 @@ final class LiveLookup implements Lookup {
             return keys;
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
+        } catch (StoreFormatException e) {
+            throw damaged(g, e);
         }
+    }
+
+    /** A damaged file surfaces as the public API's exception, never as an internal type. */
+    private SharedLookupException damaged(PublishedGeneration g, StoreFormatException e) {
+        return new SharedLookupException("Namespace '" + namespace + "', generation " + g.number() + ": "
+                + e.getMessage(), e);
     }
 
     private LookupTimeoutException timedOut(PublishedGeneration g, LockTimeoutException e) {

@@ -153,6 +153,28 @@ class SharedLookupStoreTest {
         assertRefusedAsCorruptOrTruncated(file);
     }
 
+    @Test
+    void lookup_inADamagedSegment_saysTheFileIsCorruptAndNeverReadsOutsideIt() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            var layout = published.writer.published().orElseThrow().layout();
+            // Every hash lookup slot of every first tier now points past its tier's chunks.
+            try (var ch = java.nio.channels.FileChannel.open(published.generation.file(),
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                byte[] ones = new byte[(int) (layout.hashLookupCapacity() * layout.slotSize())];
+                java.util.Arrays.fill(ones, (byte) 0xFF);
+                for (int segment = 0; segment < layout.segments(); segment++) {
+                    ch.write(java.nio.ByteBuffer.wrap(ones), layout.segmentsOffset() + segment * layout.tierSize());
+                }
+            }
+            assertThatThrownBy(() -> users.get("1")).isInstanceOf(SharedLookupException.class)
+                    .hasMessageContaining("is corrupt").hasMessageContaining(published.generation.file().toString());
+            assertThatThrownBy(() -> users.forEach((k, v) -> { })).isInstanceOf(SharedLookupException.class)
+                    .hasMessageContaining("is corrupt");
+        }
+    }
+
     private Path publishedGenerationFile() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS)) {
             return published.generation.file();

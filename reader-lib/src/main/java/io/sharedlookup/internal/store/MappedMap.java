@@ -84,6 +84,7 @@ public final class MappedMap {
                 throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + size
                         + " bytes, its layout needs " + layout.baseSize() + "); the writer rebuilds it from the topic");
             }
+            requireCompleteHeader(channel, file, layout);
             ByteBuffer headers = map(channel, layout.segmentHeadersOffset(),
                     layout.segmentsOffset() - layout.segmentHeadersOffset());
             int tiersPerWindow = (int) Math.max(1, Math.min(layout.segments(), WINDOW_BYTES / layout.tierSize()));
@@ -111,6 +112,23 @@ public final class MappedMap {
         } catch (RuntimeException e) {
             closeQuietly(channel);
             throw e;
+        }
+    }
+
+    /**
+     * A cheap check that the file is the complete map its manifest describes: Chronicle's self-bootstrapping header
+     * (8 bytes checksum, then a 4-byte little-endian length whose top bit means "not complete") must be marked complete
+     * and end before the segment headers. Readers never read the header otherwise.
+     */
+    private static void requireCompleteHeader(FileChannel channel, Path file, MapLayout layout) throws IOException {
+        ByteBuffer word = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        while (word.hasRemaining() && channel.read(word, 8 + word.position()) > 0) {
+            // read the length word
+        }
+        int length = word.hasRemaining() ? 0 : word.getInt(0);
+        if (length == 0 || (length & 0x80000000) != 0 || 12L + (length & 0x3FFFFFFF) > layout.segmentHeadersOffset()) {
+            throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (no complete Chronicle "
+                    + "Map header); the writer rebuilds it from the topic");
         }
     }
 
@@ -332,7 +350,7 @@ public final class MappedMap {
             }
             return decode(buffer, base + valueStart, (int) valueSize, out) ? PRESENT : INCONSISTENT;
         }
-        return ABSENT; // a full hash lookup without the key
+        return INCONSISTENT; // Chronicle never fills a hash lookup (it adds a tier at 80 %): torn or damaged
     }
 
     private long segmentSize(int segment) {
