@@ -5,8 +5,8 @@ import java.nio.file.Path;
 
 /**
  * Build step (run by exec-maven-plugin with the source launcher): writes the Java source of the classes Chronicle Map
- * would otherwise generate and compile with javac when a map is first opened. Compiled into reader-lib, they let a
- * JVM without the jdk.compiler module (a JRE image, Druid's image) open stores. Chronicle's generator is
+ * would otherwise generate and compile with javac when a map is first opened. Compiled into the writer, they let it run
+ * on a JVM without the jdk.compiler module (its JRE image). Readers need none of this: they never run Chronicle. Chronicle's generator is
  * package-private, hence the reflection.
  *
  * <p>Arguments: output source directory, then fully qualified value interfaces to generate a native class for.

@@ -68,6 +68,20 @@ final class ComposeFile {
         return out;
     }
 
+    /** Whether {@code name} mounts {@code volume} read-only ({@code volume:path:ro}). */
+    boolean mountsReadOnly(String name, String volume) {
+        Object volumes = service(name).get("volumes");
+        if (volumes instanceof List<?> l) {
+            for (Object v : l) {
+                String[] parts = String.valueOf(v).split(":");
+                if (parts[0].equals(volume)) {
+                    return parts.length > 2 && List.of(parts[2].split(",")).contains("ro");
+                }
+            }
+        }
+        return false;
+    }
+
     @SuppressWarnings("unchecked")
     static Map<String, Object> map(Object o) {
         return (Map<String, Object>) o;

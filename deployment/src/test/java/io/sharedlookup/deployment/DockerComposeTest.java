@@ -34,7 +34,10 @@ class DockerComposeTest {
             assertThat(compose.mounts(service)).as(service).containsEntry("shared-lookup", STORE);
             assertThat(compose.environment(service)).as(service)
                     .containsEntry("druid_sharedLookup_storeDir", STORE);
+            assertThat(compose.mountsReadOnly(service, "shared-lookup")).as(service + ": readers need read access only")
+                    .isTrue();
         }
+        assertThat(compose.mountsReadOnly("writer", "shared-lookup")).isFalse();
     }
 
     @Test

@@ -34,13 +34,23 @@ final class SegmentCounters {
         return map(file, segments);
     }
 
-    /** Maps the existing sequence file of {@code mapFile} (a resumed generation: every counter is even). */
+    /**
+     * Maps the existing sequence file of {@code mapFile}, for a generation resumed after a clean stop. The file is not
+     * fsynced (its counters are not data), so after a power loss a counter may be odd: no change is in flight now
+     * (this writer owns the namespace), so such a counter is moved on to even, which readers see as a change.
+     */
     static SegmentCounters open(Path mapFile, int segments) throws IOException {
         Path file = SequenceFile.of(mapFile);
         if (!Files.isRegularFile(file) || Files.size(file) < (long) segments * SequenceFile.STRIDE) {
             throw new IOException("Sequence file " + file + " is missing or truncated; the namespace is rebuilt");
         }
-        return map(file, segments);
+        SegmentCounters counters = map(file, segments);
+        for (int segment = 0; segment < segments; segment++) {
+            if ((counters.value(segment) & 1) != 0) {
+                counters.end(segment);
+            }
+        }
+        return counters;
     }
 
     private static SegmentCounters map(Path file, int segments) throws IOException {
