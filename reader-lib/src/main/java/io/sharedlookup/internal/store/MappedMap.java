@@ -47,6 +47,8 @@ public final class MappedMap {
     private final ByteBuffer headers;
     private final ByteBuffer[] windows;
     private final int tiersPerWindow;
+    private final ByteBuffer[] firstTierBuffer; // per segment: its first tier's window and offset in it
+    private final int[] firstTierBase;
     private final ByteBuffer sequences;
     private final long maxTierIndex;
     private final long hashLookupMask;
@@ -68,6 +70,12 @@ public final class MappedMap {
         this.hashLookupMask = layout.hashLookupCapacity() - 1;
         this.keyMask = (1L << layout.keyBits()) - 1;
         this.valueMask = (1L << layout.valueBits()) - 1;
+        this.firstTierBuffer = new ByteBuffer[layout.segments()];
+        this.firstTierBase = new int[layout.segments()];
+        for (int segment = 0; segment < layout.segments(); segment++) {
+            firstTierBuffer[segment] = tierBuffer(segment + 1L);
+            firstTierBase[segment] = tierBase(segment + 1L);
+        }
     }
 
     /**
@@ -295,11 +303,11 @@ public final class MappedMap {
     private int find(int segment, long slotKey, byte[] key, int keyLength, StringBuilder out) {
         long tier = segment + 1L;
         for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
-            ByteBuffer buffer = tierBuffer(tier);
+            ByteBuffer buffer = tiers == 0 ? firstTierBuffer[segment] : tierBuffer(tier);
             if (buffer == null) {
                 return INCONSISTENT;
             }
-            int base = tierBase(tier);
+            int base = tiers == 0 ? firstTierBase[segment] : tierBase(tier);
             int found = findInTier(buffer, base, slotKey, key, keyLength, out);
             if (found != ABSENT) {
                 return found;
