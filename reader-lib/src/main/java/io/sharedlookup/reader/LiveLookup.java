@@ -101,7 +101,7 @@ final class LiveLookup implements Lookup {
     private void switchTo(byte[] bytes) {
         Manifest next = Manifest.parse(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), manifestFile);
         PublishedGeneration live = current;
-        if (live == null || live.number() != next.generation()) {
+        if (live == null || !live.isNamedBy(namespaceDir, next)) {
             PublishedGeneration opened = PublishedGeneration.open(namespaceDir, next);
             current = opened;
             // Content first, then the manifest that names it, with nothing in between (the log line and the old

@@ -78,6 +78,25 @@ class SharedLookupStoreTest {
     }
 
     @Test
+    void lookup_ofANamespaceDeletedAndRebuiltFromGenerationOne_followsTheNewFile() throws Exception {
+        try (SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users;
+            try (TestStores.Published first = TestStores.publish(store, "users", Map.of("1", "Ada"))) {
+                users = s.lookup("users");
+                assertThat(users.get("1")).isEqualTo("Ada");
+            }
+            // What the corrupt-manifest message tells operators to do: delete the directory, let the writer rebuild.
+            try (var files = Files.walk(store.resolve("users"))) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+            try (TestStores.Published rebuilt = TestStores.publish(store, "users", Map.of("1", "Bob"))) {
+                assertThat(rebuilt.writer.published().orElseThrow().generation()).isEqualTo(users.generation());
+                await().atMost(Duration.ofSeconds(2)).until(() -> "Bob".equals(users.get("1")));
+            }
+        }
+    }
+
+    @Test
     void contentVersionChangesWithContentAndOnlyThen() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
              SharedLookupStore s = SharedLookupStore.open(store)) {

@@ -13,11 +13,13 @@ import java.util.function.BiPredicate;
  */
 public final class PublishedGeneration {
     private final long number;
+    private final Object fileKey;
     private final MappedMap data;
     private final MappedMap reverse;
 
-    private PublishedGeneration(long number, MappedMap data, MappedMap reverse) {
+    private PublishedGeneration(long number, Object fileKey, MappedMap data, MappedMap reverse) {
         this.number = number;
+        this.fileKey = fileKey;
         this.data = data;
         this.reverse = reverse;
     }
@@ -29,13 +31,32 @@ public final class PublishedGeneration {
      */
     public static PublishedGeneration open(Path namespaceDir, Manifest manifest) {
         Path file = namespaceDir.resolve(manifest.dataFile());
+        Object fileKey = fileKey(file); // before mapping: a file replaced in between is noticed at the next refresh
         MappedMap data = MappedMap.open(file, SequenceFile.of(file), manifest.layout());
         MappedMap reverse = null;
         if (manifest.reverseLayout() != null) {
             Path reverseFile = StoreLayout.reverseIndexFile(file);
             reverse = MappedMap.open(reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout());
         }
-        return new PublishedGeneration(manifest.generation(), data, reverse);
+        return new PublishedGeneration(manifest.generation(), fileKey, data, reverse);
+    }
+
+    /**
+     * Whether {@code manifest} names this very generation: the same number and the same file (not another one under
+     * the same name, as when a namespace directory is deleted and rebuilt from generation 1).
+     */
+    public boolean isNamedBy(Path namespaceDir, Manifest manifest) {
+        return manifest.generation() == number && fileKey != null
+                && fileKey.equals(fileKey(namespaceDir.resolve(manifest.dataFile())));
+    }
+
+    private static Object fileKey(Path file) {
+        try {
+            return java.nio.file.Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class)
+                    .fileKey();
+        } catch (java.io.IOException e) {
+            return null; // missing now: MappedMap.open says why
+        }
     }
 
     public long number() {
