@@ -182,7 +182,7 @@ public final class MappedMap {
         for (int attempt = 0; ; attempt++) {
             long before = sequence(segment);
             if ((before & 1) == 0) {
-                int found = find(segment, slotKey, k.bytes, length, out);
+                int found = find(segment, slotKey, k, length, out);
                 VarHandle.acquireFence(); // the reads above happen before the counter is read again
                 if (sequence(segment) == before) {
                     if (found == INCONSISTENT) {
@@ -300,7 +300,7 @@ public final class MappedMap {
 
     // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
 
-    private int find(int segment, long slotKey, byte[] key, int keyLength, StringBuilder out) {
+    private int find(int segment, long slotKey, KeyBuffer key, int keyLength, StringBuilder out) {
         long tier = segment + 1L;
         for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
             ByteBuffer buffer = tiers == 0 ? firstTierBuffer[segment] : tierBuffer(tier);
@@ -321,7 +321,8 @@ public final class MappedMap {
         return INCONSISTENT;
     }
 
-    private int findInTier(ByteBuffer buffer, int base, long slotKey, byte[] key, int keyLength, StringBuilder out) {
+    private int findInTier(ByteBuffer buffer, int base, long slotKey, KeyBuffer key, int keyLength,
+                           StringBuilder out) {
         long index = slotKey & hashLookupMask;
         for (long probes = 0; probes < layout.hashLookupCapacity(); probes++) {
             long slot = readSlot(buffer, base, index);
@@ -344,7 +345,7 @@ public final class MappedMap {
             if (keyStart + keySize > layout.tierSize()) {
                 return INCONSISTENT;
             }
-            if (keySize != keyLength || !bytesEqual(buffer, base + keyStart, key, keyLength)) {
+            if (keySize != keyLength || !key.equalsAt(buffer, base + keyStart, keyLength)) {
                 continue;
             }
             int valueSizeAt = keyStart + keyLength;
@@ -356,7 +357,7 @@ public final class MappedMap {
             if (valueStart + valueSize > layout.tierSize()) {
                 return INCONSISTENT;
             }
-            return decode(buffer, base + valueStart, (int) valueSize, out) ? PRESENT : INCONSISTENT;
+            return key.decode(buffer, base + valueStart, (int) valueSize, out) ? PRESENT : INCONSISTENT;
         }
         return INCONSISTENT; // Chronicle never fills a hash lookup (it adds a tier at 80 %): torn or damaged
     }
@@ -381,6 +382,7 @@ public final class MappedMap {
 
     /** Appends key, value, key, value… of every entry of {@code segment} to {@code pairs}; false when inconsistent. */
     private boolean copySegment(int segment, List<String> pairs, StringBuilder text) {
+        KeyBuffer scratch = KEY.get();
         long tier = segment + 1L;
         for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
             ByteBuffer buffer = tierBuffer(tier);
@@ -406,11 +408,11 @@ public final class MappedMap {
                 }
                 int valueStart = keyStart + (int) keySize + stopBitLength(valueSize);
                 if (valueStart + valueSize > layout.tierSize()
-                        || !decode(buffer, base + keyStart, (int) keySize, text)) {
+                        || !scratch.decode(buffer, base + keyStart, (int) keySize, text)) {
                     return false;
                 }
                 pairs.add(text.toString());
-                if (!decode(buffer, base + valueStart, (int) valueSize, text)) {
+                if (!scratch.decode(buffer, base + valueStart, (int) valueSize, text)) {
                     return false;
                 }
                 pairs.add(text.toString());
@@ -514,42 +516,35 @@ public final class MappedMap {
         return n;
     }
 
-    private static boolean bytesEqual(ByteBuffer buffer, int at, byte[] key, int length) {
-        for (int i = 0; i < length; i++) {
-            if (buffer.get(at + i) != key[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Decodes Chronicle's UTF-8 (1 to 3 bytes per char; 4-byte forms too); false (out undefined) on anything else. */
-    static boolean decode(ByteBuffer buffer, int at, int size, StringBuilder out) {
-        out.setLength(0);
-        int end = at + size;
-        int p = at;
+    /**
+     * Appends the text of Chronicle's UTF-8 in {@code b[from, from + size)} (1 to 3 bytes per char; 4-byte forms
+     * too); false (out undefined) on anything else. Never throws, whatever the bytes: a torn read is retried.
+     */
+    static boolean decode(byte[] b, int from, int size, StringBuilder out) {
+        int end = from + size;
+        int p = from;
         while (p < end) {
-            int b = buffer.get(p++);
-            if (b >= 0) {
-                out.append((char) b);
-            } else if ((b & 0xE0) == 0xC0 && p < end) {
-                int b2 = buffer.get(p++);
+            int b1 = b[p++];
+            if (b1 >= 0) {
+                out.append((char) b1);
+            } else if ((b1 & 0xE0) == 0xC0 && p < end) {
+                int b2 = b[p++];
                 if ((b2 & 0xC0) != 0x80) {
                     return false;
                 }
-                out.append((char) (((b & 0x1F) << 6) | (b2 & 0x3F)));
-            } else if ((b & 0xF0) == 0xE0 && p + 1 < end) {
-                int b2 = buffer.get(p++);
-                int b3 = buffer.get(p++);
+                out.append((char) (((b1 & 0x1F) << 6) | (b2 & 0x3F)));
+            } else if ((b1 & 0xF0) == 0xE0 && p + 1 < end) {
+                int b2 = b[p++];
+                int b3 = b[p++];
                 if ((b2 & 0xC0) != 0x80 || (b3 & 0xC0) != 0x80) {
                     return false;
                 }
-                out.append((char) (((b & 0x0F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F)));
-            } else if ((b & 0xF8) == 0xF0 && p + 2 < end) {
-                int b2 = buffer.get(p++);
-                int b3 = buffer.get(p++);
-                int b4 = buffer.get(p++);
-                int codePoint = ((b & 0x07) << 18) | ((b2 & 0x3F) << 12) | ((b3 & 0x3F) << 6) | (b4 & 0x3F);
+                out.append((char) (((b1 & 0x0F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F)));
+            } else if ((b1 & 0xF8) == 0xF0 && p + 2 < end) {
+                int b2 = b[p++];
+                int b3 = b[p++];
+                int b4 = b[p++];
+                int codePoint = ((b1 & 0x07) << 18) | ((b2 & 0x3F) << 12) | ((b3 & 0x3F) << 6) | (b4 & 0x3F);
                 if ((b2 & 0xC0) != 0x80 || (b3 & 0xC0) != 0x80 || (b4 & 0xC0) != 0x80
                         || codePoint < 0x10000 || codePoint > Character.MAX_CODE_POINT) {
                     return false; // a torn read (or damage): never an exception
@@ -562,9 +557,31 @@ public final class MappedMap {
         return true;
     }
 
-    /** A thread's reusable buffer for the encoded key being looked up. */
+    /** A thread's reusable buffers: the encoded key being looked up, and bytes copied out of the mapping. */
     private static final class KeyBuffer {
         byte[] bytes = new byte[64];
+        byte[] copied = new byte[64];
+
+        /** Whether the {@code length} bytes at {@code at} are the encoded key (one bulk copy, one vectorised compare). */
+        boolean equalsAt(ByteBuffer buffer, int at, int length) {
+            byte[] into = copy(buffer, at, length);
+            return java.util.Arrays.equals(into, 0, length, bytes, 0, length);
+        }
+
+        /** Clears {@code out} and decodes the {@code size} bytes at {@code at} into it, from one bulk copy. */
+        boolean decode(ByteBuffer buffer, int at, int size, StringBuilder out) {
+            byte[] from = copy(buffer, at, size);
+            out.setLength(0);
+            return MappedMap.decode(from, 0, size, out);
+        }
+
+        private byte[] copy(ByteBuffer buffer, int at, int length) {
+            if (copied.length < length) {
+                copied = new byte[Math.max(length, 2 * copied.length)];
+            }
+            buffer.get(at, copied, 0, length);
+            return copied;
+        }
 
         /** Encodes {@code key} as Chronicle does (each char on its own, in 1 to 3 bytes); returns the byte count. */
         int encode(CharSequence key) {

@@ -2,7 +2,6 @@ package io.sharedlookup.internal.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.ByteBuffer;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
@@ -11,7 +10,7 @@ class DecodeTest {
     @Property(tries = 5000)
     void decode_ofAnyBytes_neverThrows(@ForAll byte[] bytes) {
         StringBuilder out = new StringBuilder();
-        boolean ok = MappedMap.decode(ByteBuffer.wrap(bytes), 0, bytes.length, out);
+        boolean ok = MappedMap.decode(bytes, 0, bytes.length, out);
         assertThat(ok || !ok).isTrue();
     }
 
@@ -32,7 +31,7 @@ class DecodeTest {
             }
         }
         byte[] bytes = b.toByteArray();
-        assertThat(MappedMap.decode(ByteBuffer.wrap(bytes), 0, bytes.length, encoded)).isTrue();
+        assertThat(MappedMap.decode(bytes, 0, bytes.length, encoded)).isTrue();
         assertThat(encoded.toString()).isEqualTo(text);
     }
 }
