@@ -161,7 +161,9 @@ class WriterStoreFaultsTest {
         long generation = publishedGeneration(store, "broken");
         byte[] garbage = new byte[600];
         new java.util.Random(13).nextBytes(garbage);
-        for (byte[] damage : List.of(new byte[0], garbage)) {
+        byte[] whole = Files.readAllBytes(manifest);
+        byte[] torn = java.util.Arrays.copyOf(whole, whole.length / 2);
+        for (byte[] damage : List.of(new byte[0], garbage, torn)) {
             Files.write(manifest, damage);
             put(healthy, "healthy", "later", "hv-" + damage.length);
             put(broken, "broken", "later", "bv-" + damage.length);
@@ -209,6 +211,19 @@ class WriterStoreFaultsTest {
             awaitReady(app);
             assertThat(mode(lock)).isEqualTo("rw-r-----");
         }
+        // A manifest replaced by a link: not followed, the namespace is rebuilt and the link replaced by a manifest.
+        Path manifest = new StoreLayout(store).manifest(topic);
+        Files.delete(manifest);
+        Files.createSymbolicLink(manifest, target);
+        try (WriterApp app = start(config(store, topic))) {
+            awaitReady(app);
+            awaitContent(store, topic, Map.of("1", "one"));
+            assertThat(metric(app, "sharedlookup_writer_rebuilds_total", topic)).isEqualTo(1);
+        }
+        assertThat(Files.isSymbolicLink(manifest)).isFalse();
+        assertThat(mode(manifest)).isEqualTo("rw-r-----");
+        assertThat(mode(target)).isEqualTo("rw-------");
+        assertThat(Files.readString(target)).isEqualTo("secret");
     }
 
     /** Issue 13 item 10: a namespace directory that is a link, or world-writable, and a world-writable store. */
