@@ -90,7 +90,7 @@ public final class NamespaceWriter implements AutoCloseable {
     public static NamespaceWriter open(StoreLayout layout, String namespace, StorePermissions permissions)
             throws IOException {
         // The store root may be a link (an operator's choice of --store-dir); nothing below it is followed.
-        StorePermissions.requireNotWorldWritable(layout.storeDir(), "Store directory");
+        StorePermissions.requireNotWorldWritable(permissions.createDirectory(layout.storeDir()), "Store directory");
         Path dir = permissions.createOwnDirectory(layout.namespaceDir(namespace));
         Path lockFile = layout.writerLock(namespace);
         requireRegularOrAbsent(lockFile);
