@@ -199,7 +199,9 @@ public final class NamespaceWriter implements AutoCloseable {
             if (newerFormat(text)) {
                 throw e; // a newer release's store: an operator's mistake, not damage; never overwrite it
             }
-            throw new UnreadableManifestException(e.getMessage());
+            String why = String.valueOf(e.getMessage());
+            String prefix = "Corrupt manifest " + file + ": ";
+            throw new UnreadableManifestException(why.startsWith(prefix) ? why.substring(prefix.length()) : why);
         }
     }
 
