@@ -190,7 +190,7 @@ final class NamespaceSink {
     private String resumeRefusal(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis) {
         Optional<Manifest> published = writer.published();
         if (published.isEmpty()) {
-            return "nothing published yet";
+            return writer.rebuildReason().orElse("nothing published yet");
         }
         Manifest m = published.get();
         if (!writer.canResume()) {
@@ -620,6 +620,7 @@ final class NamespaceSink {
 
     /** Records progress of a live generation for readers (content version) and for a later resume. */
     void checkpoint(Positions positions) {
+        writer.retryCleanUp(); // old generation files a publish could not delete; a no-op when there are none
         if (live == null || building != null) {
             return;
         }

@@ -9,6 +9,7 @@ import io.sharedlookup.internal.store.StoreLayout;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
@@ -169,7 +170,7 @@ public final class GenerationFile implements AutoCloseable {
             throws IOException {
         // Created empty first so that permissions are right before anything is mapped, and so that an existing file
         // is never reused: Chronicle would silently open it.
-        Files.createFile(file);
+        Files.createFile(file, permissions.fileAttributes());
         try {
             permissions.applyToFile(file);
             ChronicleMap<CharSequence, CharSequence> map = builder()
@@ -201,7 +202,14 @@ public final class GenerationFile implements AutoCloseable {
     public static GenerationFile open(Path file, long capacity) {
         long size;
         try {
-            size = Files.size(file);
+            java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(file,
+                    java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (!a.isRegularFile()) {
+                throw new StoreFormatException("Generation file " + file + " is not a regular file ("
+                        + (a.isSymbolicLink() ? "a symbolic link, never followed" : "a directory or device")
+                        + "); the writer rebuilds it from the topic");
+            }
+            size = a.size();
         } catch (IOException e) {
             throw new StoreFormatException("Generation file " + file + " cannot be read: " + e, e);
         }
@@ -235,7 +243,7 @@ public final class GenerationFile implements AutoCloseable {
      */
     private static void requireCompleteHeader(Path file, long size) {
         java.nio.ByteBuffer word = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             while (word.hasRemaining() && ch.read(word, 8 + word.position()) > 0) {
                 // read the length word
             }
@@ -406,7 +414,7 @@ public final class GenerationFile implements AutoCloseable {
 
     /** Writes the file's dirty pages to disk (Chronicle's close does not). */
     public void force() throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             ch.force(true);
         }
         if (reverse != null) {

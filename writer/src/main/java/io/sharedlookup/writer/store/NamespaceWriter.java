@@ -3,19 +3,31 @@ package io.sharedlookup.writer.store;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 
+import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import io.sharedlookup.internal.store.SequenceFile;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -27,19 +39,39 @@ import org.slf4j.LoggerFactory;
  * generation is never visible. The manifest says {@code writer.state=open} while a writer may be changing the published
  * file; only a clean {@link #close} records {@code closed}, which is what allows the next writer to {@link #resume}.
  * Files of generations older than the previous one are deleted on publish (readers have long moved on: they follow a
- * publish within their refresh interval, and Linux keeps a deleted file's pages for whoever still maps it).
+ * publish within their refresh interval, and Linux keeps a deleted file's pages for whoever still maps it). Once the
+ * manifest names a generation it is published, whatever happens after: a failure to delete old files is logged
+ * (rate-limited) and retried on later checkpoints and publishes, never reported as a failed publish.
+ *
+ * <p>A manifest that cannot be read as one (empty after a power loss, garbage, a link) does not stop the writer: the
+ * namespace is rebuilt from its topic under a number above every generation on disk, as for a version-1 manifest.
+ * Nothing inside the namespace directory is followed if it is a link.
  */
 public final class NamespaceWriter implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(NamespaceWriter.class);
+    /** Between two attempts at deleting old generation files that could not be deleted. */
+    private static final long CLEAN_UP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** A manifest is a few hundred bytes; anything much larger is not one. */
+    private static final int MAX_MANIFEST_BYTES = 1 << 20;
+
     private final StoreLayout layout;
     private final String namespace;
     private final StorePermissions permissions;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final long generationFloor;
+    private final String rebuildReason;
+    /** One WARN a minute at most per namespace for files that cannot be deleted, however often it is retried. */
+    private final RateLimitedLog cleanUpWarnings = new RateLimitedLog(log, 60_000);
     private Manifest published;
+    /** Generation files numbered below this are due for deletion (a deletion failed); 0 when none are. */
+    private long cleanUpBefore;
+    private long nextCleanUpAttempt;
 
     private NamespaceWriter(StoreLayout layout, String namespace, StorePermissions permissions,
-                            FileChannel lockChannel, FileLock lock, Manifest published, long generationFloor) {
+                            FileChannel lockChannel, FileLock lock, Manifest published, long generationFloor,
+                            String rebuildReason) {
+        this.rebuildReason = rebuildReason;
         this.layout = layout;
         this.namespace = namespace;
         this.permissions = permissions;
@@ -57,12 +89,14 @@ public final class NamespaceWriter implements AutoCloseable {
      */
     public static NamespaceWriter open(StoreLayout layout, String namespace, StorePermissions permissions)
             throws IOException {
-        Path dir = permissions.createDirectory(layout.namespaceDir(namespace));
+        // The store root may be a link (an operator's choice of --store-dir); nothing below it is followed.
+        StorePermissions.requireNotWorldWritable(permissions.createDirectory(layout.storeDir()), "Store directory");
+        Path dir = permissions.createOwnDirectory(layout.namespaceDir(namespace));
         Path lockFile = layout.writerLock(namespace);
-        FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        requireRegularOrAbsent(lockFile);
+        FileChannel channel = permissions.openOrCreate(lockFile);
         FileLock lock;
         try {
-            permissions.applyToFile(lockFile);
             lock = channel.tryLock();
         } catch (OverlappingFileLockException e) {
             lock = null;
@@ -77,25 +111,123 @@ public final class NamespaceWriter implements AutoCloseable {
         }
         Manifest manifest = null;
         long generationFloor = 0;
+        String rebuildReason = null;
+        Path manifestFile = layout.manifest(namespace);
         try {
-            manifest = Manifest.read(layout.manifest(namespace));
+            manifest = readManifest(manifestFile);
         } catch (NoSuchFileException e) {
             // a new namespace
         } catch (Manifest.OldFormatException e) {
             // Written by a release whose readers went through Chronicle: build a version-2 generation from the topic.
             // Its number follows the old one, so readers of either release never mistake one for the other.
-            LoggerFactory.getLogger(NamespaceWriter.class).warn("Namespace '{}' is store format version 1; "
-                    + "rebuilding it from the topic as version {}", namespace, Manifest.FORMAT_VERSION);
-            generationFloor = e.generation();
+            log.warn("Namespace '{}' is store format version 1; rebuilding it from the topic as version {}",
+                    namespace, Manifest.FORMAT_VERSION);
+            generationFloor = Math.max(e.generation(), highestGenerationIn(dir));
+            rebuildReason = "its manifest is store format version 1";
+        } catch (UnreadableManifestException e) {
+            // Empty after a power loss, garbage, a link: Kafka has everything, so rebuild this namespace from its topic.
+            // Numbered above every generation on disk, so that no number is ever used for two different files.
+            generationFloor = highestGenerationIn(dir);
+            rebuildReason = "its manifest " + manifestFile + " is unreadable: " + e.getMessage();
+            log.warn("Namespace '{}': manifest {} is unreadable ({}); rebuilding the namespace from its topic as "
+                    + "generation {} or later", namespace, manifestFile, e.getMessage(), generationFloor + 1);
         } catch (IOException | RuntimeException e) {
             lock.release();
             channel.close();
             throw e;
         }
         NamespaceWriter writer = new NamespaceWriter(layout, namespace, permissions, channel, lock, manifest,
-                generationFloor);
+                generationFloor, rebuildReason);
         writer.deleteStaleFiles(dir);
         return writer;
+    }
+
+    /** The writer's own files must be regular files: a link is never followed, a FIFO would block the open. */
+    private static void requireRegularOrAbsent(Path file) throws IOException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        if (a.isSymbolicLink()) {
+            throw new UnsafeStoreException(file + " is a symbolic link, and the writer never follows links inside "
+                    + "the store: delete it (rm " + file + ") and start the writer again");
+        }
+        if (!a.isRegularFile()) {
+            throw new UnsafeStoreException(file + " is not a regular file: delete it and start the writer again");
+        }
+    }
+
+    /**
+     * Reads the manifest without following a link.
+     *
+     * @throws NoSuchFileException          when there is none
+     * @throws UnreadableManifestException  when it is not a manifest at all (empty, garbage, a link, not a file)
+     * @throws StoreFormatException         when it is one of another format version (version 1: OldFormatException)
+     */
+    private static Manifest readManifest(Path file) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!a.isRegularFile()) {
+            throw new UnreadableManifestException(a.isSymbolicLink() ? "a symbolic link, never followed"
+                    : "not a regular file");
+        }
+        if (a.size() > MAX_MANIFEST_BYTES) {
+            throw new UnreadableManifestException(a.size() + " bytes, far too large for a manifest");
+        }
+        ByteBuffer bytes = ByteBuffer.allocate((int) a.size() + 1);
+        try (SeekableByteChannel ch = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            while (bytes.hasRemaining() && ch.read(bytes) > 0) {
+                // read it all
+            }
+        }
+        bytes.flip();
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().decode(bytes).toString();
+        } catch (CharacterCodingException e) {
+            throw new UnreadableManifestException("not UTF-8 text");
+        }
+        if (text.isBlank()) {
+            throw new UnreadableManifestException("empty");
+        }
+        try {
+            return Manifest.parse(text, file);
+        } catch (Manifest.OldFormatException e) {
+            throw e;
+        } catch (StoreFormatException e) {
+            if (newerFormat(text)) {
+                throw e; // a newer release's store: an operator's mistake, not damage; never overwrite it
+            }
+            String why = String.valueOf(e.getMessage());
+            String prefix = "Corrupt manifest " + file + ": ";
+            throw new UnreadableManifestException(why.startsWith(prefix) ? why.substring(prefix.length()) : why);
+        }
+    }
+
+    private static boolean newerFormat(String text) {
+        Properties p = new Properties();
+        try {
+            p.load(new StringReader(text));
+            return Integer.parseInt(p.getProperty("format.version", "").trim()) > Manifest.FORMAT_VERSION;
+        } catch (IOException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** The manifest is not one: the namespace is rebuilt. */
+    private static final class UnreadableManifestException extends IOException {
+        UnreadableManifestException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Why the namespace must be rebuilt from its topic although a manifest exists (it was unreadable, or of format
+     * version 1); empty otherwise.
+     */
+    public Optional<String> rebuildReason() {
+        return Optional.ofNullable(rebuildReason);
     }
 
     public String namespace() {
@@ -113,7 +245,7 @@ public final class NamespaceWriter implements AutoCloseable {
      */
     public boolean canResume() {
         return published != null && published.writerState() == Manifest.WriterState.CLOSED
-                && Files.isRegularFile(dataFile(published));
+                && Files.isRegularFile(dataFile(published), LinkOption.NOFOLLOW_LINKS);
     }
 
     /** Reopens the published generation for writing and marks the manifest open. Requires {@link #canResume()}. */
@@ -172,19 +304,25 @@ public final class NamespaceWriter implements AutoCloseable {
                 topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, now, recorded,
                 generation.layout(), generation.reverseLayout());
         write(next, true);
-        deleteGenerationsBefore(number - 1);
+        // Published: whatever happens from here on, readers follow `next` and so must the caller.
+        cleanUpBefore = Math.max(cleanUpBefore, number - 1);
+        nextCleanUpAttempt = System.nanoTime();
+        retryCleanUp();
         return next;
     }
 
     /**
      * Records progress of the published generation: offsets, whether caught up, and, when {@code contentChanged},
-     * a new content version. Not fsynced: a crash loses only a checkpoint, and the next start rebuilds anyway.
+     * a new content version. The manifest's content is fsynced before the rename (so a power loss leaves the old or the
+     * new one, never an empty one), its directory entry is not: a crash may lose the last checkpoint, and the next start
+     * rebuilds anyway.
      */
     public Manifest checkpoint(Map<Integer, Long> offsets, boolean caughtUp, boolean contentChanged) throws IOException {
         requirePublished();
         long version = contentChanged ? nextContentVersion() : published.contentVersion();
         Manifest next = published.withOffsets(offsets, version, caughtUp, System.currentTimeMillis());
         write(next, false);
+        retryCleanUp();
         return next;
     }
 
@@ -200,7 +338,27 @@ public final class NamespaceWriter implements AutoCloseable {
         write(published.withOffsets(offsets, version, caughtUp, System.currentTimeMillis())
                 .withWriterState(Manifest.WriterState.CLOSED, System.currentTimeMillis()), true);
         generation.close();
+        retryCleanUp();
         close();
+    }
+
+    /**
+     * Deletes old generation files whose deletion failed earlier, at most once a second; never throws (a failure is a
+     * rate-limited WARN and is retried on the next call). Cheap when nothing is due.
+     */
+    public void retryCleanUp() {
+        if (cleanUpBefore == 0 || System.nanoTime() - nextCleanUpAttempt < 0) {
+            return;
+        }
+        nextCleanUpAttempt = System.nanoTime() + CLEAN_UP_RETRY_NANOS;
+        try {
+            if (deleteGenerationsBefore(cleanUpBefore)) {
+                cleanUpBefore = 0;
+            }
+        } catch (IOException | RuntimeException e) {
+            cleanUpWarnings.warn("Namespace '{}': cannot list {} to delete old generations (retrying): {}", namespace,
+                    layout.namespaceDir(namespace), e.toString());
+        }
     }
 
     /** Releases the namespace without marking it closed (the next writer will rebuild). */
@@ -237,8 +395,12 @@ public final class NamespaceWriter implements AutoCloseable {
     }
 
     private long highestGenerationOnDisk() throws IOException {
+        return highestGenerationIn(layout.namespaceDir(namespace));
+    }
+
+    private static long highestGenerationIn(Path dir) throws IOException {
         long max = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(layout.namespaceDir(namespace))) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
                 OptionalLong g = StoreLayout.generationOfAnyFile(f.getFileName().toString());
                 if (g.isPresent()) {
@@ -249,27 +411,44 @@ public final class NamespaceWriter implements AutoCloseable {
         return max;
     }
 
-    private void deleteGenerationsBefore(long keepFrom) throws IOException {
+    /** Deletes every generation file numbered below {@code keepFrom}; returns whether all went. */
+    private boolean deleteGenerationsBefore(long keepFrom) throws IOException {
+        boolean all = true;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(layout.namespaceDir(namespace))) {
             for (Path f : files) {
                 OptionalLong g = StoreLayout.generationOfAnyFile(f.getFileName().toString());
                 if (g.isPresent() && g.getAsLong() < keepFrom) {
-                    Files.deleteIfExists(f);
+                    try {
+                        Files.deleteIfExists(f);
+                    } catch (IOException e) {
+                        all = false;
+                        cleanUpWarnings.warn("Namespace '{}': cannot delete old generation file {} (retrying; "
+                                + "readers are not affected): {}", namespace, f, e.toString());
+                    }
                 }
             }
         }
+        return all;
     }
 
     /** Removes what a killed writer may have left: half-built generations and temporary manifests. */
     private void deleteStaleFiles(Path dir) throws IOException {
-        long current = published == null ? Long.MAX_VALUE : published.generation();
+        // Without a readable manifest, files up to the floor are kept until a publish deletes them, as usual: a
+        // reader may still be serving one of them.
+        long current = published != null ? published.generation() : generationFloor > 0 ? generationFloor : -1;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
                 String name = f.getFileName().toString();
                 OptionalLong g = StoreLayout.generationOfAnyFile(name);
-                boolean unpublishedGeneration = g.isPresent() && (published == null || g.getAsLong() > current);
+                boolean unpublishedGeneration = g.isPresent() && g.getAsLong() > current;
                 if (unpublishedGeneration || name.startsWith(StoreLayout.MANIFEST + ".tmp-")) {
-                    Files.deleteIfExists(f);
+                    try {
+                        Files.deleteIfExists(f);
+                    } catch (IOException e) {
+                        // Harmless where it is: new generations are numbered above every file on disk.
+                        cleanUpWarnings.warn("Namespace '{}': cannot delete leftover {}: {}", namespace, f,
+                                e.toString());
+                    }
                 }
             }
         }

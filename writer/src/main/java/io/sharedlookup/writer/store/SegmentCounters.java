@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -29,8 +30,7 @@ final class SegmentCounters {
     static SegmentCounters create(Path mapFile, int segments, StorePermissions permissions) throws IOException {
         Path file = SequenceFile.of(mapFile);
         Files.deleteIfExists(file); // left by a killed writer's half-built generation of the same number
-        Files.createFile(file);
-        permissions.applyToFile(file);
+        permissions.createFile(file);
         return map(file, segments);
     }
 
@@ -41,7 +41,8 @@ final class SegmentCounters {
      */
     static SegmentCounters open(Path mapFile, int segments) throws IOException {
         Path file = SequenceFile.of(mapFile);
-        if (!Files.isRegularFile(file) || Files.size(file) < (long) segments * SequenceFile.STRIDE) {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+                || Files.size(file) < (long) segments * SequenceFile.STRIDE) {
             throw new IOException("Sequence file " + file + " is missing or truncated; the namespace is rebuilt");
         }
         SegmentCounters counters = map(file, segments);
@@ -54,7 +55,8 @@ final class SegmentCounters {
     }
 
     private static SegmentCounters map(Path file, int segments) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
             ByteBuffer buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, (long) segments * SequenceFile.STRIDE);
             return new SegmentCounters(buffer.order(ByteOrder.LITTLE_ENDIAN));
         }

@@ -3,17 +3,32 @@ package io.sharedlookup.writer.store;
 import io.sharedlookup.internal.store.*;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
  * Permissions given to store files and directories. The default, 0640 files and 0750 directories, lets reader
  * processes in the writer's group map the files while keeping everyone else out; store files are never
  * world-writable, whatever is configured.
+ *
+ * <p>Inside the store nothing is followed: files are created exclusively ({@code O_EXCL}) with their final mode as
+ * the creation mode (so there is no moment with the umask's wider one), opened and given their mode with
+ * {@code NOFOLLOW_LINKS}; a namespace directory that is a link, or a store or namespace directory that is
+ * world-writable, is refused with {@link UnsafeStoreException}.
  */
 public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermission> directory) {
     public static final StorePermissions DEFAULT = parse("rw-r-----", "rwxr-x---");
@@ -54,10 +69,43 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
         return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
     }
 
+    /** Gives {@code file} the file mode, without following a link: a link there fails instead of changing its target. */
     public void applyToFile(Path file) throws IOException {
         if (posix()) {
-            Files.setPosixFilePermissions(file, file());
+            Files.getFileAttributeView(file, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .setPermissions(file());
         }
+    }
+
+    /** The file mode as a creation attribute (none where POSIX modes are not supported). */
+    public FileAttribute<?>[] fileAttributes() {
+        return posix() ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(file())} : new FileAttribute<?>[0];
+    }
+
+    /**
+     * Creates {@code file}, which must not exist (nor be a link), with the file mode from the start: the umask can
+     * only narrow the creation mode, and the mode is then set exactly.
+     */
+    public Path createFile(Path file) throws IOException {
+        Files.createFile(file, fileAttributes());
+        applyToFile(file);
+        return file;
+    }
+
+    /**
+     * Opens {@code file} for writing, creating it with the file mode when missing; a link there is refused rather
+     * than followed.
+     */
+    public FileChannel openOrCreate(Path file) throws IOException {
+        Set<OpenOption> options = Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        FileChannel channel = FileChannel.open(file, options, fileAttributes());
+        try {
+            applyToFile(file);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+        return channel;
     }
 
     /** Creates {@code dir} (and missing parents) and gives it the directory permissions. */
@@ -69,5 +117,58 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
             }
         }
         return dir;
+    }
+
+    /**
+     * Creates or checks a directory the writer keeps its files in (a namespace directory): a new one gets the
+     * directory mode from the start; an existing one must be a real directory, not a link, and not world-writable.
+     *
+     * @throws UnsafeStoreException when it is a link, not a directory, or world-writable
+     */
+    public Path createOwnDirectory(Path dir) throws IOException {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectories(dir.getParent());
+            try {
+                Files.createDirectory(dir, posix() ? new FileAttribute<?>[] {
+                        PosixFilePermissions.asFileAttribute(directory())} : new FileAttribute<?>[0]);
+                if (posix()) {
+                    Files.getFileAttributeView(dir, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                            .setPermissions(directory());
+                }
+            } catch (FileAlreadyExistsException e) {
+                // created meanwhile: checked below like any existing one
+            }
+        }
+        BasicFileAttributes attributes = Files.readAttributes(dir, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (attributes.isSymbolicLink()) {
+            throw new UnsafeStoreException("Namespace directory " + dir + " is a symbolic link, and the writer never "
+                    + "follows links inside the store: replace it with a real directory (or point --store-dir at the "
+                    + "real location)");
+        }
+        if (!attributes.isDirectory()) {
+            throw new UnsafeStoreException(dir + " is not a directory: move it out of the store directory");
+        }
+        requireNotWorldWritable(dir, "Namespace directory", LinkOption.NOFOLLOW_LINKS);
+        return dir;
+    }
+
+    /**
+     * Refuses a world-writable directory: anyone could replace the files in it.
+     *
+     * @param what "Store directory", "Namespace directory"...
+     * @throws UnsafeStoreException when it is world-writable
+     */
+    public static void requireNotWorldWritable(Path dir, String what, LinkOption... options) throws IOException {
+        if (!posix()) {
+            return;
+        }
+        PosixFileAttributes attributes = Files.readAttributes(dir, PosixFileAttributes.class, options);
+        if (attributes.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
+            Set<PosixFilePermission> fixed = new HashSet<>(attributes.permissions());
+            fixed.remove(PosixFilePermission.OTHERS_WRITE);
+            throw new UnsafeStoreException(what + " " + dir + " is world-writable ("
+                    + PosixFilePermissions.toString(attributes.permissions()) + "), so anyone could replace store "
+                    + "files: run chmod o-w " + dir + " (" + PosixFilePermissions.toString(fixed) + ")");
+        }
     }
 }
