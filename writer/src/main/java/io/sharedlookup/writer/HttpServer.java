@@ -1,46 +1,125 @@
 package io.sharedlookup.writer;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.WriteTimeoutHandler;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Netty transport for {@link HttpApi}: two small event-loop threads, keep-alive, bodies ignored (all GET). */
+/**
+ * Netty transport for {@link HttpApi}: two small event-loop threads, keep-alive, bodies ignored (all GET).
+ *
+ * <p>Every connection is bounded, so that clients that are slow, idle or hostile cannot take the descriptors the
+ * writer needs for Kafka and its store files, nor keep {@code /health} from answering (see {@link Limits#DEFAULT}):
+ * <ul>
+ *   <li>a request must arrive completely within the request timeout, counted from the connection's opening or from
+ *       its first byte after the previous response; otherwise the server answers 408 and closes;</li>
+ *   <li>a kept-alive connection with nothing to do is closed after the idle timeout;</li>
+ *   <li>beyond the connection cap a new connection is answered 503 and closed at once;</li>
+ *   <li>an initial line, header section or body over its limit is answered 414, 431 or 413 and the connection is
+ *       closed (the rest of such a request is never read);</li>
+ *   <li>a response the client does not read within the write timeout closes the connection.</li>
+ * </ul>
+ * Each of these closings is counted in {@code sharedlookup_http_connections_closed_total{reason}}, and the open
+ * connections in {@code sharedlookup_http_open_connections}.
+ */
 final class HttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
     private final EventLoopGroup boss = new NioEventLoopGroup(1);
     private final EventLoopGroup workers = new NioEventLoopGroup(1);
     private final Channel channel;
+    private final AtomicInteger open = new AtomicInteger();
+
+    /**
+     * Per-connection bounds.
+     *
+     * @param requestTimeout    a request (line, headers, body) must arrive completely within this, counted from the
+     *                          connection's opening or from its first byte after the previous response
+     * @param idleTimeout       a kept-alive connection without a request in progress is closed after this
+     * @param writeTimeout      a response not taken by the client within this closes the connection
+     * @param maxConnections    open connections at most; more are answered 503 and closed
+     * @param maxInitialLine    bytes of the request line at most (the path holds the lookup key), else 414
+     * @param maxHeaderBytes    bytes of all header lines at most, else 431
+     * @param maxBodyBytes      bytes of a request body at most (every endpoint is a GET), else 413
+     */
+    record Limits(Duration requestTimeout, Duration idleTimeout, Duration writeTimeout, int maxConnections,
+                  int maxInitialLine, int maxHeaderBytes, int maxBodyBytes) {
+        /**
+         * 5 s to send a request (clients here are probes, scrapers and lookups on the same host or network: a
+         * complete request takes milliseconds), 30 s of keep-alive idleness (a Prometheus scrape every 15 s keeps
+         * its connection), 10 s to take a response, 256 connections (the writer keeps the rest of a typical 1024
+         * descriptor limit for Kafka and store files), 8 KiB for the request line and for the headers (as common web
+         * servers), 8 KiB of body.
+         */
+        static final Limits DEFAULT = new Limits(Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(10),
+                256, 8192, 8192, 8192);
+
+        Limits {
+            if (requestTimeout.isNegative() || requestTimeout.isZero() || idleTimeout.isNegative()
+                    || idleTimeout.isZero() || writeTimeout.isNegative() || writeTimeout.isZero()
+                    || maxConnections < 1 || maxInitialLine < 64 || maxHeaderBytes < 64 || maxBodyBytes < 0) {
+                throw new IllegalArgumentException("Invalid HTTP limits: " + this);
+            }
+        }
+    }
 
     HttpServer(String host, int port, HttpApi api, WriterMetrics metrics) throws InterruptedException {
+        this(host, port, api, metrics, Limits.DEFAULT);
+    }
+
+    HttpServer(String host, int port, HttpApi api, WriterMetrics metrics, Limits limits) throws InterruptedException {
+        metrics.httpOpenConnections.set(0);
+        for (String reason : ConnectionGuard.REASONS) {
+            metrics.httpConnectionsClosed.labelValues(reason);
+        }
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024),
-                                new Handler(api, metrics));
+                        ConnectionGuard guard = new ConnectionGuard(limits, open, metrics);
+                        ChannelPipeline p = ch.pipeline();
+                        // The write timeout first, so that its exception passes the guard, which counts it.
+                        p.addLast(new WriteTimeoutHandler(limits.writeTimeout().toMillis(), TimeUnit.MILLISECONDS),
+                                guard,
+                                new HttpServerCodec(limits.maxInitialLine(), limits.maxHeaderBytes(), 8192),
+                                new Aggregator(limits.maxBodyBytes(), metrics),
+                                new Handler(api, metrics, guard));
                     }
                 });
         try {
@@ -49,8 +128,8 @@ final class HttpServer implements AutoCloseable {
             shutdownGroups();
             throw e;
         }
-        log.info("HTTP on http://{}:{} (/health /ready /namespaces /lookup/{namespace}/{key} /metrics)", host,
-                port());
+        log.info("HTTP on http://{}:{} (/health /ready /namespaces /lookup/{namespace}/{key} /metrics); {}", host,
+                port(), limits);
     }
 
     int port() {
@@ -68,30 +147,220 @@ final class HttpServer implements AutoCloseable {
         workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
 
-    private static final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
-        private final HttpApi api;
-        private final WriterMetrics metrics;
+    /**
+     * First in the pipeline, so it sees raw bytes: counts the connection against the cap, and keeps one timer per
+     * connection — the request deadline while a request is arriving, the idle deadline between requests.
+     */
+    private static final class ConnectionGuard extends ChannelDuplexHandler {
+        static final String OVER_LIMIT = "over_limit";
+        static final String REQUEST_TIMEOUT = "request_timeout";
+        static final String IDLE_TIMEOUT = "idle_timeout";
+        static final String OVERSIZED = "oversized";
+        static final String WRITE_TIMEOUT = "write_timeout";
+        static final String[] REASONS = {OVER_LIMIT, REQUEST_TIMEOUT, IDLE_TIMEOUT, OVERSIZED, WRITE_TIMEOUT};
+        private static final byte[] OVER_LIMIT_RESPONSE = rawResponse("503 Service Unavailable",
+                "Too many connections: try again soon\n");
 
-        Handler(HttpApi api, WriterMetrics metrics) {
-            this.api = api;
+        private final Limits limits;
+        private final AtomicInteger open;
+        private final WriterMetrics metrics;
+        private ChannelHandlerContext ctx;
+        private boolean counted;
+        private boolean refused;
+        /** A request is arriving: its first bytes were read, the whole of it has not been decoded yet. */
+        private boolean awaitingRequest;
+        /** A request was received and its response is not written yet: no timer runs. */
+        private boolean responding;
+        private ScheduledFuture<?> timer;
+
+        ConnectionGuard(Limits limits, AtomicInteger open, WriterMetrics metrics) {
+            this.limits = limits;
+            this.open = open;
             this.metrics = metrics;
         }
 
         @Override
+        public void channelActive(ChannelHandlerContext ctx) throws Exception {
+            this.ctx = ctx;
+            int now = open.incrementAndGet();
+            counted = true;
+            metrics.httpOpenConnections.set(now);
+            if (now > limits.maxConnections()) {
+                refused = true;
+                metrics.httpConnectionsClosed.labelValues(OVER_LIMIT).inc();
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(OVER_LIMIT_RESPONSE)).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            // Nothing sent yet counts as a request arriving: a connection opened and left silent holds a slot for
+            // the request timeout, not for the idle timeout.
+            awaitingRequest = true;
+            arm(ctx, limits.requestTimeout(), REQUEST_TIMEOUT);
+            super.channelActive(ctx);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            cancel();
+            if (counted) {
+                counted = false;
+                metrics.httpOpenConnections.set(open.decrementAndGet());
+            }
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            if (refused) {
+                // Answered 503 in channelActive and being closed: what it sends is not read.
+                io.netty.util.ReferenceCountUtil.release(msg);
+                return;
+            }
+            if (!awaitingRequest && !responding && msg instanceof ByteBuf buf && buf.isReadable()) {
+                awaitingRequest = true;
+                arm(ctx, limits.requestTimeout(), REQUEST_TIMEOUT);
+            }
+            super.channelRead(ctx, msg);
+        }
+
+        /** The whole request was decoded: no deadline while the response is made. */
+        void requestReceived() {
+            awaitingRequest = false;
+            responding = true;
+            cancel();
+        }
+
+        /** The response was written and the connection stays open: idle until the next request's first byte. */
+        void responseSent() {
+            responding = false;
+            if (!awaitingRequest && ctx != null && ctx.channel().isActive()) {
+                arm(ctx, limits.idleTimeout(), IDLE_TIMEOUT);
+            }
+        }
+
+        private void arm(ChannelHandlerContext ctx, Duration after, String reason) {
+            cancel();
+            timer = ctx.executor().schedule(() -> expire(ctx, reason), after.toNanos(), TimeUnit.NANOSECONDS);
+        }
+
+        private void cancel() {
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+        }
+
+        private void expire(ChannelHandlerContext ctx, String reason) {
+            timer = null;
+            if (!ctx.channel().isActive()) {
+                return;
+            }
+            metrics.httpConnectionsClosed.labelValues(reason).inc();
+            if (reason.equals(REQUEST_TIMEOUT)) {
+                log.debug("HTTP connection from {}: no complete request within {}; closing",
+                        ctx.channel().remoteAddress(), limits.requestTimeout());
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(rawResponse("408 Request Timeout", "No complete request "
+                        + "within " + limits.requestTimeout().toMillis() + " ms\n")))
+                        .addListener(ChannelFutureListener.CLOSE);
+            } else {
+                ctx.close();
+            }
+        }
+
+        /**
+         * A whole response as bytes, for the guard, which sits before the HTTP encoder: a connection refused or timed
+         * out gets a status line a client can show, then the close.
+         */
+        private static byte[] rawResponse(String status, String text) {
+            byte[] body = text.getBytes(StandardCharsets.US_ASCII);
+            byte[] head = ("HTTP/1.1 " + status + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
+                    + body.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+            byte[] out = java.util.Arrays.copyOf(head, head.length + body.length);
+            System.arraycopy(body, 0, out, head.length, body.length);
+            return out;
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+            if (cause instanceof io.netty.handler.timeout.WriteTimeoutException) {
+                metrics.httpConnectionsClosed.labelValues(WRITE_TIMEOUT).inc();
+                log.debug("HTTP connection from {}: response not taken within {}; closing",
+                        ctx.channel().remoteAddress(), limits.writeTimeout());
+                ctx.close();
+                return;
+            }
+            super.exceptionCaught(ctx, cause);
+        }
+    }
+
+    /** Answers a body over the limit with 413 and closes, whatever the request says about keep-alive. */
+    private static final class Aggregator extends HttpObjectAggregator {
+        private final WriterMetrics metrics;
+
+        Aggregator(int maxBodyBytes, WriterMetrics metrics) {
+            super(maxBodyBytes);
+            this.metrics = metrics;
+        }
+
+        @Override
+        protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+            metrics.httpConnectionsClosed.labelValues(ConnectionGuard.OVERSIZED).inc();
+            metrics.httpRequests.labelValues("other", "413").inc();
+            closeWith(ctx, HttpApi.Response.text(413, "Request body too large: every endpoint is a GET"));
+        }
+    }
+
+    private static void closeWith(ChannelHandlerContext ctx, HttpApi.Response r) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(r.status()), Unpooled.wrappedBuffer(r.body()));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
+        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private static final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private final HttpApi api;
+        private final WriterMetrics metrics;
+        private final ConnectionGuard guard;
+
+        Handler(HttpApi api, WriterMetrics metrics, ConnectionGuard guard) {
+            this.api = api;
+            this.metrics = metrics;
+            this.guard = guard;
+        }
+
+        @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            guard.requestReceived();
             long start = System.nanoTime();
             String method = request.method().name();
             String uri = request.uri();
-            HttpApi.Response r;
             if (!request.decoderResult().isSuccess()) {
-                r = HttpApi.Response.text(400, "Malformed HTTP request");
-            } else {
-                try {
-                    r = api.handle(method, uri);
-                } catch (RuntimeException e) {
-                    log.warn("HTTP {} {} failed", method, uri, e);
-                    r = HttpApi.Response.text(500, "Internal error: " + e);
+                // The decoder discards everything after a bad message: the connection is of no further use.
+                Throwable cause = request.decoderResult().cause();
+                HttpApi.Response r;
+                if (cause instanceof TooLongHttpHeaderException) {
+                    r = HttpApi.Response.text(431, "Request header fields too large");
+                } else if (cause instanceof TooLongHttpLineException) {
+                    r = HttpApi.Response.text(414, "Request line too long: keys in the path are limited");
+                } else if (cause instanceof TooLongFrameException) {
+                    r = HttpApi.Response.text(431, "Request too large");
+                } else {
+                    r = HttpApi.Response.text(400, "Malformed HTTP request");
                 }
+                if (r.status() != 400) {
+                    metrics.httpConnectionsClosed.labelValues(ConnectionGuard.OVERSIZED).inc();
+                }
+                metrics.httpRequests.labelValues("other", Integer.toString(r.status())).inc();
+                closeWith(ctx, r);
+                return;
+            }
+            HttpApi.Response r;
+            try {
+                r = api.handle(method, uri);
+            } catch (RuntimeException e) {
+                log.warn("HTTP {} {} failed", method, uri, e);
+                r = HttpApi.Response.text(500, "Internal error: " + e);
             }
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(r.status()), Unpooled.wrappedBuffer(r.body()));
@@ -108,7 +377,7 @@ final class HttpServer implements AutoCloseable {
             metrics.httpRequests.labelValues(endpoint, Integer.toString(r.status())).inc();
             metrics.httpLatency.labelValues(endpoint).observe((System.nanoTime() - start) / 1e9);
             if (keepAlive) {
-                ctx.writeAndFlush(response);
+                ctx.writeAndFlush(response).addListener(f -> guard.responseSent());
             } else {
                 ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
             }

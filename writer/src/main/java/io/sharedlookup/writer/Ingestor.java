@@ -39,6 +39,12 @@ import org.slf4j.LoggerFactory;
  * The one consumer of all configured topics and the thread that owns every {@link NamespaceSink}: assigns all
  * partitions (no consumer group), decodes and applies records, tracks catching up against the end offsets captured
  * at start, checkpoints, watches the broker and publishes status snapshots for HTTP.
+ *
+ * <p>Partitions added to a topic while the writer runs are followed: the consumer refreshes its metadata every
+ * {@value #METADATA_MAX_AGE_MS} ms (unless {@code metadata.max.age.ms} is set), the ingest thread compares each
+ * topic's partitions with that cached metadata every {@value #PARTITION_CHECK_MILLIS} ms (no request to the broker,
+ * so the poll loop is not slowed), and a new partition is assigned from its beginning. Until it has reached the end
+ * offset it had when it was noticed, its namespace is not ready and its manifest says not caught up.
  */
 final class Ingestor {
     private static final Logger log = LoggerFactory.getLogger(Ingestor.class);
@@ -46,6 +52,10 @@ final class Ingestor {
     private static final long CHECKPOINT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long HEALTH_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How often the consumer refreshes topic metadata, so that partitions added to a topic are noticed. */
+    static final int METADATA_MAX_AGE_MS = 5_000;
+    /** How often the partitions in the consumer's cached metadata are compared with the assigned ones. */
+    static final long PARTITION_CHECK_MILLIS = 1_000;
     static final long STALL_PAUSE_MILLIS = 30_000;
     private static final long MAX_BACKOFF_MILLIS = 10_000;
 
@@ -81,6 +91,9 @@ final class Ingestor {
     private long lastCheckpoint;
     private long lastHealth;
     private long lastProgress;
+    private long lastPartitionCheck;
+    /** Per topic, partitions added while running that have not reached the end offset they had when noticed. */
+    private final Map<String, Set<Integer>> addedNotCaughtUp = new HashMap<>();
     private long backoffMillis = 500;
 
     Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics) {
@@ -107,6 +120,9 @@ final class Ingestor {
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
         // The sidecar heap is 64 MB: Kafka's default 50 MB fetch would not fit. 8 MB still keeps up with 10k+/s.
         p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(8 << 20));
+        // Kafka's default (5 min) would leave partitions added to a topic unread that long; one metadata request
+        // every 5 s is negligible. The refresh happens inside poll(), without blocking it.
+        p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, Integer.toString(METADATA_MAX_AGE_MS));
         p.putAll(config.kafkaProperties());
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         // Decoding is ours, so that a bad record is counted and skipped instead of failing the poll.
@@ -237,6 +253,7 @@ final class Ingestor {
         startNanos = System.nanoTime();
         lastProgress = startNanos;
         lastHealth = startNanos;
+        lastPartitionCheck = startNanos;
         brokerProblem = null;
         started = true;
         publishStatuses();
@@ -288,6 +305,7 @@ final class Ingestor {
             applied.put(tp, begin.get(tp));
         }
         caughtUpTopics.remove(topic);
+        addedNotCaughtUp.remove(topic);
         if (pausedUntil.remove(topic) != null) {
             consumer.resume(tps);
         }
@@ -301,6 +319,83 @@ final class Ingestor {
     private List<TopicPartition> partitionsOf(String topic) {
         List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(10));
         return infos == null ? List.of() : infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+    }
+
+    /**
+     * Assigns partitions that appeared in the consumer's metadata since they were last compared, each from its
+     * beginning: records produced to a topic's new partitions must reach readers like any others. Reads only cached
+     * metadata (refreshed by poll every {@value #METADATA_MAX_AGE_MS} ms); asks the broker for offsets only when a
+     * partition was added. A topic missing from the metadata (deleted, or being recreated) is left to the
+     * out-of-range handling.
+     */
+    private void followPartitionChanges() {
+        Map<String, List<TopicPartition>> added = new LinkedHashMap<>();
+        for (String topic : byTopic.keySet()) {
+            List<PartitionInfo> infos;
+            try {
+                // Answered from the cached metadata when it has the topic; Duration.ZERO never waits otherwise.
+                infos = consumer.partitionsFor(topic, Duration.ZERO);
+            } catch (TimeoutException | UnknownTopicOrPartitionException e) {
+                continue;
+            }
+            if (infos == null) {
+                continue;
+            }
+            Set<TopicPartition> known = new HashSet<>(partitions.getOrDefault(topic, List.of()));
+            List<TopicPartition> fresh = new ArrayList<>();
+            for (PartitionInfo info : infos) {
+                TopicPartition tp = new TopicPartition(topic, info.partition());
+                if (!known.contains(tp)) {
+                    fresh.add(tp);
+                }
+            }
+            if (!fresh.isEmpty()) {
+                added.put(topic, fresh);
+            }
+        }
+        if (added.isEmpty()) {
+            return;
+        }
+        List<TopicPartition> fresh = new ArrayList<>();
+        added.values().forEach(fresh::addAll);
+        Map<TopicPartition, Long> begin;
+        Map<TopicPartition, Long> end;
+        try {
+            begin = consumer.beginningOffsets(fresh, Duration.ofSeconds(5));
+            end = consumer.endOffsets(fresh, Duration.ofSeconds(5));
+        } catch (TimeoutException e) {
+            log.warn("Partitions {} were added but their offsets are not available yet ({}); retrying in {} ms",
+                    fresh, e.getMessage(), PARTITION_CHECK_MILLIS);
+            return;
+        }
+        added.forEach((topic, tps) -> {
+            List<TopicPartition> all = new ArrayList<>(partitions.get(topic));
+            all.addAll(tps);
+            all.sort(java.util.Comparator.comparingInt(TopicPartition::partition));
+            partitions.put(topic, all);
+        });
+        // assign() keeps the positions of partitions that stay assigned: only the new ones start anywhere.
+        consumer.assign(allPartitions());
+        for (TopicPartition tp : fresh) {
+            consumer.seek(tp, begin.get(tp));
+            applied.put(tp, begin.get(tp));
+        }
+        beginAtStart.putAll(begin);
+        endAtStart.putAll(end);
+        latestEnd.putAll(end);
+        added.forEach((topic, tps) -> {
+            if (pausedUntil.containsKey(topic)) {
+                consumer.pause(tps);
+            }
+            Set<Integer> numbers = addedNotCaughtUp.computeIfAbsent(topic, t -> new TreeSet<>());
+            tps.forEach(tp -> numbers.add(tp.partition()));
+            // Not caught up (nor ready) again until the new partitions reach the end offsets they have now.
+            caughtUpTopics.remove(topic);
+            log.info("Topic '{}': partition(s) {} were added; reading them from their beginning (log {} to {}); "
+                    + "now {} partitions", topic, numbers, byPartition(begin, topic), byPartition(end, topic),
+                    partitions.get(topic).size());
+        });
+        publishStatuses();
     }
 
     /** The topics' delete.retention.ms: resuming from offsets older than that could miss deletes. */
@@ -458,8 +553,13 @@ final class Ingestor {
             }
         }
         caughtUpTopics.add(topic);
-        log.info("Topic '{}' caught up with the end offsets captured at start after {} s", topic,
-                String.format("%.1f", (System.nanoTime() - startNanos) / 1e9));
+        Set<Integer> added = addedNotCaughtUp.remove(topic);
+        if (added == null) {
+            log.info("Topic '{}' caught up with the end offsets captured at start after {} s", topic,
+                    String.format("%.1f", (System.nanoTime() - startNanos) / 1e9));
+        } else {
+            log.info("Topic '{}' caught up with its added partition(s) {}", topic, added);
+        }
         return true;
     }
 
@@ -476,6 +576,10 @@ final class Ingestor {
             lastHealth = now;
             checkBroker();
             commitForTooling(false);
+        }
+        if (now - lastPartitionCheck >= TimeUnit.MILLISECONDS.toNanos(PARTITION_CHECK_MILLIS)) {
+            lastPartitionCheck = now;
+            followPartitionChanges();
         }
         if (now - lastProgress >= PROGRESS_NANOS) {
             lastProgress = now;
@@ -594,6 +698,10 @@ final class Ingestor {
             return "building a fresh generation from topic '" + topic + "'; readers see the previous one, if any";
         }
         if (!started || !caughtUp(topic)) {
+            Set<Integer> added = addedNotCaughtUp.get(topic);
+            if (added != null) {
+                return "reading partition(s) " + added + " added to topic '" + topic + "' from their beginning";
+            }
             return "catching up with topic '" + topic + "'";
         }
         return null;

@@ -53,7 +53,9 @@ final class WriterCommand {
     String httpHost;
 
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "7070",
-            description = "HTTP port (default: ${DEFAULT-VALUE}; 0 picks a free port).")
+            description = "HTTP port (default: ${DEFAULT-VALUE}; 0 picks a free port). Connections are bounded: "
+                    + "256 open at most (more get 503), 5 s to send a request (else 408), closed after 30 s idle; "
+                    + "a request line or headers over 8 KiB get 414/431, a body over 8 KiB 413, then the close.")
     String httpPort;
 
     @Option(names = "--value-field", paramLabel = "PATH",

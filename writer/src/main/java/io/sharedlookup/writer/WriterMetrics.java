@@ -53,6 +53,13 @@ final class WriterMetrics {
             .register(registry);
     final Counter httpRequests = Counter.builder().name("sharedlookup_http_requests_total")
             .help("HTTP requests by endpoint and status").labelNames("endpoint", "status").register(registry);
+    final Gauge httpOpenConnections = Gauge.builder().name("sharedlookup_http_open_connections")
+            .help("Open HTTP connections, including refused ones until they are closed").register(registry);
+    final Counter httpConnectionsClosed = Counter.builder().name("sharedlookup_http_connections_closed_total")
+            .help("HTTP connections closed by the server's limits: over_limit (connection cap reached), "
+                    + "request_timeout (no complete request in time), idle_timeout (kept alive, unused), oversized "
+                    + "(request line, headers or body over the limit), write_timeout (response not taken)")
+            .labelNames("reason").register(registry);
     final Histogram httpLatency = Histogram.builder().name("sharedlookup_http_request_duration_seconds")
             .help("HTTP request latency by endpoint").labelNames("endpoint").classicOnly()
             .classicUpperBounds(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1)

@@ -102,6 +102,22 @@ final class TestKafka implements AutoCloseable {
                 value == null ? null : value.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Sends to an explicit partition. */
+    void send(String topic, int partition, String key, String value) {
+        producer.send(new ProducerRecord<>(topic, partition, key.getBytes(StandardCharsets.UTF_8),
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Raises the partition count of {@code topic} to {@code total}, as an operator would with kafka-topics --alter. */
+    void increasePartitions(String topic, int total) throws Exception {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap());
+        try (Admin admin = Admin.create(p)) {
+            admin.createPartitions(Map.of(topic, org.apache.kafka.clients.admin.NewPartitions.increaseTo(total)))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
     void flush() {
         producer.flush();
     }
