@@ -116,9 +116,11 @@ public final class SharedLookupStore implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        refresher.shutdownNow();
+        // Lookups first: each waits for a refresh in flight and makes later ones return at once, so stopping the
+        // refresh thread interrupts no file access (an interrupted read would be logged as a failure to follow).
         lookups.values().forEach(LiveLookup::close);
         lookups.clear();
+        refresher.shutdownNow();
     }
 
     private void refreshAll() {
