@@ -124,8 +124,12 @@ final class NamespaceSink {
             try {
                 live = writer.resume();
                 Manifest m = writer.published().orElseThrow();
-                // Averages are not recorded with a generation; growth uses what this run samples.
-                sizing = new GenerationSizing(m.capacity(), 0, 0, GenerationSizing.MAX_BLOAT_FACTOR);
+                // Averages are not recorded with a generation: sample them from it, so that a replacement or a
+                // bigger generation built before this run has seen records is sized for the entries it must hold
+                // (the 16/32-byte fallbacks made such a copy overflow Chronicle's tiers).
+                double[] averages = sampleAverages(live);
+                sizing = new GenerationSizing(m.capacity(), averages[0], averages[1],
+                        GenerationSizing.MAX_BLOAT_FACTOR);
                 metrics.resumes.labelValues(nsLabel).inc();
                 log.info("Namespace '{}': resuming generation {} from stored offsets {}", nsLabel, m.generation(),
                         m.offsets());
@@ -294,7 +298,8 @@ final class NamespaceSink {
             metrics.replacements.labelValues(nsLabel).inc();
             try {
                 replace(sizing, positions, false);
-            } catch (IOException io) {
+            } catch (IOException | IllegalStateException | EntryTooLargeException io) {
+                // Never let the ingest thread die on it (it used to, with /health still ok): report and retry.
                 lastError = "cannot replace a generation left locked: " + io.getMessage();
                 throw stalled(lastError);
             } catch (LockTimeoutException copyLocked) {
@@ -608,6 +613,22 @@ final class NamespaceSink {
         lastError = null;
         log.info("Namespace '{}': switched to generation {} ({} entries, capacity {})", nsLabel,
                 next.file().getFileName(), next.size(), newSizing.entries());
+    }
+
+    /** Average UTF-8 key and value sizes of up to 1,000 entries of {@code generation}; 0 (fallbacks) when empty. */
+    private static double[] sampleAverages(GenerationFile generation) {
+        long[] totals = new long[3];
+        try {
+            generation.forEachWhile((k, v) -> {
+                totals[0] += Utf8.length(k);
+                totals[1] += Utf8.length(v);
+                return ++totals[2] < 1_000;
+            }, WRITE_LOCK_NANOS);
+        } catch (LockTimeoutException e) {
+            // a segment left locked: what was sampled before it will do
+        }
+        return totals[2] == 0 ? new double[] {0, 0}
+                : new double[] {(double) totals[0] / totals[2], (double) totals[1] / totals[2]};
     }
 
     private double averageKeyBytes() {

@@ -247,6 +247,46 @@ class WriterCrashTest {
         }
     }
 
+    /**
+     * Issue #13 item 5: after a clean restart the writer knew no entry sizes (16/32-byte fallbacks), so the copy that
+     * replaces a generation left locked overflowed Chronicle's tiers, the ingest thread died and /health stayed ok.
+     * Readers can no longer leave locks (they take none), but any process that opens the file through Chronicle can:
+     * the copy must be sized for the entries it holds and updates must keep flowing.
+     */
+    @Test
+    void aResumedGenerationOfLargeValuesLeftLockedIsReplacedAndUpdatesKeepFlowing() throws Exception {
+        String topic = "resumedbig";
+        Path store = TestKafka.tempStore();
+        kafka.createTopic(topic, 1);
+        String big = "x".repeat(1000);
+        for (int i = 0; i < 1000; i++) {
+            kafka.send(topic, "k" + i, big + i);
+        }
+        kafka.flush();
+        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
+        try (WriterApp first = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> ready(first.httpPort()));
+        }
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
+            String metrics = Http.get(app.httpPort(), "/metrics").body();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_resumes_total{namespace=\"" + topic + "\"}"))
+                    .as("resumed after the clean stop").isEqualTo(1);
+            dieHoldingSegmentLock(store, topic, "k7", "read");
+            kafka.send(topic, "k7", "after");
+            kafka.send(topic, "k1000", "new");
+            kafka.flush();
+            await("updates applied in a replacement generation").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> "after".equals(Http.get(app.httpPort(), "/lookup/" + topic + "/k7").body())
+                            && "new".equals(Http.get(app.httpPort(), "/lookup/" + topic + "/k1000").body()));
+            assertThat(Http.get(app.httpPort(), "/lookup/" + topic + "/k999").body()).isEqualTo(big + 999);
+            assertThat(Http.metric(Http.get(app.httpPort(), "/metrics").body(),
+                    "sharedlookup_writer_lock_replacements_total{namespace=\"" + topic + "\"}")).isEqualTo(1);
+        }
+    }
+
     @Test
     void aReaderKilledMidScanMakesTheWriterRebuildFromTheTopic() throws Exception {
         String topic = "scanned";
