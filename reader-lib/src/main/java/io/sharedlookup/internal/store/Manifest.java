@@ -128,9 +128,10 @@ public record Manifest(
             throw new OldFormatException(source, p.getProperty("generation", "0").trim());
         }
         if (!version.trim().equals(Integer.toString(FORMAT_VERSION))) {
-            throw new StoreFormatException("Unsupported store format version " + version.trim() + " in " + source
+            String message = "Unsupported store format version " + version.trim() + " in " + source
                     + ": this shared-lookup reads version " + FORMAT_VERSION
-                    + "; use a shared-lookup release that matches the writer");
+                    + "; use a shared-lookup release that matches the writer";
+            throw isNewer(version.trim()) ? new NewerFormatException(message) : new StoreFormatException(message);
         }
         try {
             Map<Integer, Long> offsets = new TreeMap<>();
@@ -188,6 +189,24 @@ public record Manifest(
             return layout;
         } catch (IllegalArgumentException e) {
             throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean isNewer(String version) {
+        try {
+            return Integer.parseInt(version) > FORMAT_VERSION;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /**
+     * A manifest of a newer store format version than this release knows: written by a newer writer, not damaged (a
+     * writer of this release must not overwrite it).
+     */
+    public static final class NewerFormatException extends StoreFormatException {
+        NewerFormatException(String message) {
+            super(message);
         }
     }
 

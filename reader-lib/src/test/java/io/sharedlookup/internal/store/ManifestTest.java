@@ -39,9 +39,15 @@ class ManifestTest {
         Path file = dir.resolve(StoreLayout.MANIFEST);
         Files.writeString(file, sample().toText().replace("format.version=2", "format.version=99"));
         assertThatThrownBy(() -> Manifest.read(file))
-                .isInstanceOf(StoreFormatException.class)
+                .isInstanceOf(Manifest.NewerFormatException.class)
                 .hasMessageContaining("version 99")
                 .hasMessageContaining(file.toString());
+        // Not a version at all: damage, not a newer release (the writer rebuilds such a namespace).
+        Files.writeString(file, sample().toText().replace("format.version=2", "format.version=two"));
+        assertThatThrownBy(() -> Manifest.read(file))
+                .isInstanceOf(StoreFormatException.class)
+                .isNotInstanceOf(Manifest.NewerFormatException.class)
+                .hasMessageContaining("version two");
     }
 
     @Test

@@ -7,7 +7,6 @@ import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
-import java.io.StringReader;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -25,7 +24,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -193,25 +191,12 @@ public final class NamespaceWriter implements AutoCloseable {
         }
         try {
             return Manifest.parse(text, file);
-        } catch (Manifest.OldFormatException e) {
-            throw e;
+        } catch (Manifest.OldFormatException | Manifest.NewerFormatException e) {
+            throw e; // a newer release's store is an operator's mistake, not damage: never overwrite it
         } catch (StoreFormatException e) {
-            if (newerFormat(text)) {
-                throw e; // a newer release's store: an operator's mistake, not damage; never overwrite it
-            }
             String why = String.valueOf(e.getMessage());
             String prefix = "Corrupt manifest " + file + ": ";
             throw new UnreadableManifestException(why.startsWith(prefix) ? why.substring(prefix.length()) : why);
-        }
-    }
-
-    private static boolean newerFormat(String text) {
-        Properties p = new Properties();
-        try {
-            p.load(new StringReader(text));
-            return Integer.parseInt(p.getProperty("format.version", "").trim()) > Manifest.FORMAT_VERSION;
-        } catch (IOException | IllegalArgumentException e) {
-            return false;
         }
     }
 
@@ -283,9 +268,9 @@ public final class NamespaceWriter implements AutoCloseable {
         }
         generation.close();
         Files.deleteIfExists(generation.file());
-        Files.deleteIfExists(GenerationFile.reverseIndexFile(generation.file()));
+        Files.deleteIfExists(StoreLayout.reverseIndexFile(generation.file()));
         Files.deleteIfExists(SequenceFile.of(generation.file()));
-        Files.deleteIfExists(SequenceFile.of(GenerationFile.reverseIndexFile(generation.file())));
+        Files.deleteIfExists(SequenceFile.of(StoreLayout.reverseIndexFile(generation.file())));
     }
 
     /**
