@@ -92,7 +92,7 @@ public final class MappedMap {
                 throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + size
                         + " bytes, its layout needs " + layout.baseSize() + "); the writer rebuilds it from the topic");
             }
-            requireCompleteHeader(channel, file, layout);
+            requireCompleteHeader(channel, file, layout.segmentHeadersOffset());
             ByteBuffer headers = map(channel, layout.segmentHeadersOffset(),
                     layout.segmentsOffset() - layout.segmentHeadersOffset());
             int tiersPerWindow = (int) Math.max(1, Math.min(layout.segments(), WINDOW_BYTES / layout.tierSize()));
@@ -124,17 +124,20 @@ public final class MappedMap {
     }
 
     /**
-     * A cheap check that the file is the complete map its manifest describes: Chronicle's self-bootstrapping header
-     * (8 bytes checksum, then a 4-byte little-endian length whose top bit means "not complete") must be marked complete
-     * and end before the segment headers. Readers never read the header otherwise.
+     * A cheap check that {@code file} is a complete Chronicle Map: its self-bootstrapping header (8 bytes checksum,
+     * then a 4-byte little-endian length whose top bit means "not complete") must be marked complete and end by
+     * {@code limit} (the segment headers for a reader, the file's size for the writer). Readers never read the header
+     * otherwise; Chronicle itself would wait 60 s for an incomplete one, assuming another process still creates it.
+     *
+     * @throws StoreFormatException when it is not
      */
-    private static void requireCompleteHeader(FileChannel channel, Path file, MapLayout layout) throws IOException {
+    public static void requireCompleteHeader(FileChannel channel, Path file, long limit) throws IOException {
         ByteBuffer word = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
         while (word.hasRemaining() && channel.read(word, 8 + word.position()) > 0) {
             // read the length word
         }
         int length = word.hasRemaining() ? 0 : word.getInt(0);
-        if (length == 0 || (length & 0x80000000) != 0 || 12L + (length & 0x3FFFFFFF) > layout.segmentHeadersOffset()) {
+        if (length == 0 || (length & 0x80000000) != 0 || 12L + (length & 0x3FFFFFFF) > limit) {
             throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (no complete Chronicle "
                     + "Map header); the writer rebuilds it from the topic");
         }
@@ -194,13 +197,11 @@ public final class MappedMap {
                     return found;
                 }
             }
-            if (start == 0) {
-                start = System.nanoTime();
-            } else if (System.nanoTime() - start > timeoutNanos) {
+            start = afterRace(start, attempt, timeoutNanos);
+            if (start < 0) {
                 out.setLength(0);
                 return TIMED_OUT;
             }
-            backOff(attempt);
         }
     }
 
@@ -226,12 +227,10 @@ public final class MappedMap {
                         break;
                     }
                 }
-                if (start == 0) {
-                    start = System.nanoTime();
-                } else if (System.nanoTime() - start > timeoutNanos) {
+                start = afterRace(start, attempt, timeoutNanos);
+                if (start < 0) {
                     return -1;
                 }
-                backOff(attempt);
             }
         }
         return total;
@@ -262,13 +261,11 @@ public final class MappedMap {
                         break;
                     }
                 }
-                if (start == 0) {
-                    start = System.nanoTime();
-                } else if (System.nanoTime() - start > timeoutNanos) {
+                start = afterRace(start, attempt, timeoutNanos);
+                if (start < 0) {
                     throw new LockTimeoutException("Segment " + segment + " of " + file + " stayed in the middle of a "
                             + "change for over the bound (its writer probably died); the next writer rebuilds it");
                 }
-                backOff(attempt);
             }
             for (int i = 0; i < pairs.size(); i += 2) {
                 if (!action.test(pairs.get(i), pairs.get(i + 1))) {
@@ -283,13 +280,26 @@ public final class MappedMap {
         return (long) SEQ.getAcquire(sequences, segment * SequenceFile.STRIDE);
     }
 
-    /** Spins briefly (the writer changes a segment in microseconds), then yields so that it can run on a busy host. */
-    private static void backOff(int attempt) {
+    /**
+     * After a read of a segment that was changing (attempt {@code attempt}, the first failed one being 0): notes when
+     * the waiting began, gives up past {@code timeoutNanos}, else backs off — spins briefly (the writer changes a
+     * segment in microseconds), then yields so that the writer can run on a busy host.
+     *
+     * @param waitingSince when the waiting began, 0 before the first failed attempt
+     * @return when the waiting began, or -1 when it has lasted longer than {@code timeoutNanos}
+     */
+    private static long afterRace(long waitingSince, int attempt, long timeoutNanos) {
+        if (waitingSince == 0) {
+            waitingSince = System.nanoTime();
+        } else if (System.nanoTime() - waitingSince > timeoutNanos) {
+            return -1;
+        }
         if (attempt < 64) {
             Thread.onSpinWait();
         } else {
             Thread.yield();
         }
+        return waitingSince;
     }
 
     private StoreFormatException corrupt(int segment) {
@@ -312,8 +322,7 @@ public final class MappedMap {
             if (found != ABSENT) {
                 return found;
             }
-            tier = tiers == 0 ? headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER)
-                    : buffer.getLong(base + (int) (layout.countersOffset() + MapLayout.TIER_NEXT_TIER));
+            tier = nextTier(segment, tiers, buffer, base);
             if (tier == 0) {
                 return ABSENT;
             }
@@ -417,13 +426,22 @@ public final class MappedMap {
                 }
                 pairs.add(text.toString());
             }
-            tier = tiers == 0 ? headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER)
-                    : buffer.getLong(base + (int) (layout.countersOffset() + MapLayout.TIER_NEXT_TIER));
+            tier = nextTier(segment, tiers, buffer, base);
             if (tier == 0) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * The tier after tier number {@code tiers} (0 = the first) of {@code segment}'s chain, which is at {@code base} in
+     * {@code buffer}: the first tier's successor is named by the segment header, later ones by their own counters.
+     * 0 when the chain ends.
+     */
+    private long nextTier(int segment, long tiers, ByteBuffer buffer, int base) {
+        return tiers == 0 ? headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER)
+                : buffer.getLong(base + (int) (layout.countersOffset() + MapLayout.TIER_NEXT_TIER));
     }
 
     private int headerOffset(int segment) {

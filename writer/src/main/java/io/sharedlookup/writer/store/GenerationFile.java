@@ -2,6 +2,7 @@ package io.sharedlookup.writer.store;
 
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.MapLayout;
+import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
@@ -54,11 +55,6 @@ public final class GenerationFile implements AutoCloseable {
         this.capacity = capacity;
         this.layout = layoutOf(map, file);
         this.counters = counters;
-    }
-
-    /** The companion file holding a generation's reverse index, when it has one. */
-    public static Path reverseIndexFile(Path generationFile) {
-        return StoreLayout.reverseIndexFile(generationFile);
     }
 
     /**
@@ -123,7 +119,8 @@ public final class GenerationFile implements AutoCloseable {
             try {
                 GenerationSizing reverseSizing = new GenerationSizing(sizing.entries(), sizing.averageValueBytes(),
                         sizing.averageKeyBytes() + 3, sizing.maxBloatFactor());
-                generation.reverse = new ReverseIndex(create(reverseIndexFile(file), reverseSizing, permissions));
+                generation.reverse = new ReverseIndex(create(StoreLayout.reverseIndexFile(file), reverseSizing,
+                        permissions));
             } catch (IOException | RuntimeException e) {
                 generation.close();
                 Files.deleteIfExists(file);
@@ -138,7 +135,7 @@ public final class GenerationFile implements AutoCloseable {
         GenerationFile generation = open(file, capacity);
         if (reverseIndex) {
             try {
-                generation.reverse = new ReverseIndex(open(reverseIndexFile(file), capacity));
+                generation.reverse = new ReverseIndex(open(StoreLayout.reverseIndexFile(file), capacity));
             } catch (RuntimeException e) {
                 generation.close();
                 throw e;
@@ -235,26 +232,12 @@ public final class GenerationFile implements AutoCloseable {
         }
     }
 
-    /**
-     * Chronicle waits up to 60 s for a header that is not marked complete, assuming another process is still creating
-     * the file. A published generation is always complete, so an incomplete header means corruption: refuse at once.
-     * Header layout (Chronicle's self-bootstrapping header): 8 bytes checksum, a 4-byte little-endian length word whose
-     * top bit means "not complete", then that many bytes of configuration.
-     */
+    /** An incomplete header means corruption (a published generation is always complete): refuse at once. */
     private static void requireCompleteHeader(Path file, long size) {
-        java.nio.ByteBuffer word = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            while (word.hasRemaining() && ch.read(word, 8 + word.position()) > 0) {
-                // read the length word
-            }
+            MappedMap.requireCompleteHeader(ch, file, size);
         } catch (IOException e) {
             throw new StoreFormatException("Generation file " + file + " cannot be read: " + e, e);
-        }
-        int length = word.hasRemaining() ? 0 : word.getInt(0);
-        boolean complete = length != 0 && (length & 0x80000000) == 0 && 12L + (length & 0x3FFFFFFF) <= size;
-        if (!complete) {
-            throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (no complete "
-                    + "Chronicle Map header); the writer rebuilds it from the topic");
         }
     }
 
