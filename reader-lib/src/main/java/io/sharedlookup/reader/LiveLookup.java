@@ -104,8 +104,8 @@ final class LiveLookup implements Lookup {
         if (live == null || !live.isNamedBy(namespaceDir, next)) {
             PublishedGeneration opened = PublishedGeneration.open(namespaceDir, next);
             current = opened;
-            // Content first, then the manifest that names it, with nothing in between (the log line and the old
-            // generation's retirement used to come first): new content shows with the old version() only for the
+            // Content first, then the manifest that names it, with nothing in between (the log line used to come
+            // first): new content shows with the old version() only for the
             // width of two volatile writes, and a version never runs ahead of the content it names (a cache keyed
             // by it must not store old results under a new key). generation() reads the generation itself.
             manifest = next;

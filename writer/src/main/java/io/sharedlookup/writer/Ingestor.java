@@ -300,19 +300,27 @@ final class Ingestor {
                 byPartition(begin, topic), byPartition(end, topic));
         applied.keySet().removeIf(tp -> tp.topic().equals(topic));
         byTopic.get(topic).rebuild(why, byPartition(begin, topic), byPartition(end, topic));
-        for (TopicPartition tp : tps) {
-            consumer.seek(tp, begin.get(tp));
-            applied.put(tp, begin.get(tp));
-        }
+        readFromBeginning(begin, end);
         caughtUpTopics.remove(topic);
         addedNotCaughtUp.remove(topic);
         if (pausedUntil.remove(topic) != null) {
             consumer.resume(tps);
         }
+        publishStatuses();
+    }
+
+    /**
+     * Seeks each partition of {@code begin} to its offset there and records the offsets against which it is caught
+     * up again ({@code end}): for a rebuilt topic and for partitions added to a topic.
+     */
+    private void readFromBeginning(Map<TopicPartition, Long> begin, Map<TopicPartition, Long> end) {
+        begin.forEach((tp, offset) -> {
+            consumer.seek(tp, offset);
+            applied.put(tp, offset);
+        });
         beginAtStart.putAll(begin);
         endAtStart.putAll(end);
         latestEnd.putAll(end);
-        publishStatuses();
     }
 
     /** The topic's partitions as the broker lists them now; empty when it does not know the topic. */
@@ -376,13 +384,7 @@ final class Ingestor {
         });
         // assign() keeps the positions of partitions that stay assigned: only the new ones start anywhere.
         consumer.assign(allPartitions());
-        for (TopicPartition tp : fresh) {
-            consumer.seek(tp, begin.get(tp));
-            applied.put(tp, begin.get(tp));
-        }
-        beginAtStart.putAll(begin);
-        endAtStart.putAll(end);
-        latestEnd.putAll(end);
+        readFromBeginning(begin, end);
         added.forEach((topic, tps) -> {
             if (pausedUntil.containsKey(topic)) {
                 consumer.pause(tps);

@@ -11,14 +11,12 @@ import java.util.Optional;
  * (Druid's {@code unapplyAll}, filters on looked-up values) need not scan the namespace.
  *
  * <p>It is a second Chronicle Map file: key = a value of the namespace, value = the keys holding it, each written as
- * {@code <length>:<key>} (keys may contain any character). Values shared by many keys would make entries large and
- * updates slow, so past {@link #MAX_ENCODED_CHARS} an entry becomes the marker {@value #TOO_MANY}, meaning "scan for
- * this value"; it stays so for the generation's life. Answers are therefore always complete: from the index, or from a
+ * {@code <length>:<key>} (keys may contain any character; see {@link ReverseKeys}). Values shared by many keys would
+ * make entries large and updates slow, so past {@link ReverseKeys#MAX_ENCODED_CHARS} an entry becomes the marker
+ * {@value ReverseKeys#TOO_MANY}, meaning "scan for this value"; it stays so for the generation's life. Answers are therefore always complete: from the index, or from a
  * scan.
  */
 final class ReverseIndex {
-    static final String TOO_MANY = ReverseKeys.TOO_MANY;
-    static final int MAX_ENCODED_CHARS = ReverseKeys.MAX_ENCODED_CHARS;
 
     private final GenerationFile file;
     private final StringBuilder buffer = new StringBuilder(); // guarded by this: the ingest and growth-copy threads share it
@@ -35,28 +33,29 @@ final class ReverseIndex {
     synchronized void add(CharSequence value, CharSequence key, long timeoutNanos) {
         StringBuilder keys = buffer;
         boolean present = file.getInto(value, keys, timeoutNanos);
-        if (present && (TOO_MANY.contentEquals(keys) || decode(keys).contains(key.toString()))) {
+        if (present && (ReverseKeys.TOO_MANY.contentEquals(keys)
+                || ReverseKeys.decode(keys).contains(key.toString()))) {
             return;
         }
         ReverseKeys.append(keys, key);
-        if (keys.length() > MAX_ENCODED_CHARS) {
-            file.put(value, TOO_MANY, timeoutNanos);
+        if (keys.length() > ReverseKeys.MAX_ENCODED_CHARS) {
+            file.put(value, ReverseKeys.TOO_MANY, timeoutNanos);
             return;
         }
         try {
             file.put(value, keys, timeoutNanos);
         } catch (EntryTooLargeException e) {
-            file.put(value, TOO_MANY, timeoutNanos);
+            file.put(value, ReverseKeys.TOO_MANY, timeoutNanos);
         }
     }
 
     /** Records that {@code key} no longer holds {@code value}. */
     synchronized void remove(CharSequence value, CharSequence key, long timeoutNanos) {
         StringBuilder keys = buffer;
-        if (!file.getInto(value, keys, timeoutNanos) || TOO_MANY.contentEquals(keys)) {
+        if (!file.getInto(value, keys, timeoutNanos) || ReverseKeys.TOO_MANY.contentEquals(keys)) {
             return;
         }
-        List<String> remaining = decode(keys);
+        List<String> remaining = ReverseKeys.decode(keys);
         if (!remaining.remove(key.toString())) {
             return;
         }
@@ -74,10 +73,6 @@ final class ReverseIndex {
         if (!file.getInto(value, keys, timeoutNanos)) {
             return Optional.of(List.of());
         }
-        return TOO_MANY.contentEquals(keys) ? Optional.empty() : Optional.of(decode(keys));
-    }
-
-    static List<String> decode(CharSequence encoded) {
-        return ReverseKeys.decode(encoded);
+        return ReverseKeys.TOO_MANY.contentEquals(keys) ? Optional.empty() : Optional.of(ReverseKeys.decode(keys));
     }
 }

@@ -71,15 +71,23 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
 
     /** Gives {@code file} the file mode, without following a link: a link there fails instead of changing its target. */
     public void applyToFile(Path file) throws IOException {
+        apply(file, file());
+    }
+
+    private static void apply(Path path, Set<PosixFilePermission> mode) throws IOException {
         if (posix()) {
-            Files.getFileAttributeView(file, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                    .setPermissions(file());
+            Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .setPermissions(mode);
         }
     }
 
     /** The file mode as a creation attribute (none where POSIX modes are not supported). */
     public FileAttribute<?>[] fileAttributes() {
-        return posix() ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(file())} : new FileAttribute<?>[0];
+        return creationAttributes(file());
+    }
+
+    private static FileAttribute<?>[] creationAttributes(Set<PosixFilePermission> mode) {
+        return posix() ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(mode)} : new FileAttribute<?>[0];
     }
 
     /**
@@ -129,12 +137,8 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
         if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             Files.createDirectories(dir.getParent());
             try {
-                Files.createDirectory(dir, posix() ? new FileAttribute<?>[] {
-                        PosixFilePermissions.asFileAttribute(directory())} : new FileAttribute<?>[0]);
-                if (posix()) {
-                    Files.getFileAttributeView(dir, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                            .setPermissions(directory());
-                }
+                Files.createDirectory(dir, creationAttributes(directory()));
+                apply(dir, directory());
             } catch (FileAlreadyExistsException e) {
                 // created meanwhile: checked below like any existing one
             }

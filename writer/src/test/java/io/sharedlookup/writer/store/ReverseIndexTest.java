@@ -20,8 +20,8 @@ class ReverseIndexTest {
 
     @Test
     void decodesKeysContainingSeparatorsAndDigits() {
-        assertThat(ReverseIndex.decode("3:a:b2:1210:0123456789")).containsExactly("a:b", "12", "0123456789");
-        assertThat(ReverseIndex.decode("")).isEmpty();
+        assertThat(io.sharedlookup.internal.store.ReverseKeys.decode("3:a:b2:1210:0123456789")).containsExactly("a:b", "12", "0123456789");
+        assertThat(io.sharedlookup.internal.store.ReverseKeys.decode("")).isEmpty();
     }
 
     @Test
@@ -45,7 +45,7 @@ class ReverseIndexTest {
             assertThat(g.keysOf("Unknown", TIMEOUT)).as("too many keys: scan instead").isEqualTo(Optional.empty());
             writer.publish(g, "users", Map.of(), true, Map.of());
             assertThat(writer.published().orElseThrow().attributes()).containsEntry("reverse.index", "true");
-            assertThat(GenerationFile.reverseIndexFile(g.file())).exists();
+            assertThat(StoreLayout.reverseIndexFile(g.file())).exists();
             g.close();
         }
     }
