@@ -79,7 +79,11 @@ final class Ingestor {
     private final Map<TopicPartition, Long> endAtStart = new HashMap<>();
     private final Map<TopicPartition, Long> latestEnd = new HashMap<>();
     private final Set<String> caughtUpTopics = new HashSet<>();
+    /** Topics paused because their namespace could not take a record, and until when ({@link System#nanoTime}). */
     private final Map<String, Long> pausedUntil = new HashMap<>();
+    /** The last reason each topic was paused for, so that the same stall again is not an ERROR each time. */
+    private final Map<String, String> lastStall = new HashMap<>();
+    private final RateLimitedLog repeatedStalls = new RateLimitedLog(log, 60_000);
     private final Map<String, Long> appliedSinceStart = new HashMap<>();
     /**
      * Per partition, the next offset not yet applied: what offsets stored with a generation must say. Tracked here
@@ -166,7 +170,7 @@ final class Ingestor {
                         try {
                             sink.afterBatch(caughtUp(sink.binding().topic()), positions);
                         } catch (NamespaceSink.StalledException e) {
-                            stall(sink.binding().topic(), e.getMessage());
+                            stall(sink.binding().topic(), e.getMessage(), e.retryMillis());
                         }
                     }
                     periodic();
@@ -459,7 +463,7 @@ final class Ingestor {
                     // Not applied: read it again once the namespace can take it.
                     consumer.seek(tp, r.offset());
                     stalledNow.add(topic);
-                    stall(topic, e.getMessage());
+                    stall(topic, e.getMessage(), e.retryMillis());
                     whole = false;
                     break;
                 } catch (NamespaceSink.RebuildNeededException e) {
@@ -471,7 +475,8 @@ final class Ingestor {
                     } catch (KafkaException unreachable) {
                         consumer.seek(tp, r.offset());
                         stalledNow.add(topic);
-                        stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage());
+                        stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
+                                STALL_PAUSE_MILLIS);
                     }
                     break;
                 }
@@ -480,6 +485,7 @@ final class Ingestor {
             if (whole) {
                 // The consumer's position may be past the last record (transaction markers, compaction gaps).
                 applied.put(tp, Math.max(applied.get(tp), consumer.position(tp)));
+                lastStall.remove(topic); // taking records again: a later stall is news
             }
         }
         // Partitions without records in this batch may still have moved past markers; everything before is applied.
@@ -526,11 +532,19 @@ final class Ingestor {
         }
     }
 
-    private void stall(String topic, String why) {
-        log.error("Namespace of topic '{}' cannot take more records now ({}); pausing its partitions for {} s",
-                topic, why, STALL_PAUSE_MILLIS / 1000);
+    private void stall(String topic, String why, long pauseMillis) {
+        // The first stall for a reason is an ERROR; the same one again (a disk still full, retried every few
+        // seconds) is a rate-limited WARN, and the stall counter says how often.
+        if (java.util.Objects.equals(why, lastStall.put(topic, why))) {
+            repeatedStalls.warn("Namespace of topic '{}' still cannot take more records ({}); pausing its partitions "
+                    + "for {} ms again", topic, why, pauseMillis);
+        } else {
+            log.error("Namespace of topic '{}' cannot take more records now ({}); pausing its partitions for {} ms",
+                    topic, why, pauseMillis);
+        }
+        metrics.stalls.labelValues(byTopic.get(topic).binding().namespace()).inc();
         consumer.pause(partitions.get(topic));
-        pausedUntil.put(topic, System.currentTimeMillis() + STALL_PAUSE_MILLIS);
+        pausedUntil.put(topic, System.nanoTime() + pauseMillis * 1_000_000L);
     }
 
     private Map<Integer, Long> positionsOf(String topic) {
@@ -590,9 +604,9 @@ final class Ingestor {
     }
 
     private void resumePaused() {
-        long now = System.currentTimeMillis();
+        long now = System.nanoTime();
         pausedUntil.entrySet().removeIf(e -> {
-            if (now >= e.getValue()) {
+            if (now - e.getValue() >= 0) {
                 consumer.resume(partitions.get(e.getKey()));
                 return true;
             }

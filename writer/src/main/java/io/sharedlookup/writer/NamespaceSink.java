@@ -3,9 +3,11 @@ package io.sharedlookup.writer;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationUnusableException;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
@@ -51,6 +53,11 @@ final class NamespaceSink {
     private static final long FREE_SPACE_CHECK_NANOS = 250_000_000L;
     private static final long GROWTH_RETRY_MILLIS = 30_000;
     /**
+     * How soon a topic paused because the file system refused to extend a generation is tried again: a failed try
+     * costs one refused allocation, and the writer should carry on soon after space is freed.
+     */
+    static final long DISK_FULL_RETRY_MILLIS = 2_000;
+    /**
      * The first generation is sized for at most this many entries. {@code endOffset - beginningOffset} counts every
      * update not yet compacted away: on a busy topic it can exceed the distinct keys a thousandfold, and a generation
      * is preallocated on disk. Beyond this, growth takes over (each step doubles).
@@ -64,6 +71,8 @@ final class NamespaceSink {
     private final WriterMetrics metrics;
     private final Map<String, String> attributes;
     private final String nsLabel;
+    private final RateLimitedLog checkpointFailures = new RateLimitedLog(log, 60_000);
+    private final RateLimitedLog growthFailures = new RateLimitedLog(log, 60_000);
 
     private GenerationFile live;
     private GenerationFile building;
@@ -81,11 +90,13 @@ final class NamespaceSink {
     private boolean caughtUp;
     private int opsSinceCheck;
     private long nextFreeSpaceCheck = System.nanoTime();
-    private long nextGrowthAttempt;
+    /** Growth is not tried again before this {@link System#nanoTime()} (a stepped wall clock cannot move it). */
+    private long nextGrowthAttemptNanos = System.nanoTime();
     private long lastUpdateMillis;
     private String lastError;
-    /** While the topic is paused because this namespace could not take a record; 0 when not stalled. */
-    private long stalledUntilMillis;
+    /** Whether the topic is paused because this namespace could not take a record, and until when (nanoTime). */
+    private boolean stalled;
+    private long stalledUntilNanos;
 
     /** Whether this writer keeps a reverse index beside each generation (recorded as a namespace attribute). */
     private boolean reverseIndex() {
@@ -287,9 +298,8 @@ final class NamespaceSink {
                 replace(bigger, positions, false);
                 metrics.growths.labelValues(nsLabel).inc();
             } catch (IOException | RuntimeException io) {
-                lastError = "generation full and cannot grow to " + bigger.entries() + " entries: " + io.getMessage();
-                nextGrowthAttempt = System.currentTimeMillis() + GROWTH_RETRY_MILLIS;
-                throw stalled(lastError);
+                throw stalled(growthFailed("generation full and cannot grow to " + bigger.entries() + " entries", io),
+                        growthRetryMillis(io));
             }
             applyTo(target(), key, value);
         } catch (LockTimeoutException e) {
@@ -345,7 +355,7 @@ final class NamespaceSink {
         } catch (IOException | RuntimeException e) {
             log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, copy.to.file(), e.toString());
         }
-        nextGrowthAttempt = System.currentTimeMillis() + GROWTH_RETRY_MILLIS;
+        deferGrowth();
         lastError = "growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why;
         log.warn("Namespace '{}': {}", nsLabel, lastError);
     }
@@ -371,7 +381,7 @@ final class NamespaceSink {
             } catch (IOException | RuntimeException ignored) {
                 // reported below
             }
-            nextGrowthAttempt = System.currentTimeMillis() + GROWTH_RETRY_MILLIS;
+            deferGrowth();
             lastError = "cannot publish the grown generation: " + e.getMessage();
             log.error("Namespace '{}': {}", nsLabel, lastError);
             return false;
@@ -397,42 +407,80 @@ final class NamespaceSink {
         } catch (EntryTooLargeException e) {
             metrics.oversize.labelValues(nsLabel).inc();
             throw new RecordSkippedException(e.getMessage());
+        } catch (GenerationUnusableException e) {
+            throw new RebuildNeededException(e.getMessage());
         } catch (RuntimeException e) {
-            IOException io = ioCause(e);
+            IOException io = GenerationFile.ioCause(e);
             if (io == null) {
                 throw e;
             }
             // Chronicle extends the file for an extra tier and the file system said no (disk full, file size
-            // limit). Nothing was written; the record is read again once there is room, and readers keep what
-            // was published.
-            lastError = "cannot extend generation " + target.file().getFileName() + " (" + io.getMessage()
-                    + "); free disk space, the writer retries by itself";
-            throw stalled(lastError);
+            // limit). Nothing was written (GenerationFile cut the file back to its allocated part); the record is
+            // read again soon, and readers keep what was published meanwhile.
+            throw stalled("cannot extend generation " + target.file().getFileName() + " (" + io.getMessage()
+                    + "); free disk space, the writer retries every " + DISK_FULL_RETRY_MILLIS / 1000
+                    + " s by itself", DISK_FULL_RETRY_MILLIS);
         }
         keyBytes += Utf8.length(key);
         valueBytes += Utf8.length(value);
         stored++;
-        if (stalledUntilMillis != 0) {
+        if (stalled) {
             // Taking records again: the error that paused the topic is over.
-            stalledUntilMillis = 0;
+            stalled = false;
             lastError = null;
         }
     }
 
     /** The namespace cannot take the record now: the topic pauses, and the status says STALLED meanwhile. */
     private StalledException stalled(String error) {
-        lastError = error;
-        stalledUntilMillis = System.currentTimeMillis() + Ingestor.STALL_PAUSE_MILLIS;
-        return new StalledException(error);
+        return stalled(error, Ingestor.STALL_PAUSE_MILLIS);
     }
 
-    private static IOException ioCause(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof IOException io) {
-                return io;
-            }
+    private StalledException stalled(String error, long retryMillis) {
+        if (error == null) { // the growth that failed was reported, and a record applied since cleared it
+            error = "generation " + target().file().getFileName() + " is full (" + target().size() + " of "
+                    + target().capacity() + " entries) and growth is retried later";
         }
-        return null;
+        lastError = error;
+        stalled = true;
+        stalledUntilNanos = System.nanoTime() + retryMillis * 1_000_000L;
+        return new StalledException(error, retryMillis);
+    }
+
+    private void deferGrowth() {
+        deferGrowth(GROWTH_RETRY_MILLIS);
+    }
+
+    private void deferGrowth(long millis) {
+        nextGrowthAttemptNanos = System.nanoTime() + millis * 1_000_000L;
+    }
+
+    /**
+     * Growth failed: when the file system refused the bigger file (disk full), it is tried again as soon as a
+     * refused extension is, since freeing space is all it takes and a refused try costs nothing; otherwise after
+     * {@link #GROWTH_RETRY_MILLIS}. Logged at most once a minute (a full disk retries every few seconds).
+     *
+     * @return the error, also kept as {@link #lastError}
+     */
+    private String growthFailed(String what, Throwable e) {
+        long retryMillis = growthRetryMillis(e);
+        deferGrowth(retryMillis);
+        lastError = what + " (retrying in " + retryMillis / 1000 + " s): " + e.getMessage();
+        growthFailures.warn("Namespace '{}': {}", nsLabel, lastError);
+        return lastError;
+    }
+
+    private static long growthRetryMillis(Throwable e) {
+        return GenerationFile.ioCause(e) != null ? DISK_FULL_RETRY_MILLIS : GROWTH_RETRY_MILLIS;
+    }
+
+    /** Milliseconds until growth is tried again (at least 1). */
+    private long growthRetryInMillis() {
+        return Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L);
+    }
+
+    private boolean growthDeferred(long nowNanos) {
+        return nowNanos - nextGrowthAttemptNanos < 0;
     }
 
     private void finishSampling() {
@@ -506,8 +554,8 @@ final class NamespaceSink {
 
     /** Starts filling a bigger generation in the background; records are written to both until it is done. */
     private void startGrowth() {
-        long now = System.currentTimeMillis();
-        if (now < nextGrowthAttempt) {
+        long now = System.nanoTime();
+        if (growthDeferred(now)) {
             return;
         }
         GenerationFile t = target();
@@ -516,10 +564,7 @@ final class NamespaceSink {
         try {
             next = writer.createGeneration(bigger, reverseIndex());
         } catch (IOException | RuntimeException e) {
-            nextGrowthAttempt = now + GROWTH_RETRY_MILLIS;
-            lastError = "cannot create a generation of " + bigger.entries() + " entries (retrying in "
-                    + GROWTH_RETRY_MILLIS / 1000 + " s): " + e.getMessage();
-            log.error("Namespace '{}': {}", nsLabel, lastError);
+            growthFailed("cannot create a generation of " + bigger.entries() + " entries", e);
             return;
         }
         log.info("Namespace '{}': generation {} holds {} of {} entries; filling {} for {} in the background",
@@ -546,12 +591,11 @@ final class NamespaceSink {
     }
 
     private void growIfPossible(Positions positions, boolean batchComplete) {
-        long now = System.currentTimeMillis();
         GenerationFile t = target();
         double ratio = (double) t.size() / t.capacity();
-        if (now < nextGrowthAttempt) {
+        if (growthDeferred(System.nanoTime())) {
             if (ratio >= STALL_AT) {
-                throw stalled(lastError);
+                throw stalled(lastError, growthRetryInMillis());
             }
             return;
         }
@@ -562,12 +606,9 @@ final class NamespaceSink {
             replace(bigger, positions, batchComplete);
             metrics.growths.labelValues(nsLabel).inc();
         } catch (IOException | RuntimeException e) {
-            nextGrowthAttempt = now + GROWTH_RETRY_MILLIS;
-            lastError = "cannot grow to " + bigger.entries() + " entries (retrying in "
-                    + GROWTH_RETRY_MILLIS / 1000 + " s): " + e.getMessage();
-            log.error("Namespace '{}': {}", nsLabel, lastError);
+            growthFailed("cannot grow to " + bigger.entries() + " entries", e);
             if (ratio >= STALL_AT) {
-                throw stalled(lastError);
+                throw stalled(lastError, growthRetryInMillis());
             }
         }
     }
@@ -654,8 +695,9 @@ final class NamespaceSink {
             writer.checkpoint(offsets, caughtUp, dirty);
             dirty = false;
         } catch (IOException e) {
+            // Retried at every checkpoint (several a second): one WARN a minute says it, lastError shows it.
             lastError = "cannot write the manifest: " + e.getMessage();
-            log.error("Namespace '{}': {}", nsLabel, lastError);
+            checkpointFailures.warn("Namespace '{}': {}", nsLabel, lastError);
         }
     }
 
@@ -729,8 +771,8 @@ final class NamespaceSink {
         long entries = t == null ? samples.size() : t.size();
         long capacity = t == null ? 0 : t.capacity();
         NamespaceStatus.State state;
-        long now = System.currentTimeMillis();
-        if (lastError != null && (nextGrowthAttempt > now || stalledUntilMillis > now)) {
+        long now = System.nanoTime();
+        if (lastError != null && (growthDeferred(now) || (stalled && now - stalledUntilNanos < 0))) {
             state = NamespaceStatus.State.STALLED;
         } else if (building != null || sampling) {
             state = NamespaceStatus.State.REBUILDING;
@@ -768,8 +810,16 @@ final class NamespaceSink {
 
     /** The namespace cannot take more records for now; consumption of its topic pauses and retries. */
     static final class StalledException extends RuntimeException {
-        StalledException(String message) {
+        private final long retryMillis;
+
+        StalledException(String message, long retryMillis) {
             super(message, null, false, false);
+            this.retryMillis = retryMillis;
+        }
+
+        /** How long the topic pauses before the record is tried again. */
+        long retryMillis() {
+            return retryMillis;
         }
     }
 }

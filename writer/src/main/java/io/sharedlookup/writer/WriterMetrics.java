@@ -40,6 +40,9 @@ final class WriterMetrics {
     final Counter resumes = Counter.builder().name("sharedlookup_writer_resumes_total")
             .help("Starts that resumed the published generation from its stored offsets")
             .labelNames("namespace").register(registry);
+    final Counter stalls = Counter.builder().name("sharedlookup_writer_stalls_total")
+            .help("Times a topic was paused because its namespace could not take a record (disk full, growth "
+                    + "failing); see lastError in /namespaces").labelNames("namespace").register(registry);
     final Gauge lag = Gauge.builder().name("sharedlookup_writer_lag_records")
             .help("End offset minus position, per partition").labelNames("namespace", "partition").register(registry);
     final Gauge entries = Gauge.builder().name("sharedlookup_writer_entries")

@@ -117,11 +117,23 @@ public final class PublishedGeneration {
         if (ReverseKeys.TOO_MANY.contentEquals(keys)) {
             return Optional.empty();
         }
+        List<String> listed;
         try {
-            return Optional.of(ReverseKeys.decode(keys));
+            listed = ReverseKeys.decode(keys);
         } catch (IllegalArgumentException e) {
             throw new StoreFormatException("Reverse index " + reverse.file() + " is corrupt: " + e.getMessage(), e);
         }
+        // The index and the map are two files the writer changes one after the other (and a change may fail half-way
+        // on a full disk): only keys whose value is this one now are answered, so a reverse lookup never disagrees
+        // with a lookup.
+        List<String> holding = new ArrayList<>(listed.size());
+        StringBuilder current = keys;
+        for (String key : listed) {
+            if (getInto(key, current, timeoutNanos) && current.toString().contentEquals(value)) {
+                holding.add(key);
+            }
+        }
+        return Optional.of(holding);
     }
 
     private static LockTimeoutException stuck(MappedMap map) {

@@ -284,6 +284,9 @@ public final class GenerationFile implements AutoCloseable {
      * @return whether the stored value changed
      * @throws LockTimeoutException   when the segment stays locked (for example by a killed reader) beyond the bound
      * @throws EntryTooLargeException when the pair does not fit this generation's layout
+     * @throws RuntimeException       with an {@link IOException} cause ({@link #ioCause}) when the file system refused
+     *                                to extend the file (disk full): nothing was written, and a later call may succeed
+     * @throws GenerationUnusableException when such a refusal left the file in a state that must not be written
      */
     public boolean put(CharSequence key, CharSequence value, long timeoutNanos) {
         try (ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(key)) {
@@ -291,10 +294,18 @@ public final class GenerationFile implements AutoCloseable {
             MapEntry<CharSequence, CharSequence> entry = c.entry();
             Data<CharSequence> data = c.wrapValueAsData(value);
             String previous = null;
-            if (entry != null) {
-                if (contentEquals(entry.value().get(), value)) {
-                    return false;
+            if (entry != null && contentEquals(entry.value().get(), value)) {
+                if (reverse != null) {
+                    reverse.add(value, key, timeoutNanos); // completes an earlier put whose index update failed
                 }
+                return false;
+            }
+            if (reverse != null) {
+                // Indexed before the change: when the index cannot take it (disk full), nothing changed, and the
+                // record is applied again later. Readers answer a reverse lookup only with keys holding the value.
+                reverse.add(value, key, timeoutNanos);
+            }
+            if (entry != null) {
                 previous = reverse == null ? null : entry.value().get().toString();
                 int segment = c.segmentIndex();
                 counters.begin(segment);
@@ -313,11 +324,8 @@ public final class GenerationFile implements AutoCloseable {
                     counters.end(segment);
                 }
             }
-            if (reverse != null) {
-                if (previous != null) {
-                    reverse.remove(previous, key, timeoutNanos);
-                }
-                reverse.add(value, key, timeoutNanos);
+            if (previous != null) {
+                reverse.remove(previous, key, timeoutNanos);
             }
             return true;
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -326,6 +334,53 @@ public final class GenerationFile implements AutoCloseable {
                         + value.length() + " chars does not fit generation " + file.getFileName() + ": " + e.getMessage(), e);
             }
             throw e;
+        } catch (RuntimeException e) {
+            if (ioCause(e) != null) {
+                releaseUnallocatedTail();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The file length Chronicle's initialised part covers: its data store (header, segments and the extra tier bulks
+     * it allocated), rounded up to its mapping granularity, as each successful extension leaves the file.
+     */
+    long allocatedLength() {
+        long initialised = ((VanillaChronicleMap<?, ?, ?>) map).globalMutableState().getDataStoreSize();
+        long page = net.openhft.chronicle.core.OS.mapAlignment();
+        return (initialised + page - 1) / page * page;
+    }
+
+    /** The first {@link IOException} in {@code e}'s causes (the file system refused to extend the file), or null. */
+    public static IOException ioCause(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof IOException io) {
+                return io;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * After the file system refused an extra tier bulk: cuts the file back to the bulks Chronicle has initialised.
+     * Chronicle lengthens the file before it asks the file system for the blocks ({@code posix_fallocate}); when
+     * that fails, the file is left longer than its allocated part, and the next attempt (which sees a file long
+     * enough and skips the allocation) would write into pages the file system never gave it: on a full disk the
+     * kernel answers with SIGBUS, which the JVM turns into an {@link InternalError} in whatever thread wrote. Cut
+     * back, the next attempt asks for the space again and fails cleanly until there is room. Nothing maps the cut
+     * part: Chronicle maps a bulk only after its allocation succeeded, readers only bulks that tiers link to.
+     */
+    private void releaseUnallocatedTail() {
+        long allocatedEnd = allocatedLength();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            if (ch.size() > allocatedEnd) {
+                ch.truncate(allocatedEnd);
+            }
+        } catch (IOException | RuntimeException e) {
+            // Still longer than allocated: never written again, rather than risk the SIGBUS.
+            throw new GenerationUnusableException("Cannot cut " + file + " back to its allocated " + allocatedEnd
+                    + " bytes after a failed extension (" + e + "); the namespace is rebuilt from its topic", e);
         }
     }
 

@@ -31,6 +31,15 @@ final class SegmentCounters {
         Path file = SequenceFile.of(mapFile);
         Files.deleteIfExists(file); // left by a killed writer's half-built generation of the same number
         permissions.createFile(file);
+        // Written, not just mapped: mapping past the end lengthens the file without the file system giving it
+        // blocks, and on a full disk the first counter update would then end the JVM with SIGBUS. A write fails
+        // cleanly (ENOSPC) instead.
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer zeros = ByteBuffer.allocate(segments * SequenceFile.STRIDE);
+            while (zeros.hasRemaining()) {
+                ch.write(zeros);
+            }
+        }
         return map(file, segments);
     }
 
