@@ -78,7 +78,9 @@ public final class WriterApp implements AutoCloseable {
             for (TopicBinding b : cfg.topics()) {
                 NamespaceWriter w;
                 try {
-                    w = NamespaceWriter.open(layout, b.namespace(), cfg.permissions());
+                    // A namespace built afresh starts numbering at the current Unix time in seconds.
+                    w = NamespaceWriter.open(layout, b.namespace(), cfg.permissions(),
+                            java.time.Instant.now().getEpochSecond() - 1);
                 } catch (IllegalStateException e) {
                     throw new ConfigException(e.getMessage());
                 }

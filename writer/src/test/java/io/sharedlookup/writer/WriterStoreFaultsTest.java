@@ -181,6 +181,37 @@ class WriterStoreFaultsTest {
         }
     }
 
+    /**
+     * Issue 13 item 2, the writer's side: a namespace whose directory was deleted (what the corrupt-manifest message
+     * tells operators to do) is built again under numbers it never used, not from generation 1 again.
+     */
+    @Test
+    void aNamespaceDeletedAndBuiltAgainNeverReusesAGenerationNumber() throws Exception {
+        kafka.createTopic("renumbered", 1);
+        Map<String, String> expected = new HashMap<>();
+        put(expected, "renumbered", "k", "v1");
+        kafka.flush();
+        Path store = TestKafka.tempStore();
+        long before = java.time.Instant.now().getEpochSecond();
+        try (WriterApp app = start(config(store, "renumbered"))) {
+            awaitReady(app);
+        }
+        long first = publishedGeneration(store, "renumbered");
+        assertThat(first).as("a fresh namespace is numbered from the Unix time in seconds").isGreaterThanOrEqualTo(before);
+        try (var files = Files.walk(store.resolve("renumbered"))) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        await("the clock passes the first number").atMost(Duration.ofSeconds(5))
+                .until(() -> java.time.Instant.now().getEpochSecond() > first);
+        put(expected, "renumbered", "k", "v2");
+        kafka.flush();
+        try (WriterApp app = start(config(store, "renumbered"))) {
+            awaitReady(app);
+            awaitContent(store, "renumbered", expected);
+        }
+        assertThat(publishedGeneration(store, "renumbered")).isGreaterThan(first);
+    }
+
     private static String mode(Path p) throws Exception {
         return PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
     }

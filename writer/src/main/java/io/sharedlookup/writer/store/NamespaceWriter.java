@@ -87,6 +87,17 @@ public final class NamespaceWriter implements AutoCloseable {
      */
     public static NamespaceWriter open(StoreLayout layout, String namespace, StorePermissions permissions)
             throws IOException {
+        return open(layout, namespace, permissions, 0);
+    }
+
+    /**
+     * Like {@link #open(StoreLayout, String, StorePermissions)}; a namespace that has no readable manifest numbers
+     * its generations above {@code freshFloor} too. The writer passes the current Unix time in seconds, so that a
+     * namespace deleted and built again does not reuse the numbers of the files it replaces (readers tell files
+     * apart by identity anyway; people reading logs and introspection should not have to).
+     */
+    public static NamespaceWriter open(StoreLayout layout, String namespace, StorePermissions permissions,
+                                       long freshFloor) throws IOException {
         // The store root may be a link (an operator's choice of --store-dir); nothing below it is followed.
         StorePermissions.requireNotWorldWritable(permissions.createDirectory(layout.storeDir()), "Store directory");
         Path dir = permissions.createOwnDirectory(layout.namespaceDir(namespace));
@@ -114,7 +125,8 @@ public final class NamespaceWriter implements AutoCloseable {
         try {
             manifest = readManifest(manifestFile);
         } catch (NoSuchFileException e) {
-            // a new namespace
+            // a new namespace, or one whose directory was deleted to rebuild it
+            generationFloor = Math.max(freshFloor, highestGenerationIn(dir));
         } catch (Manifest.OldFormatException e) {
             // Written by a release whose readers went through Chronicle: build a version-2 generation from the topic.
             // Its number follows the old one, so readers of either release never mistake one for the other.
@@ -125,7 +137,7 @@ public final class NamespaceWriter implements AutoCloseable {
         } catch (UnreadableManifestException e) {
             // Empty after a power loss, garbage, a link: Kafka has everything, so rebuild this namespace from its topic.
             // Numbered above every generation on disk, so that no number is ever used for two different files.
-            generationFloor = highestGenerationIn(dir);
+            generationFloor = Math.max(freshFloor, highestGenerationIn(dir));
             rebuildReason = "its manifest " + manifestFile + " is unreadable: " + e.getMessage();
             log.warn("Namespace '{}': manifest {} is unreadable ({}); rebuilding the namespace from its topic as "
                     + "generation {} or later", namespace, manifestFile, e.getMessage(), generationFloor + 1);
