@@ -8,7 +8,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *   <li>{@code druid.sharedLookup.storeDir} — store directory used by lookups that do not name one
  *       (default {@value #DEFAULT_STORE_DIR});</li>
  *   <li>{@code druid.sharedLookup.initializationTimeoutMillis} — how long {@code awaitInitialization} waits for a
- *       namespace to be published and caught up before giving up (default 60000).</li>
+ *       namespace to be published and caught up before giving up (default 60000). Druid's lookup manager does not
+ *       wait on a {@code sharedLookup}: its start succeeds only once the namespace is initialised.</li>
  * </ul>
  */
 public class SharedLookupConfig {

@@ -30,9 +30,14 @@ import org.slf4j.LoggerFactory;
  * the Druid heap and nothing is loaded at start.
  *
  * <p>The lookup is initialised once the namespace is published and its writer has reported it caught up with its
- * topic. Until then {@link #isInitialized()} is false, {@link #awaitInitialization()} waits (up to
- * {@code druid.sharedLookup.initializationTimeoutMillis}) and queries that use the lookup fail with an error naming
- * the reason: an empty or partial lookup is never served silently.
+ * topic, and stays initialised afterwards. {@link #start()} fails, with one line saying why, while the namespace is
+ * not initialised on this node, so that Druid's lookup manager does not hold the lookup and the coordinator does not
+ * report it loaded: "loaded" then means "serves". The coordinator sends the spec again at each lookup sync
+ * ({@code druid.manager.lookups.period}) and the first start after the writer published succeeds. A lookup that
+ * started keeps serving: a later {@code start()} of it succeeds whatever the store looks like, and a new spec version
+ * that cannot start leaves Druid serving the old one. Queries that reach a lookup that is not initialised (only
+ * possible outside Druid's lookup manager) fail with an error naming the reason: an empty or partial lookup is never
+ * served silently.
  */
 @JsonTypeName(SharedLookupExtractorFactory.TYPE)
 public class SharedLookupExtractorFactory implements LookupExtractorFactory {
@@ -128,24 +133,45 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
         return resolvedStoreDir;
     }
 
+    /**
+     * Opens the store and the namespace; succeeds only once the namespace is initialised (published and caught up),
+     * so that Druid's lookup manager holds, and the coordinator reports as loaded, only lookups that serve.
+     *
+     * <p>Druid's {@code LookupReferencesManager} retries a start that throws ({@code druid.lookup.lookupStartRetries}
+     * times, a second or two apart) and then gives the lookup up until the coordinator's next lookup sync, which sends
+     * the spec again; at node start it likewise leaves out lookups that do not start. A lookup already started
+     * (and so initialised) returns true at once: a store that is briefly unreadable never unloads a serving lookup.
+     *
+     * @return true once started
+     * @throws IllegalStateException naming the namespace, the store directory and the fix when the store cannot be
+     *                               opened or the namespace is not initialised on this node
+     */
     @Override
     public boolean start() {
         synchronized (lifecycle) {
-            if (store == null) {
-                lookup = null;
-                initialized = false;
-                try {
-                    store = SharedStores.acquire(resolvedStoreDir);
-                } catch (SharedLookupException e) {
-                    throw new IllegalStateException("sharedLookup '" + namespace + "': " + e.getMessage(), e);
-                }
-                if (isInitialized()) {
-                    LOG.info("Lookup over namespace '{}' in {} started: generation {}, {} entries", namespace,
-                            resolvedStoreDir, lookup.generation(), lookup.size());
-                } else {
-                    LOG.warn("Lookup over namespace '{}' started but not initialised yet: {}", namespace, status());
-                }
+            if (store != null) {
+                // Started before, so initialised: never fail now, or Druid would refuse a lookup that serves.
+                return true;
             }
+            lookup = null;
+            initialized = false;
+            try {
+                store = SharedStores.acquire(resolvedStoreDir);
+            } catch (SharedLookupException e) {
+                throw new IllegalStateException("sharedLookup '" + namespace + "': " + e.getMessage(), e);
+            }
+            if (!isInitialized()) {
+                String why = status();
+                // Not started: Druid never closes a lookup whose start failed, so give the store back here.
+                store = null;
+                lookup = null;
+                SharedStores.release(resolvedStoreDir);
+                throw new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: " + why
+                        + "; the coordinator sends the spec again at its next lookup sync (druid.manager.lookups.period)"
+                        + " and it loads once the namespace is published and caught up");
+            }
+            LOG.info("Lookup over namespace '{}' in {} started: generation {}, {} entries", namespace,
+                    resolvedStoreDir, lookup.generation(), lookup.size());
             return true;
         }
     }
@@ -172,6 +198,11 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
         return new SharedLookupIntrospectHandler(this);
     }
 
+    /**
+     * Waits up to {@code druid.sharedLookup.initializationTimeoutMillis} for the namespace to be initialised. Druid's
+     * lookup manager waits only for a lookup that started without being initialised, which a started
+     * {@code sharedLookup} never is; this serves callers outside it.
+     */
     @Override
     public void awaitInitialization() throws InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(initializationTimeoutMillis);

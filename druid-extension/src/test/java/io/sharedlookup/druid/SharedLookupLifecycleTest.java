@@ -61,25 +61,31 @@ class SharedLookupLifecycleTest {
     }
 
     @Test
-    void notInitialisedUntilPublishedAndCaughtUpAndNeverServesEmpty() throws Exception {
+    void startFailsUntilPublishedAndCaughtUpAndNeverServesEmpty() throws Exception {
         SharedLookupExtractorFactory f = factory("users", 200);
-        assertThat(f.start()).isTrue();
+        assertThatThrownBy(f::start).isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("sharedLookup 'users' not loaded on this node: No namespace 'users' in store "
+                        + store + ": no writer has published it there yet (check the writer's --store-dir and --topic)")
+                .hasMessageContaining("next lookup sync (druid.manager.lookups.period)")
+                .hasMessageNotContaining("\n");
+        assertThat(SharedStores.openStores()).as("a failed start keeps no store open").isZero();
         assertThat(f.isInitialized()).isFalse();
         assertThatThrownBy(f::awaitInitialization).isInstanceOf(TimeoutException.class)
-                .hasMessageContaining("No namespace 'users'");
+                .hasMessageContaining("not started on this node");
         assertThatThrownBy(() -> f.get().apply("1")).isInstanceOf(DruidException.class)
                 .hasMessageContaining("Lookup sharedLookup 'users' is not ready");
 
         TestStores.Published p = publish("users", Map.of("1", "one"), false);
-        await().atMost(Duration.ofSeconds(30)).until(() -> f.lookupIfOpen() != null);
-        assertThat(f.isInitialized()).as("published but still catching up").isFalse();
-        assertThatThrownBy(() -> f.get().apply("1")).isInstanceOf(DruidException.class)
-                .hasMessageContaining("has not caught up");
-        assertThatThrownBy(f::awaitInitialization).isInstanceOf(TimeoutException.class)
-                .hasMessageContaining("has not caught up");
+        assertThatThrownBy(f::start).as("published but still catching up").isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("namespace 'users' in store " + store + " is published (generation ")
+                .hasMessageContaining("but its writer has not caught up with the topic yet");
+        assertThat(SharedStores.openStores()).isZero();
+        assertThatThrownBy(() -> f.get().apply("1")).isInstanceOf(DruidException.class);
 
         p.update(Map.of("2", "two"), true);
-        await().atMost(Duration.ofSeconds(30)).until(f::isInitialized);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(IllegalStateException.class)
+                .until(f::start);
+        assertThat(f.isInitialized()).isTrue();
         f.awaitInitialization();
         assertThat(f.get().apply("1")).isEqualTo("one");
         assertThat(f.get().apply("2")).isEqualTo("two");
@@ -88,6 +94,24 @@ class SharedLookupLifecycleTest {
         p.update(Map.of("3", "three"), false);
         await().atMost(Duration.ofSeconds(30)).until(() -> "three".equals(f.get().apply("3")));
         assertThat(f.isInitialized()).isTrue();
+        assertThat(f.start()).as("started again while the writer catches up").isTrue();
+    }
+
+    /** Druid may start a lookup it holds again; that must never fail, whatever happened to the store since. */
+    @Test
+    void aStartedLookupStartsAgainAndServesWhileItsStoreIsGone() throws Exception {
+        publish("users", Map.of("1", "one"), true);
+        SharedLookupExtractorFactory f = factory("users", 10_000);
+        assertThat(f.start()).isTrue();
+        Path away = tmp.resolve("store-away");
+        Files.move(store, away);
+        try {
+            assertThat(f.start()).isTrue();
+            assertThat(f.isInitialized()).isTrue();
+            assertThat(f.get().apply("1")).as("served from the generation already mapped").isEqualTo("one");
+        } finally {
+            Files.move(away, store);
+        }
     }
 
     /** Without and with the writer's reverse index: reverse lookups must agree either way. */
@@ -214,13 +238,12 @@ class SharedLookupLifecycleTest {
             content.put("k" + i, "v" + i);
         }
         SharedLookupExtractorFactory f = factory("big", 10_000);
-        f.start();
         SharedLookupIntrospectHandler handler = (SharedLookupIntrospectHandler) f.getIntrospectHandler();
         assertThat(handler.getKeys(10).getStatus()).isEqualTo(Response.Status.SERVICE_UNAVAILABLE.getStatusCode());
         assertThat((Map<String, Object>) handler.getVersion().getEntity()).containsEntry("initialized", false);
 
         publish("big", content, true);
-        f.awaitInitialization();
+        assertThat(f.start()).isTrue();
         assertThat((List<String>) handler.getKeys(SharedLookupIntrospectHandler.DEFAULT_LIMIT).getEntity())
                 .hasSize(SharedLookupIntrospectHandler.DEFAULT_LIMIT).allMatch(content::containsKey);
         assertThat((List<String>) handler.getValues(5).getEntity()).hasSize(5).allMatch(v -> v.startsWith("v"));

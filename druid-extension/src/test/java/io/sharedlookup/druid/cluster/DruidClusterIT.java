@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sharedlookup.testing.TestStores;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -229,6 +230,69 @@ class DruidClusterIT {
     }
 
     /**
+     * A lookup registered before its namespace is published: the coordinator must not show it loaded, the nodes must
+     * not hold it, and each node must log why; once the writer publishes, the next lookup sync loads it everywhere.
+     */
+    @Test
+    @Order(4)
+    void aLookupOverAnUnpublishedNamespaceIsNotLoadedUntilPublished() throws Exception {
+        awaitLookupServing(); // the coordinator's lookup config exists from here on
+        String name = "later";
+        Path laterStore = Files.createDirectories(tmp.resolve("store-later"));
+        Map<String, Object> spec = Map.of("version", "v1", "lookupExtractorFactory",
+                Map.of("type", "sharedLookup", "namespace", name, "storeDir", laterStore.toString()));
+        HttpJson.Answer posted = HttpJson.post(druid.coordinatorPort,
+                "/druid/coordinator/v1/lookups/config/__default/" + name, spec);
+        assertThat(posted.ok()).as("%s", posted).isTrue();
+        long t0 = System.nanoTime();
+
+        // Each node refuses the lookup at every sync and logs why; wait for two refusals on each.
+        String reason = "sharedLookup '" + name + "' not loaded on this node: No namespace '" + name + "' in store "
+                + laterStore;
+        awaitOrFail("broker and historical each refuse lookup '" + name + "' twice", LOOKUP_LOAD_TIMEOUT,
+                () -> refusals(druid.broker(), reason) >= 2 && refusals(druid.historical(), reason) >= 2,
+                druid::extensionLogExcerpts);
+        note("Unpublished namespace: both nodes refused lookup '%s' twice within %d ms of its registration; the "
+                + "broker logged %s", name, millisSince(t0), druid.broker().lines(l -> l.contains(reason)).get(0));
+        String statusPath = "/druid/coordinator/v1/lookups/status/__default/" + name + "?detailed=true";
+        HttpJson.Answer status = HttpJson.get(druid.coordinatorPort, statusPath);
+        assertThat(status.ok()).as("%s", status).isTrue();
+        assertThat(status.json().get("loaded").asBoolean()).as("coordinator status %s", status).isFalse();
+        assertThat(status.json().get("pendingNodes")).as("%s", status).hasSize(2);
+        HttpJson.Answer introspection = HttpJson.get(druid.brokerPort, "/druid/v1/lookups/introspect/" + name
+                + "/version");
+        assertThat(introspection.status()).as("%s", introspection).isEqualTo(404);
+        HttpJson.Answer sql = druid.sql("SELECT LOOKUP('1', '" + name + "')");
+        assertThat(sql.ok()).as("%s", sql).isFalse();
+        note("Unpublished namespace: coordinator %s -> %s; broker introspection HTTP %d; SQL through it: %s",
+                statusPath, status.body(), introspection.status(), sql);
+
+        try (TestStores.Published published = TestStores.publish(laterStore, name, Map.of("1", "eins"), true)) {
+            long published0 = System.nanoTime();
+            HttpJson.Answer[] last = new HttpJson.Answer[1];
+            awaitOrFail("the coordinator shows lookup '" + name + "' loaded once published", LOOKUP_LOAD_TIMEOUT,
+                    () -> {
+                        last[0] = HttpJson.get(druid.coordinatorPort, statusPath);
+                        return last[0].ok() && last[0].json().get("loaded").asBoolean();
+                    }, () -> "the coordinator's last answer: " + last[0] + druid.extensionLogExcerpts());
+            note("Namespace published to coordinator status loaded: %d ms", millisSince(published0));
+            awaitOrFail("SQL through lookup '" + name + "'", Duration.ofSeconds(10), () -> {
+                last[0] = druid.sql("SELECT LOOKUP('1', '" + name + "')");
+                return last[0].ok() && "eins".equals(last[0].json().get(0).get(0).asText());
+            }, () -> "the last SQL answer: " + last[0] + druid.extensionLogExcerpts());
+            JsonNode version = HttpJson.get(druid.historicalPort, "/druid/v1/lookups/introspect/" + name
+                    + "/version").json();
+            assertThat(version.get("initialized").asBoolean()).as("%s", version).isTrue();
+        }
+    }
+
+    private static long refusals(ServiceProcess node, String reason) {
+        // Druid's lookup manager alerts each refusal, logged as one ERROR line that carries the start's message.
+        return node.lines(l -> l.contains("Exception occurred while handling lookup notice") && l.contains(reason))
+                .size();
+    }
+
+    /**
      * Registers the lookup through the coordinator's API and waits until the broker serves it (once per run: a failure
      * is remembered and fails the later tests at once).
      */
@@ -265,8 +329,7 @@ class DruidClusterIT {
             note("First POST of the spec: %s; POST {} then the spec again: HTTP %d", first, second.status());
         }
 
-        // The lookup's own introspection says whether it is initialised, and if not, why; the coordinator's
-        // lookups/status says "loaded" even for a lookup that cannot serve.
+        // The lookup's own introspection answers once the node holds the lookup, which it does once it serves.
         HttpJson.Answer[] last = new HttpJson.Answer[1];
         awaitOrFail("the broker's lookup 'users' initialised", LOOKUP_LOAD_TIMEOUT, () -> {
             last[0] = HttpJson.get(druid.brokerPort, "/druid/v1/lookups/introspect/" + LOOKUP + "/version");
