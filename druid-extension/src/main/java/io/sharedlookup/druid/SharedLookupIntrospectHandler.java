@@ -59,6 +59,8 @@ public final class SharedLookupIntrospectHandler implements LookupIntrospectHand
             info.put("generation", lookup.generation());
             info.put("size", lookup.size());
             info.put("caughtUp", lookup.isCaughtUp());
+            // Compare with other nodes' and hosts' writers (/namespaces): equal offsets, equal digest.
+            lookup.contentDigest().ifPresent(d -> info.put("digest", d));
         } else {
             info.put("status", factory.status());
         }

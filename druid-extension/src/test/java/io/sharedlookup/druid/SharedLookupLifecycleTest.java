@@ -253,5 +253,11 @@ class SharedLookupLifecycleTest {
         Map<String, Object> version = (Map<String, Object>) handler.getVersion().getEntity();
         assertThat(version).containsEntry("initialized", true).containsEntry("size", 3000L)
                 .containsEntry("namespace", "big").containsKey("version");
+        long expected = 0;
+        for (Map.Entry<String, String> e : content.entrySet()) {
+            expected += io.sharedlookup.internal.store.ContentDigest.of(e.getKey(), e.getValue());
+        }
+        assertThat(version).as("the writer's digest of this content")
+                .containsEntry("digest", io.sharedlookup.internal.store.ContentDigest.hex(expected));
     }
 }

@@ -1,5 +1,6 @@
 package io.sharedlookup.reader;
 
+import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.PublishedGeneration;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -185,6 +187,12 @@ final class LiveLookup implements Lookup {
     @Override
     public boolean isCaughtUp() {
         return manifest.caughtUp();
+    }
+
+    @Override
+    public Optional<String> contentDigest() {
+        Long digest = manifest.contentDigest();
+        return digest == null ? Optional.empty() : Optional.of(ContentDigest.hex(digest));
     }
 
     @Override

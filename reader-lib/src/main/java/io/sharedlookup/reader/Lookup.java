@@ -1,6 +1,7 @@
 package io.sharedlookup.reader;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 
@@ -43,6 +44,13 @@ public interface Lookup {
 
     /** Whether the writer reported that the namespace had caught up with its topic. */
     boolean isCaughtUp();
+
+    /**
+     * The namespace's content digest as of its writer's last checkpoint (16 hex digits): an order-independent 64-bit
+     * summary of every (key, value) pair. Two stores whose writers applied the same topic offsets have the same digest,
+     * so hosts can be compared without comparing entries. Empty for a store written before the digest existed.
+     */
+    Optional<String> contentDigest();
 
     /**
      * Calls {@code action} with every entry of the current generation (copies of key and value). Meant for

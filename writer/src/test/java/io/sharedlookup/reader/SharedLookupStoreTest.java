@@ -219,7 +219,7 @@ class SharedLookupStoreTest {
             Files.write(bogus, new byte[] {1, 2, 3});
             io.sharedlookup.writer.store.ManifestFiles.write(new Manifest(Manifest.FORMAT_VERSION, "users", 9,
                     bogus.getFileName().toString(), 10, "topic", Map.of(), 1, true, Manifest.WriterState.OPEN, 0, 0,
-                    Map.of(), live.layout(), null), new StoreLayout(store).manifest("users"), StorePermissions.DEFAULT,
+                    Map.of(), live.layout(), null, null), new StoreLayout(store).manifest("users"), StorePermissions.DEFAULT,
                     false);
             // Several refresh rounds pass; the reader keeps the generation it has.
             await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))

@@ -29,6 +29,8 @@ import java.util.TreeMap;
  * @param attributes     further writer options recorded with the namespace (for example a reverse index)
  * @param layout         how to read the generation file without Chronicle Map (format version 2)
  * @param reverseLayout  the same for its reverse index; null when the generation has none
+ * @param contentDigest  the {@link ContentDigest} of the generation's entries at {@code offsets}; null in manifests
+ *                       written before the digest existed
  */
 public record Manifest(
         int formatVersion,
@@ -45,7 +47,8 @@ public record Manifest(
         long updatedAtMillis,
         Map<String, String> attributes,
         MapLayout layout,
-        MapLayout reverseLayout) {
+        MapLayout reverseLayout,
+        Long contentDigest) {
 
     /**
      * The only format version this code reads and writes. Version 1 stores were read through Chronicle Map; version 2
@@ -63,14 +66,17 @@ public record Manifest(
         java.util.Objects.requireNonNull(layout, "layout");
     }
 
-    public Manifest withOffsets(Map<Integer, Long> newOffsets, long newContentVersion, boolean newCaughtUp, long now) {
+    /** Progress of the same generation: offsets applied, the content version and digest they give. */
+    public Manifest withOffsets(Map<Integer, Long> newOffsets, long newContentVersion, boolean newCaughtUp,
+                                Long newContentDigest, long now) {
         return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, newOffsets,
-                newContentVersion, newCaughtUp, writerState, publishedAtMillis, now, attributes, layout, reverseLayout);
+                newContentVersion, newCaughtUp, writerState, publishedAtMillis, now, attributes, layout, reverseLayout,
+                newContentDigest);
     }
 
     public Manifest withWriterState(WriterState state, long now) {
         return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, offsets, contentVersion,
-                caughtUp, state, publishedAtMillis, now, attributes, layout, reverseLayout);
+                caughtUp, state, publishedAtMillis, now, attributes, layout, reverseLayout, contentDigest);
     }
 
     /** Serialises to the properties text stored on disk. */
@@ -102,6 +108,9 @@ public record Manifest(
             reverseLayout.writeTo(REVERSE_LAYOUT, layouts);
         }
         layouts.forEach(p::setProperty);
+        if (contentDigest != null) {
+            p.setProperty("content.digest", ContentDigest.hex(contentDigest));
+        }
         StringWriter out = new StringWriter();
         try {
             p.store(out, "shared-lookup namespace manifest: written by the writer, do not edit");
@@ -168,8 +177,20 @@ public record Manifest(
                     Long.parseLong(required(p, "updated.at", source)),
                     attributes,
                     layout(p, LAYOUT, source, true),
-                    layout(p, REVERSE_LAYOUT, source, false));
+                    layout(p, REVERSE_LAYOUT, source, false),
+                    digest(p.getProperty("content.digest"), source));
         } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+            throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Long digest(String hex, Path source) {
+        if (hex == null) {
+            return null;
+        }
+        try {
+            return ContentDigest.parse(hex.trim());
+        } catch (IllegalArgumentException e) {
             throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
         }
     }

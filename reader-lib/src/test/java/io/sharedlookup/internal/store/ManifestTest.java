@@ -22,7 +22,7 @@ class ManifestTest {
     private static Manifest sample() {
         return new Manifest(Manifest.FORMAT_VERSION, "users", 7, "g0000000007.cmap", 1500, "users-topic",
                 Map.of(0, 10L, 3, 42L), 123456789L, true, Manifest.WriterState.OPEN, 1000L, 2000L,
-                Map.of("reverse.index", "true"), sampleLayout(), sampleLayout());
+                Map.of("reverse.index", "true"), sampleLayout(), sampleLayout(), 0xF00DCAFE12345678L);
     }
 
     @Test
@@ -32,6 +32,17 @@ class ManifestTest {
         Manifest withoutReverse = Manifest.parse(sample().toText().replaceAll("(?m)^reverse\\.layout\\..*$", ""), file);
         assertThat(withoutReverse.reverseLayout()).isNull();
         assertThat(withoutReverse.layout()).isEqualTo(sampleLayout());
+        assertThat(sample().toText()).contains("content.digest=f00dcafe12345678");
+        Manifest withoutDigest = Manifest.parse(sample().toText().replaceAll("(?m)^content\\.digest=.*$", ""), file);
+        assertThat(withoutDigest.contentDigest()).as("written before the digest existed").isNull();
+    }
+
+    @Test
+    void parse_ofAMalformedDigest_reportsACorruptManifest() {
+        Path file = dir.resolve(StoreLayout.MANIFEST);
+        String text = sample().toText().replace("content.digest=f00dcafe12345678", "content.digest=xyz");
+        assertThatThrownBy(() -> Manifest.parse(text, file)).isInstanceOf(StoreFormatException.class)
+                .hasMessageContaining("content digest 'xyz'");
     }
 
     @Test

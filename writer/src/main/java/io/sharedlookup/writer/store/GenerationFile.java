@@ -1,5 +1,6 @@
 package io.sharedlookup.writer.store;
 
+import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.MapLayout;
 import io.sharedlookup.internal.store.MappedMap;
@@ -14,6 +15,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import net.openhft.chronicle.hash.Data;
@@ -47,6 +49,12 @@ public final class GenerationFile implements AutoCloseable {
     private final MapLayout layout;
     private final SegmentCounters counters;
     private ReverseIndex reverse;
+    /**
+     * The {@link ContentDigest} of the entries, kept by every change (the ingest thread and a growth copy may both
+     * write a generation being filled, hence atomic); not kept for a reverse index, whose entries are derived.
+     */
+    private final AtomicLong digest = new AtomicLong();
+    private boolean digesting = true;
 
     private GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity,
                            SegmentCounters counters) {
@@ -306,13 +314,16 @@ public final class GenerationFile implements AutoCloseable {
                 reverse.add(value, key, timeoutNanos);
             }
             if (entry != null) {
-                previous = reverse == null ? null : entry.value().get().toString();
+                previous = reverse == null && !digesting ? null : entry.value().get().toString();
                 int segment = c.segmentIndex();
                 counters.begin(segment);
                 try {
                     c.replaceValue(entry, data);
                 } finally {
                     counters.end(segment);
+                }
+                if (digesting) {
+                    digest.addAndGet(ContentDigest.of(key, value) - ContentDigest.of(key, previous));
                 }
             } else {
                 MapAbsentEntry<CharSequence, CharSequence> absent = c.absentEntry();
@@ -323,8 +334,11 @@ public final class GenerationFile implements AutoCloseable {
                 } finally {
                     counters.end(segment);
                 }
+                if (digesting) {
+                    digest.addAndGet(ContentDigest.of(key, value));
+                }
             }
-            if (previous != null) {
+            if (previous != null && reverse != null) {
                 reverse.remove(previous, key, timeoutNanos);
             }
             return true;
@@ -396,7 +410,7 @@ public final class GenerationFile implements AutoCloseable {
             if (entry == null) {
                 return false;
             }
-            String previous = reverse == null ? null : entry.value().get().toString();
+            String previous = reverse == null && !digesting ? null : entry.value().get().toString();
             int segment = c.segmentIndex();
             counters.begin(segment);
             try {
@@ -404,7 +418,10 @@ public final class GenerationFile implements AutoCloseable {
             } finally {
                 counters.end(segment);
             }
-            if (previous != null) {
+            if (digesting) {
+                digest.addAndGet(-ContentDigest.of(key, previous));
+            }
+            if (previous != null && reverse != null) {
                 reverse.remove(previous, key, timeoutNanos);
             }
             return true;
@@ -443,6 +460,30 @@ public final class GenerationFile implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /** The {@link ContentDigest} of this generation's entries now. */
+    public long contentDigest() {
+        return digest.get();
+    }
+
+    /**
+     * Sets the digest of a generation reopened after a clean stop to the one its manifest recorded, or, when
+     * {@code recorded} is null (a manifest from before the digest existed), computes it from the entries.
+     */
+    void restoreDigest(Long recorded) {
+        if (recorded != null) {
+            digest.set(recorded);
+            return;
+        }
+        long[] sum = {0};
+        forEach((k, v) -> sum[0] += ContentDigest.of(k, v), TimeUnit.SECONDS.toNanos(10));
+        digest.set(sum[0]);
+    }
+
+    /** A reverse index's entries are derived from the data file's: no digest of their own. */
+    void withoutDigest() {
+        digesting = false;
     }
 
     /** The sequence counter of {@code segment} (for tests). */

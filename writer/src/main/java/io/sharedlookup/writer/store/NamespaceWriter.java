@@ -62,6 +62,8 @@ public final class NamespaceWriter implements AutoCloseable {
     /** One WARN a minute at most per namespace for files that cannot be deleted, however often it is retried. */
     private final RateLimitedLog cleanUpWarnings = new RateLimitedLog(log, 60_000);
     private Manifest published;
+    /** The published generation as this writer holds it open (published or resumed by it), for its digest. */
+    private GenerationFile publishedFile;
     /** Generation files numbered below this are due for deletion (a deletion failed); 0 when none are. */
     private long cleanUpBefore;
     private long nextCleanUpAttempt;
@@ -252,7 +254,14 @@ public final class NamespaceWriter implements AutoCloseable {
         }
         GenerationFile generation = GenerationFile.open(dataFile(published), published.capacity(),
                 hasReverseIndex(published));
-        write(published.withWriterState(Manifest.WriterState.OPEN, System.currentTimeMillis()), true);
+        try {
+            generation.restoreDigest(published.contentDigest());
+            write(published.withWriterState(Manifest.WriterState.OPEN, System.currentTimeMillis()), true);
+        } catch (IOException | RuntimeException e) {
+            generation.close();
+            throw e;
+        }
+        publishedFile = generation;
         return generation;
     }
 
@@ -299,8 +308,9 @@ public final class NamespaceWriter implements AutoCloseable {
         recorded.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(generation.hasReverseIndex()));
         Manifest next = new Manifest(Manifest.FORMAT_VERSION, namespace, number, fileName, generation.capacity(),
                 topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, now, recorded,
-                generation.layout(), generation.reverseLayout());
+                generation.layout(), generation.reverseLayout(), generation.contentDigest());
         write(next, true);
+        publishedFile = generation;
         // Published: whatever happens from here on, readers follow `next` and so must the caller.
         cleanUpBefore = Math.max(cleanUpBefore, number - 1);
         nextCleanUpAttempt = System.nanoTime();
@@ -317,7 +327,8 @@ public final class NamespaceWriter implements AutoCloseable {
     public Manifest checkpoint(Map<Integer, Long> offsets, boolean caughtUp, boolean contentChanged) throws IOException {
         requirePublished();
         long version = contentChanged ? nextContentVersion() : published.contentVersion();
-        Manifest next = published.withOffsets(offsets, version, caughtUp, System.currentTimeMillis());
+        Long digest = publishedFile != null ? Long.valueOf(publishedFile.contentDigest()) : published.contentDigest();
+        Manifest next = published.withOffsets(offsets, version, caughtUp, digest, System.currentTimeMillis());
         write(next, false);
         retryCleanUp();
         return next;
@@ -332,7 +343,7 @@ public final class NamespaceWriter implements AutoCloseable {
         requirePublished();
         generation.force();
         long version = contentChanged ? nextContentVersion() : published.contentVersion();
-        write(published.withOffsets(offsets, version, caughtUp, System.currentTimeMillis())
+        write(published.withOffsets(offsets, version, caughtUp, generation.contentDigest(), System.currentTimeMillis())
                 .withWriterState(Manifest.WriterState.CLOSED, System.currentTimeMillis()), true);
         generation.close();
         retryCleanUp();

@@ -23,6 +23,7 @@ final class ReverseIndex {
 
     ReverseIndex(GenerationFile file) {
         this.file = file;
+        file.withoutDigest();
     }
 
     GenerationFile file() {
