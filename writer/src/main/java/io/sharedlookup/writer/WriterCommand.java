@@ -25,7 +25,10 @@ import picocli.CommandLine.Option;
         footer = {"", "Every option can also be set in the environment as SHARED_LOOKUP_<OPTION> (e.g. "
                 + "SHARED_LOOKUP_BOOTSTRAP_SERVERS) or in the --config properties file (bootstrap-servers=...). "
                 + "Precedence: command line > environment > config file > default. Repeatable options take "
-                + "comma-separated lists there."})
+                + "comma-separated lists there.", "",
+                "Operator commands, read-only on a store (no JVM flag; '<command> --help' for each): inspect STORE, "
+                + "get STORE NAMESPACE KEY, dump STORE NAMESPACE, verify STORE NAMESPACE, diff STORE_A STORE_B "
+                + "NAMESPACE."})
 final class WriterCommand {
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
             description = "Kafka bootstrap servers (not needed with --embedded-kafka).")

@@ -1,6 +1,8 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.writer.tools.StoreTools;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -19,6 +21,10 @@ public final class WriterMain {
 
     /** Parses, validates and starts; returns an exit code, or -1 when the writer is running. */
     static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+        if (args.length > 0 && StoreTools.COMMANDS.contains(args[0])) {
+            // An operator command (inspect, get, dump, verify, diff): read-only on a store, then exit.
+            return StoreTools.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        }
         WriterConfig config;
         try {
             Object parsed = parse(args, env, out);

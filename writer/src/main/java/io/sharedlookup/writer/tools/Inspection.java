@@ -1,0 +1,85 @@
+package io.sharedlookup.writer.tools;
+
+import io.sharedlookup.internal.store.ContentDigest;
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.NamespaceNames;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.reader.SharedLookupStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** {@code inspect}: what a store holds, namespace by namespace, from its manifests and through reader-lib. */
+final class Inspection {
+    private Inspection() {
+    }
+
+    /** The namespaces of {@code store}: directories with a valid name and a manifest, sorted. */
+    static List<String> namespaces(Path store) throws IOException {
+        List<String> out = new ArrayList<>();
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(store)) {
+            for (Path d : dirs) {
+                String name = d.getFileName().toString();
+                if (NamespaceNames.isValid(name) && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
+                        && Files.isRegularFile(d.resolve(StoreLayout.MANIFEST), LinkOption.NOFOLLOW_LINKS)) {
+                    out.add(name);
+                }
+            }
+        }
+        Collections.sort(out);
+        return out;
+    }
+
+    static void describe(Path store, SharedLookupStore reader, String namespace, PrintWriter out) throws IOException {
+        out.println(namespace);
+        Manifest m;
+        try {
+            m = StoreTools.manifest(store, namespace);
+        } catch (StoreTools.ToolException e) {
+            out.println("  unreadable   " + e.getMessage());
+            return;
+        }
+        Path dir = new StoreLayout(store).namespaceDir(namespace);
+        String entries;
+        try {
+            long size = reader.lookup(namespace).size();
+            entries = size + " of capacity " + m.capacity() + " (" + Math.round(100.0 * size / m.capacity())
+                    + " % full)";
+        } catch (RuntimeException e) {
+            entries = "cannot be read: " + e.getMessage();
+        }
+        out.println("  generation   " + m.generation() + " (" + m.dataFile() + ", " + bytes(dir, m.generation())
+                + " on disk with its companions)");
+        out.println("  entries      " + entries);
+        out.println("  topic        " + m.topic() + ", offsets " + m.offsets());
+        out.println("  writer       " + m.writerState().name().toLowerCase() + ", caught up " + m.caughtUp()
+                + ", published " + Instant.ofEpochMilli(m.publishedAtMillis()) + ", updated "
+                + Instant.ofEpochMilli(m.updatedAtMillis()));
+        out.println("  content      version " + m.contentVersion() + ", digest "
+                + (m.contentDigest() == null ? "none (written before digests)" : ContentDigest.hex(m.contentDigest())));
+        if (!m.attributes().isEmpty()) {
+            out.println("  attributes   " + m.attributes());
+        }
+    }
+
+    /** The size of a generation's files (data, reverse index, sequence files), human-readable. */
+    private static String bytes(Path dir, long generation) throws IOException {
+        long total = 0;
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                if (StoreLayout.generationOfAnyFile(f.getFileName().toString()).orElse(-1) == generation) {
+                    total += Files.size(f);
+                }
+            }
+        }
+        return total < 1 << 20 ? String.format("%.1f KiB", total / 1024.0) : String.format("%.1f MiB", total / 1048576.0);
+    }
+}

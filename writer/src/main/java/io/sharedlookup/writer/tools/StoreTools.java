@@ -1,0 +1,246 @@
+package io.sharedlookup.writer.tools;
+
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.NamespaceNames;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.reader.Lookup;
+import io.sharedlookup.reader.SharedLookupException;
+import io.sharedlookup.reader.SharedLookupStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * The writer jar's operator commands: {@code java -jar shared-lookup-writer.jar inspect|get|dump|verify|diff …}. Each
+ * reads the store through reader-lib (read-only mappings, no lock, no JVM flag), so it can run beside a live writer.
+ * Exit codes: 0 success (found, equal), 1 a negative answer (absent, digests differ, stores differ), 2 bad arguments or
+ * an unreadable store, each with one line on stderr saying what is wrong.
+ */
+@Command(name = "shared-lookup-writer", mixinStandardHelpOptions = true,
+        description = "Operator commands: read-only on a store directory.",
+        subcommands = {StoreTools.Inspect.class, StoreTools.Get.class, StoreTools.Dump.class, StoreTools.Verify.class,
+                StoreTools.Diff.class})
+public final class StoreTools {
+    /** The command names, so the writer's main can tell a command from its own options. */
+    public static final Set<String> COMMANDS = Set.of("inspect", "get", "dump", "verify", "diff");
+
+    private StoreTools() {
+    }
+
+    /** Runs one command; returns its exit code. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new StoreTools());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setParameterExceptionHandler((e, a) -> {
+            err.println("error: " + e.getMessage() + " (run '" + e.getCommandLine().getCommandName()
+                    + " --help' for usage)");
+            return 2;
+        });
+        cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
+            err.println("error: " + (e instanceof ToolException || e instanceof SharedLookupException
+                    ? e.getMessage() : e.toString()));
+            return 2;
+        });
+        int rc = cli.execute(args);
+        out.flush();
+        err.flush();
+        return rc;
+    }
+
+    /** A bad argument or an unreadable store: one line on stderr, exit code 2. */
+    static final class ToolException extends RuntimeException {
+        ToolException(String message) {
+            super(message);
+        }
+    }
+
+    static Path existingStore(Path store) {
+        if (!Files.isDirectory(store)) {
+            throw new ToolException("Store directory " + store + " does not exist or is not a directory: pass the "
+                    + "writer's --store-dir");
+        }
+        return store;
+    }
+
+    static String validNamespace(Path store, String namespace) {
+        if (!NamespaceNames.isValid(namespace)) {
+            throw new ToolException("'" + namespace + "' is not a namespace name ([A-Za-z0-9._-]{1,200})");
+        }
+        if (!Files.isRegularFile(new StoreLayout(store).manifest(namespace), LinkOption.NOFOLLOW_LINKS)) {
+            throw new ToolException("No namespace '" + namespace + "' in " + store + " (no manifest; 'inspect "
+                    + store + "' lists the namespaces)");
+        }
+        return namespace;
+    }
+
+    static Manifest manifest(Path store, String namespace) {
+        try {
+            return Manifest.read(new StoreLayout(store).manifest(namespace));
+        } catch (NoSuchFileException e) {
+            throw new ToolException("No namespace '" + namespace + "' in " + store);
+        } catch (IOException | RuntimeException e) {
+            throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": "
+                    + e.getMessage());
+        }
+    }
+
+    /** Opens {@code namespace} of {@code store} for reading, with one-line errors. */
+    static Opened open(Path store, String namespace) {
+        validNamespace(existingStore(store), namespace);
+        SharedLookupStore s = SharedLookupStore.open(store);
+        try {
+            return new Opened(s, s.lookup(namespace));
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    /** A store and one of its namespaces, closed together. */
+    record Opened(SharedLookupStore store, Lookup lookup) implements AutoCloseable {
+        @Override
+        public void close() {
+            store.close();
+        }
+    }
+
+    @Command(name = "inspect", mixinStandardHelpOptions = true,
+            description = "Namespaces of a store: generation, entries, capacity, fill, files, offsets, digest, "
+                    + "writer state.")
+    static final class Inspect implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "STORE", description = "The store directory (the writer's --store-dir).")
+        Path store;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter out = spec.commandLine().getOut();
+            List<String> namespaces = Inspection.namespaces(existingStore(store));
+            if (namespaces.isEmpty()) {
+                out.println("No namespaces in " + store);
+                return 0;
+            }
+            try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+                for (String ns : namespaces) {
+                    Inspection.describe(store, reader, ns, out);
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "get", mixinStandardHelpOptions = true,
+            description = "Prints the value of KEY in NAMESPACE; exit code 1 when absent.")
+    static final class Get implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "STORE")
+        Path store;
+
+        @Parameters(index = "1", paramLabel = "NAMESPACE")
+        String namespace;
+
+        @Parameters(index = "2", paramLabel = "KEY")
+        String key;
+
+        @Override
+        public Integer call() {
+            try (Opened o = open(store, namespace)) {
+                String value = o.lookup().get(key);
+                if (value == null) {
+                    spec.commandLine().getErr().println("'" + key + "' is not in namespace '" + namespace + "'");
+                    return 1;
+                }
+                spec.commandLine().getOut().println(value);
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "dump", mixinStandardHelpOptions = true,
+            description = "Writes every entry of NAMESPACE as TSV (key, tab, value; \\t \\n \\r \\\\ escaped), "
+                    + "streaming, in no particular order.")
+    static final class Dump implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "STORE")
+        Path store;
+
+        @Parameters(index = "1", paramLabel = "NAMESPACE")
+        String namespace;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            try (Opened o = open(store, namespace)) {
+                o.lookup().forEach((k, v) -> out.append(Tsv.escape(k)).append('\t').append(Tsv.escape(v)).append('\n'));
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "verify", mixinStandardHelpOptions = true,
+            description = "Recomputes NAMESPACE's content digest from its entries and compares it with the one its "
+                    + "writer published; exit code 0 when equal, 1 when not. Run it when the topic is idle: updates "
+                    + "applied after the writer's last checkpoint differ from the published digest until the next one.")
+    static final class Verify implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "STORE")
+        Path store;
+
+        @Parameters(index = "1", paramLabel = "NAMESPACE")
+        String namespace;
+
+        @Override
+        public Integer call() {
+            try (Opened o = open(store, namespace)) {
+                return Digests.verify(store, namespace, o.lookup(), spec.commandLine().getOut(),
+                        spec.commandLine().getErr());
+            }
+        }
+    }
+
+    @Command(name = "diff", mixinStandardHelpOptions = true,
+            description = "Lists the keys of NAMESPACE whose values differ between two stores as TSV (key, value in A, "
+                    + "value in B, then 'differs', 'only-in-a' or 'only-in-b'), without copying either onto the heap; "
+                    + "exit code 0 when none differ, 1 otherwise.")
+    static final class Diff implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "STORE_A")
+        Path storeA;
+
+        @Parameters(index = "1", paramLabel = "STORE_B")
+        Path storeB;
+
+        @Parameters(index = "2", paramLabel = "NAMESPACE")
+        String namespace;
+
+        @Override
+        public Integer call() {
+            try (Opened a = open(storeA, namespace); Opened b = open(storeB, namespace)) {
+                long differing = Digests.diff(a.lookup(), b.lookup(), spec.commandLine().getOut());
+                spec.commandLine().getErr().println(differing + " key(s) differ");
+                return differing == 0 ? 0 : 1;
+            }
+        }
+    }
+}
