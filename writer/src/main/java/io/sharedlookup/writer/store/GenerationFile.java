@@ -472,13 +472,14 @@ public final class GenerationFile implements AutoCloseable {
      * {@code recorded} is null (a manifest from before the digest existed), computes it from the entries.
      */
     void restoreDigest(Long recorded) {
-        if (recorded != null) {
-            digest.set(recorded);
-            return;
-        }
+        digest.set(recorded != null ? recorded : scanDigest());
+    }
+
+    /** The digest computed from the entries themselves (a full scan). */
+    long scanDigest() {
         long[] sum = {0};
         forEach((k, v) -> sum[0] += ContentDigest.of(k, v), TimeUnit.SECONDS.toNanos(10));
-        digest.set(sum[0]);
+        return sum[0];
     }
 
     /** A reverse index's entries are derived from the data file's: no digest of their own. */

@@ -1,5 +1,6 @@
 package io.sharedlookup.writer.store;
 
+import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 
@@ -62,6 +63,8 @@ public final class NamespaceWriter implements AutoCloseable {
     /** One WARN a minute at most per namespace for files that cannot be deleted, however often it is retried. */
     private final RateLimitedLog cleanUpWarnings = new RateLimitedLog(log, 60_000);
     private Manifest published;
+    /** Set for a namespace seeded from a snapshot: the resume checks the copied entries against the digest. */
+    private boolean verifyDigestOnResume;
     /** The published generation as this writer holds it open (published or resumed by it), for its digest. */
     private GenerationFile publishedFile;
     /** Generation files numbered below this are due for deletion (a deletion failed); 0 when none are. */
@@ -247,7 +250,20 @@ public final class NamespaceWriter implements AutoCloseable {
                 && Files.isRegularFile(dataFile(published), LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** Reopens the published generation for writing and marks the manifest open. Requires {@link #canResume()}. */
+    /**
+     * Makes {@link #resume()} recompute the content digest from the entries and refuse the generation when it differs
+     * from the manifest's: for a namespace seeded from a snapshot copied from another host.
+     */
+    public void verifyDigestOnResume() {
+        verifyDigestOnResume = true;
+    }
+
+    /**
+     * Reopens the published generation for writing and marks the manifest open. Requires {@link #canResume()}.
+     *
+     * @throws StoreFormatException when the generation cannot be opened or, with {@link #verifyDigestOnResume()}, its
+     *                              entries do not give the manifest's digest
+     */
     public GenerationFile resume() throws IOException {
         if (!canResume()) {
             throw new IllegalStateException("Namespace '" + namespace + "' was not closed cleanly; build a new generation");
@@ -256,6 +272,15 @@ public final class NamespaceWriter implements AutoCloseable {
                 hasReverseIndex(published));
         try {
             generation.restoreDigest(published.contentDigest());
+            if (verifyDigestOnResume) {
+                long scanned = generation.scanDigest();
+                if (published.contentDigest() == null || scanned != published.contentDigest()) {
+                    throw new StoreFormatException("Generation " + dataFile(published) + " gives content digest "
+                            + ContentDigest.hex(scanned) + " but its manifest says " + (published.contentDigest() == null
+                            ? "none" : ContentDigest.hex(published.contentDigest()))
+                            + "; the namespace is rebuilt from its topic");
+                }
+            }
             write(published.withWriterState(Manifest.WriterState.OPEN, System.currentTimeMillis()), true);
         } catch (IOException | RuntimeException e) {
             generation.close();

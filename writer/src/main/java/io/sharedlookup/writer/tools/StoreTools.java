@@ -1,11 +1,14 @@
 package io.sharedlookup.writer.tools;
 
+import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.NamespaceNames;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupException;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.writer.store.Snapshots;
+import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -21,18 +24,19 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * The writer jar's operator commands: {@code java -jar shared-lookup-writer.jar inspect|get|dump|verify|diff …}. Each
- * reads the store through reader-lib (read-only mappings, no lock, no JVM flag), so it can run beside a live writer.
+ * The writer jar's operator commands: {@code java -jar shared-lookup-writer.jar inspect|get|dump|verify|diff|snapshot
+ * …}. Each reads the store through reader-lib (read-only mappings, no lock, no JVM flag), so it can run beside a live
+ * writer; {@code snapshot} also writes its copy through the writer's store code.
  * Exit codes: 0 success (found, equal), 1 a negative answer (absent, digests differ, stores differ), 2 bad arguments or
  * an unreadable store, each with one line on stderr saying what is wrong.
  */
 @Command(name = "shared-lookup-writer", mixinStandardHelpOptions = true,
         description = "Operator commands: read-only on a store directory.",
         subcommands = {StoreTools.Inspect.class, StoreTools.Get.class, StoreTools.Dump.class, StoreTools.Verify.class,
-                StoreTools.Diff.class})
+                StoreTools.Diff.class, StoreTools.Snapshot.class})
 public final class StoreTools {
     /** The command names, so the writer's main can tell a command from its own options. */
-    public static final Set<String> COMMANDS = Set.of("inspect", "get", "dump", "verify", "diff");
+    public static final Set<String> COMMANDS = Set.of("inspect", "get", "dump", "verify", "diff", "snapshot");
 
     private StoreTools() {
     }
@@ -214,6 +218,40 @@ public final class StoreTools {
                 return Digests.verify(store, namespace, o.lookup(), spec.commandLine().getOut(),
                         spec.commandLine().getErr());
             }
+        }
+    }
+
+    @Command(name = "snapshot", mixinStandardHelpOptions = true,
+            description = "Writes a snapshot of NAMESPACE into OUT (a new or empty directory) while the writer runs: a "
+                    + "copy of its entries with the offsets its manifest had before the copy and the copy's digest. "
+                    + "A writer started with --seed OUT on a host whose store lacks the namespace resumes from it "
+                    + "instead of replaying the topic.")
+    static final class Snapshot implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "STORE")
+        Path store;
+
+        @Parameters(index = "1", paramLabel = "NAMESPACE")
+        String namespace;
+
+        @Parameters(index = "2", paramLabel = "OUT")
+        Path out;
+
+        @Override
+        public Integer call() throws IOException {
+            validNamespace(existingStore(store), namespace);
+            Snapshots.Taken taken;
+            try {
+                taken = Snapshots.take(store, namespace, out, StorePermissions.DEFAULT);
+            } catch (IOException e) {
+                throw new ToolException(e.getMessage());
+            }
+            spec.commandLine().getOut().println("snapshot of '" + namespace + "': " + taken.entries() + " entries at "
+                    + "offsets " + taken.manifest().offsets() + ", digest " + ContentDigest.hex(taken.digest())
+                    + ", in " + taken.dir());
+            return 0;
         }
     }
 

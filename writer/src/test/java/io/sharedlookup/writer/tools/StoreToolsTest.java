@@ -105,6 +105,19 @@ class StoreToolsTest {
     }
 
     @Test
+    void snapshot_writesAClosedOneNamespaceStoreWithTheDigestOfItsEntries(@TempDir Path out) throws Exception {
+        try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {
+            Run r = run("snapshot", store.toString(), "users", out.resolve("snap").toString());
+            assertThat(r.rc()).as(r.err()).isZero();
+            assertThat(r.out()).contains("snapshot of 'users': 4 entries", ContentDigest.hex(digest(USERS)));
+            assertThat(TestStores.contents(out.resolve("snap"), "users")).isEqualTo(new java.util.TreeMap<>(USERS));
+            Run again = run("snapshot", store.toString(), "users", out.resolve("snap").toString());
+            assertThat(again.rc()).isEqualTo(2);
+            assertThat(again.err()).contains("is not empty").hasLineCount(1);
+        }
+    }
+
+    @Test
     void badArgumentsGetOneLineAndExitCode2() throws Exception {
         try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {
             Run missingStore = run("inspect", store.resolve("nope").toString());
