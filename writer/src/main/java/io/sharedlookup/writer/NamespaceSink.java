@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +26,6 @@ import org.slf4j.LoggerFactory;
  */
 final class NamespaceSink {
     private static final Logger log = LoggerFactory.getLogger(NamespaceSink.class);
-    /** Manifest attribute recording --value-field: a resumed generation must have been built with the same one. */
-    static final String VALUE_FIELD = "value.field";
     /** Live processes hold segment locks for microseconds; longer means a killed process left one held. */
     static final long WRITE_LOCK_NANOS = 500_000_000L;
     /** While a background copy holds a segment's update lock, writes to that segment wait for it to be copied. */
@@ -130,8 +127,12 @@ final class NamespaceSink {
      * @return per partition, the offset to consume from
      */
     Map<Integer, Long> start(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis) {
-        String refusal = resumeRefusal(beginning, end, retentionMillis);
-        if (refusal == null) {
+        ResumeDecision decision = ResumeDecision.decide(
+                writer.published().map(m -> ResumeDecision.Published.of(m, writer.canResume())),
+                writer.rebuildReason(), binding.topic(), attributes,
+                new ResumeDecision.TopicLog(beginning, end, retentionMillis), System.currentTimeMillis());
+        String refusal = decision.rebuildReason();
+        if (decision.resume()) {
             try {
                 live = writer.resume();
                 Manifest m = writer.published().orElseThrow();
@@ -200,49 +201,6 @@ final class NamespaceSink {
         metrics.rebuilds.labelValues(nsLabel).inc();
         sampling = true;
         return beginning;
-    }
-
-    private String resumeRefusal(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis) {
-        Optional<Manifest> published = writer.published();
-        if (published.isEmpty()) {
-            return writer.rebuildReason().orElse("nothing published yet");
-        }
-        Manifest m = published.get();
-        if (!writer.canResume()) {
-            return "the last writer did not stop cleanly";
-        }
-        if (!m.topic().equals(binding.topic())) {
-            return "it was built from topic '" + m.topic() + "'";
-        }
-        // Only the settings this writer records decide; the format may add attributes of its own.
-        for (Map.Entry<String, String> a : attributes.entrySet()) {
-            if (!a.getValue().equals(m.attributes().get(a.getKey()))) {
-                return "it was built with " + a.getKey() + "=" + m.attributes().get(a.getKey()) + ", not "
-                        + a.getValue();
-            }
-        }
-        if (attributes.get(VALUE_FIELD) == null && m.attributes().get(VALUE_FIELD) != null) {
-            return "it was built with " + VALUE_FIELD + "=" + m.attributes().get(VALUE_FIELD);
-        }
-        for (Map.Entry<Integer, Long> b : beginning.entrySet()) {
-            Long stored = m.offsets().get(b.getKey());
-            if (stored != null && stored < b.getValue()) {
-                return "stored offset " + stored + " of partition " + b.getKey() + " is below the log start offset "
-                        + b.getValue();
-            }
-        }
-        for (Map.Entry<Integer, Long> e : end.entrySet()) {
-            Long stored = m.offsets().get(e.getKey());
-            if (stored != null && stored > e.getValue()) {
-                return "stored offset " + stored + " of partition " + e.getKey() + " is past the log end offset "
-                        + e.getValue() + " (was the topic recreated?)";
-            }
-        }
-        if (retentionMillis >= 0 && System.currentTimeMillis() - m.updatedAtMillis() > retentionMillis) {
-            return "its offsets are older than the topic's delete.retention.ms (" + retentionMillis
-                    + " ms), so deletes may have been missed";
-        }
-        return null;
     }
 
     private GenerationFile target() {

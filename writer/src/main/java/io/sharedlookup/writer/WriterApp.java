@@ -72,7 +72,7 @@ public final class WriterApp implements AutoCloseable {
         StoreLayout layout = new StoreLayout(storeDir);
         // Settings a generation was built with; a change of any of them at restart means a rebuild.
         Map<String, String> attributes = new java.util.HashMap<>();
-        cfg.valueField().ifPresent(f -> attributes.put(NamespaceSink.VALUE_FIELD, f));
+        cfg.valueField().ifPresent(f -> attributes.put(ResumeDecision.VALUE_FIELD, f));
         attributes.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(cfg.reverseIndex()));
         try {
             for (TopicBinding b : cfg.topics()) {
