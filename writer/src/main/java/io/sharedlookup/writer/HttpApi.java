@@ -3,6 +3,7 @@ package io.sharedlookup.writer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sharedlookup.internal.store.NamespaceNames;
+import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.reader.LookupTimeoutException;
 import io.sharedlookup.reader.NamespaceNotFoundException;
 import io.sharedlookup.reader.SharedLookupException;

@@ -1,6 +1,9 @@
 package io.sharedlookup.writer;
 
 import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceStatus;
+import io.sharedlookup.writer.namespace.Positions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -56,7 +59,6 @@ final class Ingestor {
     static final int METADATA_MAX_AGE_MS = 5_000;
     /** How often the partitions in the consumer's cached metadata are compared with the assigned ones. */
     static final long PARTITION_CHECK_MILLIS = 1_000;
-    static final long STALL_PAUSE_MILLIS = 30_000;
     private static final long MAX_BACKOFF_MILLIS = 10_000;
 
     private final WriterConfig config;
@@ -476,7 +478,7 @@ final class Ingestor {
                         consumer.seek(tp, r.offset());
                         stalledNow.add(topic);
                         stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
-                                STALL_PAUSE_MILLIS);
+                                NamespaceSink.STALL_PAUSE_MILLIS);
                     }
                     break;
                 }

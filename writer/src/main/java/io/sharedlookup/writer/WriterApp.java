@@ -1,5 +1,8 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceStatus;
+import io.sharedlookup.writer.namespace.ResumeDecision;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;

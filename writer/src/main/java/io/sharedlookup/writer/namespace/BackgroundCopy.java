@@ -1,4 +1,4 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.namespace;
 
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;

@@ -1,5 +1,7 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.namespace;
 
+import io.sharedlookup.writer.TopicBinding;
+import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.GenerationFile;
@@ -24,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>Growth and lock-replacement copies run on the ingest thread between records: nothing is consumed while a copy
  * runs, so no update can be lost or reordered, and readers keep reading the published generation meanwhile.
  */
-final class NamespaceSink {
+public final class NamespaceSink {
     private static final Logger log = LoggerFactory.getLogger(NamespaceSink.class);
     /** Live processes hold segment locks for microseconds; longer means a killed process left one held. */
     static final long WRITE_LOCK_NANOS = 500_000_000L;
@@ -48,6 +50,8 @@ final class NamespaceSink {
      * often instead; a put that still finds no room triggers growth by itself.
      */
     private static final long FREE_SPACE_CHECK_NANOS = 250_000_000L;
+    /** How long a topic pauses when its namespace cannot take a record and cannot say when it will. */
+    public static final long STALL_PAUSE_MILLIS = 30_000;
     private static final long GROWTH_RETRY_MILLIS = 30_000;
     /**
      * How soon a topic paused because the file system refused to extend a generation is tried again: a failed try
@@ -100,7 +104,7 @@ final class NamespaceSink {
         return Boolean.parseBoolean(attributes.get(io.sharedlookup.internal.store.StoreLayout.REVERSE_INDEX_ATTRIBUTE));
     }
 
-    NamespaceSink(TopicBinding binding, NamespaceWriter writer, WriterMetrics metrics, Map<String, String> attributes) {
+    public NamespaceSink(TopicBinding binding, NamespaceWriter writer, WriterMetrics metrics, Map<String, String> attributes) {
         this.binding = binding;
         this.writer = writer;
         this.metrics = metrics;
@@ -113,7 +117,7 @@ final class NamespaceSink {
         }
     }
 
-    TopicBinding binding() {
+    public TopicBinding binding() {
         return binding;
     }
 
@@ -126,7 +130,7 @@ final class NamespaceSink {
      * @param retentionMillis  the topic's delete.retention.ms, or -1 when unknown
      * @return per partition, the offset to consume from
      */
-    Map<Integer, Long> start(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis) {
+    public Map<Integer, Long> start(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis) {
         ResumeDecision decision = ResumeDecision.decide(
                 writer.published().map(m -> ResumeDecision.Published.of(m, writer.canResume())),
                 writer.rebuildReason(), binding.topic(), attributes,
@@ -167,7 +171,7 @@ final class NamespaceSink {
      *
      * @return per partition, the offset to consume from
      */
-    Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end) {
+    public Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end) {
         cancelGrowthQuietly();
         try {
             if (building != null) {
@@ -208,7 +212,7 @@ final class NamespaceSink {
     }
 
     /** Applies one decoded record: {@code value == null} removes. */
-    void apply(String key, String value, Positions positions) {
+    public void apply(String key, String value, Positions positions) {
         lastUpdateMillis = System.currentTimeMillis();
         if (sampling) {
             samples.add(new String[] {key, value});
@@ -391,7 +395,7 @@ final class NamespaceSink {
 
     /** The namespace cannot take the record now: the topic pauses, and the status says STALLED meanwhile. */
     private StalledException stalled(String error) {
-        return stalled(error, Ingestor.STALL_PAUSE_MILLIS);
+        return stalled(error, STALL_PAUSE_MILLIS);
     }
 
     private StalledException stalled(String error, long retryMillis) {
@@ -481,7 +485,7 @@ final class NamespaceSink {
      * After a poll batch is fully applied ({@code positions} are exact): finishes sampling, publishes a rebuilt
      * generation once caught up, grows when needed.
      */
-    void afterBatch(boolean nowCaughtUp, Positions positions) {
+    public void afterBatch(boolean nowCaughtUp, Positions positions) {
         caughtUp = nowCaughtUp;
         if (sampling && nowCaughtUp) {
             finishSampling();
@@ -639,7 +643,7 @@ final class NamespaceSink {
     }
 
     /** Records progress of a live generation for readers (content version) and for a later resume. */
-    void checkpoint(Positions positions) {
+    public void checkpoint(Positions positions) {
         writer.retryCleanUp(); // old generation files a publish could not delete; a no-op when there are none
         if (live == null || building != null) {
             return;
@@ -659,11 +663,11 @@ final class NamespaceSink {
         }
     }
 
-    boolean isPublishedAndCaughtUp() {
+    public boolean isPublishedAndCaughtUp() {
         return live != null && building == null && caughtUp;
     }
 
-    boolean isLive() {
+    public boolean isLive() {
         return live != null && building == null;
     }
 
@@ -671,7 +675,7 @@ final class NamespaceSink {
      * Clean stop: a live generation is closed with its final offsets (the next start resumes); an unpublished one is
      * discarded.
      */
-    void close(Positions positions) {
+    public void close(Positions positions) {
         try {
             cancelGrowthQuietly();
             if (building != null) {
@@ -695,7 +699,7 @@ final class NamespaceSink {
     }
 
     /** Releases the namespace without marking it closed: used when the writer fails to start. */
-    void abandon() {
+    public void abandon() {
         try {
             cancelGrowthQuietly();
             if (building != null) {
@@ -723,7 +727,7 @@ final class NamespaceSink {
         }
     }
 
-    NamespaceStatus status(Map<Integer, Long> lag, String notReadyReason) {
+    public NamespaceStatus status(Map<Integer, Long> lag, String notReadyReason) {
         GenerationFile t = target();
         long generation = writer.published().map(Manifest::generation).orElse(0L);
         long entries = t == null ? samples.size() : t.size();
@@ -750,7 +754,7 @@ final class NamespaceSink {
     }
 
     /** The record could not be stored (counted by the sink); the partition carries on. */
-    static final class RecordSkippedException extends RuntimeException {
+    public static final class RecordSkippedException extends RuntimeException {
         RecordSkippedException(String message) {
             super(message, null, false, false);
         }
@@ -760,14 +764,14 @@ final class NamespaceSink {
      * The namespace's generation is unusable and cannot be copied: the ingest thread must {@link #rebuild} it from
      * the beginning of the topic. The record that failed was not applied.
      */
-    static final class RebuildNeededException extends RuntimeException {
+    public static final class RebuildNeededException extends RuntimeException {
         RebuildNeededException(String message) {
             super(message, null, false, false);
         }
     }
 
     /** The namespace cannot take more records for now; consumption of its topic pauses and retries. */
-    static final class StalledException extends RuntimeException {
+    public static final class StalledException extends RuntimeException {
         private final long retryMillis;
 
         StalledException(String message, long retryMillis) {
@@ -776,7 +780,7 @@ final class NamespaceSink {
         }
 
         /** How long the topic pauses before the record is tried again. */
-        long retryMillis() {
+        public long retryMillis() {
             return retryMillis;
         }
     }

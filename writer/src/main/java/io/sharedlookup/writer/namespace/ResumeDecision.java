@@ -1,4 +1,4 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.namespace;
 
 import io.sharedlookup.internal.store.Manifest;
 import java.util.Map;
@@ -21,9 +21,9 @@ import java.util.Optional;
  *   <li>the offsets are older than the topic's {@code delete.retention.ms} (deletes may have been missed).</li>
  * </ol>
  */
-final class ResumeDecision {
+public final class ResumeDecision {
     /** Manifest attribute recording --value-field: a resumed generation must have been built with the same one. */
-    static final String VALUE_FIELD = "value.field";
+    public static final String VALUE_FIELD = "value.field";
     private static final ResumeDecision RESUME = new ResumeDecision(null);
 
     private final String rebuildReason;

@@ -1,9 +1,9 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sharedlookup.writer.ResumeDecision.Published;
-import io.sharedlookup.writer.ResumeDecision.TopicLog;
+import io.sharedlookup.writer.namespace.ResumeDecision.Published;
+import io.sharedlookup.writer.namespace.ResumeDecision.TopicLog;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,10 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sharedlookup.writer.TopicBinding;
+import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
