@@ -4,6 +4,9 @@ import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.Positions;
+import io.sharedlookup.writer.namespace.RebuildNeededException;
+import io.sharedlookup.writer.namespace.RecordSkippedException;
+import io.sharedlookup.writer.namespace.StalledException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -171,7 +174,7 @@ final class Ingestor {
                     for (NamespaceSink sink : byTopic.values()) {
                         try {
                             sink.afterBatch(caughtUp(sink.binding().topic()), positions);
-                        } catch (NamespaceSink.StalledException e) {
+                        } catch (StalledException e) {
                             stall(sink.binding().topic(), e.getMessage(), e.retryMillis());
                         }
                     }
@@ -461,14 +464,14 @@ final class Ingestor {
             for (ConsumerRecord<byte[], byte[]> r : list) {
                 try {
                     applyRecord(sink, r, positions);
-                } catch (NamespaceSink.StalledException e) {
+                } catch (StalledException e) {
                     // Not applied: read it again once the namespace can take it.
                     consumer.seek(tp, r.offset());
                     stalledNow.add(topic);
                     stall(topic, e.getMessage(), e.retryMillis());
                     whole = false;
                     break;
-                } catch (NamespaceSink.RebuildNeededException e) {
+                } catch (RebuildNeededException e) {
                     // Not applied: the topic is read again from its beginning, or from here if that cannot start.
                     whole = false;
                     try {
@@ -478,7 +481,7 @@ final class Ingestor {
                         consumer.seek(tp, r.offset());
                         stalledNow.add(topic);
                         stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
-                                NamespaceSink.STALL_PAUSE_MILLIS);
+                                StalledException.PAUSE_MILLIS);
                     }
                     break;
                 }
@@ -528,7 +531,7 @@ final class Ingestor {
             metrics.decodeErrors.labelValues(ns).inc();
             badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
                     r.partition(), r.offset(), e.getMessage());
-        } catch (NamespaceSink.RecordSkippedException e) {
+        } catch (RecordSkippedException e) {
             badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
                     e.getMessage());
         }

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * key in that segment waits until the segment is copied, and then overwrites the copied value in the new one.
  */
 final class BackgroundCopy {
-    private static final long COPY_LOCK_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How long a copy waits for each segment of the old generation; also used by synchronous copies. */
+    static final long COPY_LOCK_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     final GenerationFile from;
     final GenerationFile to;

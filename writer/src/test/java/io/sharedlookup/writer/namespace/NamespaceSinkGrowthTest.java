@@ -70,7 +70,7 @@ class NamespaceSinkGrowthTest {
         try (var files = java.nio.file.Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
-        assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(NamespaceSink.StalledException.class);
+        assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class);
         NamespaceStatus stalled = sink.status(Map.of(), null);
         assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
         assertThat(stalled.lastError()).contains("cannot create a generation");
