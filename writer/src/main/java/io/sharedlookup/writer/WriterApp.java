@@ -1,5 +1,6 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.writer.ingest.Ingestor;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.ResumeDecision;

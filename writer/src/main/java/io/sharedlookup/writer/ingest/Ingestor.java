@@ -1,6 +1,8 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.ingest;
 
 import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.writer.WriterConfig;
+import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.Positions;
@@ -52,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * so the poll loop is not slowed), and a new partition is assigned from its beginning. Until it has reached the end
  * offset it had when it was noticed, its namespace is not ready and its manifest says not caught up.
  */
-final class Ingestor {
+public final class Ingestor {
     private static final Logger log = LoggerFactory.getLogger(Ingestor.class);
     private static final Duration POLL = Duration.ofMillis(200);
     private static final long CHECKPOINT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
@@ -105,7 +107,7 @@ final class Ingestor {
     private final Map<String, Set<Integer>> addedNotCaughtUp = new HashMap<>();
     private long backoffMillis = 500;
 
-    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics) {
+    public Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics) {
         this.config = config;
         this.metrics = metrics;
         this.decoder = new RecordDecoder(config.valueField());
@@ -115,7 +117,7 @@ final class Ingestor {
         publishStatuses();
     }
 
-    static Properties consumerProperties(WriterConfig config) {
+    public static Properties consumerProperties(WriterConfig config) {
         Properties p = new Properties();
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "shared-lookup-writer");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -140,12 +142,12 @@ final class Ingestor {
         return p;
     }
 
-    void start() {
+    public void start() {
         thread.start();
     }
 
     /** Stops polling, closes every namespace cleanly and waits for that, at most {@code timeout}. */
-    void stop(Duration timeout) throws InterruptedException {
+    public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
         stopSignal.countDown();
         consumer.wakeup();
@@ -156,7 +158,7 @@ final class Ingestor {
         }
     }
 
-    Map<String, NamespaceStatus> statuses() {
+    public Map<String, NamespaceStatus> statuses() {
         return statuses;
     }
 
