@@ -1,5 +1,6 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.writer.ingest.ConsumerSettings;
 import io.sharedlookup.writer.ingest.Ingestor;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
@@ -95,7 +96,7 @@ public final class WriterApp implements AutoCloseable {
             throw e instanceof IOException io ? new ConfigException("Cannot open namespaces in " + storeDir + ": "
                     + io) : e;
         }
-        ingestor = new Ingestor(cfg, sinks, metrics);
+        ingestor = new Ingestor(cfg, sinks, metrics, new KafkaConsumer<>(ConsumerSettings.of(cfg)));
         ingestor.start();
         store = SharedLookupStore.open(storeDir);
         try {
@@ -143,7 +144,7 @@ public final class WriterApp implements AutoCloseable {
 
     /** A missing topic is a configuration error when the broker says so; an unreachable broker is not (yet). */
     private static void checkTopicsExist(WriterConfig cfg) {
-        try (KafkaConsumer<byte[], byte[]> probe = new KafkaConsumer<>(Ingestor.consumerProperties(cfg))) {
+        try (KafkaConsumer<byte[], byte[]> probe = new KafkaConsumer<>(ConsumerSettings.of(cfg))) {
             Set<String> existing = probe.listTopics(Duration.ofSeconds(10)).keySet();
             for (TopicBinding b : cfg.topics()) {
                 if (!existing.contains(b.topic())) {
