@@ -1,5 +1,7 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.writer.http.HttpApi;
+import io.sharedlookup.writer.http.HttpServer;
 import io.sharedlookup.writer.ingest.ConsumerSettings;
 import io.sharedlookup.writer.ingest.Ingestor;
 import io.sharedlookup.writer.namespace.NamespaceSink;

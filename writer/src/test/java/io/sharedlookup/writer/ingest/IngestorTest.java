@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.writer.Http;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterConfig;
 import io.sharedlookup.writer.WriterMetrics;
@@ -118,9 +119,8 @@ class IngestorTest {
     }
 
     private double rebuilds() {
-        String scrape = new String(metrics.scrape(), StandardCharsets.UTF_8);
-        return scrape.lines().filter(l -> l.startsWith("sharedlookup_writer_rebuilds_total{namespace=\"users\"}"))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        return Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
+                "sharedlookup_writer_rebuilds_total{namespace=\"users\"}");
     }
 
     @Test
