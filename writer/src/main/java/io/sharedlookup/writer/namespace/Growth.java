@@ -9,6 +9,8 @@ import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -201,14 +203,7 @@ final class Growth {
     /** Abandons a background copy and deletes its file, without retrying later: the namespace stops or rebuilds. */
     void cancelQuietly() {
         if (growing != null) {
-            BackgroundCopy copy = growing;
-            growing = null;
-            copy.cancel();
-            try {
-                writer.discard(copy.to);
-            } catch (IOException | RuntimeException e) {
-                log.debug("Cannot delete {}", copy.to.file(), e);
-            }
+            dropCopy((file, e) -> log.debug("Cannot delete {}", file, e));
         }
     }
 
@@ -304,17 +299,23 @@ final class Growth {
         if (growing == null) {
             return;
         }
+        dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file,
+                e.toString()));
+        defer(GROWTH_RETRY_MILLIS);
+        lastError.set("growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why);
+        log.warn("Namespace '{}': {}", nsLabel, lastError.get());
+    }
+
+    /** Stops the background copy and deletes its file; {@code undeletable} hears of a file that stays. */
+    private void dropCopy(BiConsumer<Path, Exception> undeletable) {
         BackgroundCopy copy = growing;
         growing = null;
         copy.cancel();
         try {
             writer.discard(copy.to);
         } catch (IOException | RuntimeException e) {
-            log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, copy.to.file(), e.toString());
+            undeletable.accept(copy.to.file(), e);
         }
-        defer(GROWTH_RETRY_MILLIS);
-        lastError.set("growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why);
-        log.warn("Namespace '{}': {}", nsLabel, lastError.get());
     }
 
     /**

@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -89,11 +90,20 @@ class IngestorTest {
         return ingestor;
     }
 
-    private void partitions(TopicPartition... tps) {
+    /** The topic has the partitions of {@code beginning}, with these log start and end offsets; then starts. */
+    private void startReading(Map<TopicPartition, Long> beginning, Map<TopicPartition, Long> end) throws Exception {
+        partitions(beginning.keySet());
+        consumer.updateBeginningOffsets(beginning);
+        consumer.updateEndOffsets(end);
+        start();
+    }
+
+    private void partitions(Collection<TopicPartition> tps) {
         List<PartitionInfo> infos = new ArrayList<>();
         for (TopicPartition tp : tps) {
             infos.add(new PartitionInfo(tp.topic(), tp.partition(), null, null, null));
         }
+        infos.sort(Comparator.comparingInt(PartitionInfo::partition));
         consumer.updatePartitions(TOPIC, infos);
     }
 
@@ -125,10 +135,7 @@ class IngestorTest {
 
     @Test
     void pollLoop_recordsOfEveryPartition_reachReadersOnceCaughtUpAndTheStopIsClean() throws Exception {
-        partitions(P0, P1);
-        consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
-        consumer.updateEndOffsets(Map.of(P0, 4L, P1, 2L));
-        start();
+        startReading(Map.of(P0, 0L, P1, 0L), Map.of(P0, 4L, P1, 2L));
         atNextPoll(() -> {
             consumer.addRecord(record(P0, 0, "1", "Alice"));
             consumer.addRecord(record(P0, 1, "2", "Bob"));
@@ -163,7 +170,7 @@ class IngestorTest {
         await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason())
                 .equals("topic 'users' does not exist on mock:9092"));
 
-        partitions(P0);
+        partitions(List.of(P0));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
         assertThat(lookup("1")).isEqualTo("Alice");
@@ -171,10 +178,7 @@ class IngestorTest {
 
     @Test
     void poll_positionNoLongerOnTheBroker_rebuildsTheNamespaceFromTheNewBeginning() throws Exception {
-        partitions(P0);
-        consumer.updateBeginningOffsets(Map.of(P0, 0L));
-        consumer.updateEndOffsets(Map.of(P0, 2L));
-        start();
+        startReading(Map.of(P0, 0L), Map.of(P0, 2L));
         atNextPoll(() -> {
             consumer.addRecord(record(P0, 0, "1", "Alice"));
             consumer.addRecord(record(P0, 1, "2", "Bob"));
@@ -202,10 +206,7 @@ class IngestorTest {
 
     @Test
     void poll_brokerDoesNotAnswer_backsOffSaysSoAndCarriesOn() throws Exception {
-        partitions(P0);
-        consumer.updateBeginningOffsets(Map.of(P0, 0L));
-        consumer.updateEndOffsets(Map.of(P0, 1L));
-        start();
+        startReading(Map.of(P0, 0L), Map.of(P0, 1L));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
 
@@ -223,10 +224,7 @@ class IngestorTest {
 
     @Test
     void afterBatch_namespaceCannotTakeRecords_pausesItsTopicAndSaysWhy() throws Exception {
-        partitions(P0, P1);
-        consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
-        consumer.updateEndOffsets(Map.of(P0, 1L, P1, 0L));
-        start();
+        startReading(Map.of(P0, 0L, P1, 0L), Map.of(P0, 1L, P1, 0L));
         atNextPoll(() -> {
             // The namespace directory vanishes (as good as a file system refusing new files): no generation.
             deleteRecursively(new StoreLayout(store).namespaceDir(TOPIC));
