@@ -11,7 +11,8 @@ import java.io.UncheckedIOException;
 
 /**
  * The writer's Prometheus metrics, in a registry of its own (not the global one, so that tests can run several
- * writers in one JVM). Families are labelled by namespace where they apply.
+ * writers in one JVM). Families are labelled by namespace where they apply. Shared by the ingest, namespace and http
+ * packages, which count in it directly.
  */
 public final class WriterMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
