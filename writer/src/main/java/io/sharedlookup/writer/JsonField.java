@@ -3,14 +3,18 @@ package io.sharedlookup.writer;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sharedlookup.writer.ingest.RecordDecoder;
 import java.io.IOException;
 
-/** Extracts the lookup value from a JSON record value by a dotted path ({@code --value-field name.display}). */
-final class JsonField {
+/**
+ * Extracts the lookup value from a JSON record value by a dotted path ({@code --value-field name.display}). In this
+ * package rather than with {@link RecordDecoder} because the command line validates the path with it.
+ */
+public final class JsonField {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final String[] path;
 
-    JsonField(String dottedPath) {
+    public JsonField(String dottedPath) {
         this.path = validatePath(dottedPath).split("\\.");
     }
 
@@ -28,7 +32,7 @@ final class JsonField {
      *
      * @throws RecordDecoder.DecodeException when the value is not JSON or lacks the field
      */
-    String extract(byte[] json) {
+    public String extract(byte[] json) {
         JsonNode node;
         try {
             node = JSON.readTree(json);

@@ -1,5 +1,12 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.writer.http.HttpApi;
+import io.sharedlookup.writer.http.HttpServer;
+import io.sharedlookup.writer.ingest.ConsumerSettings;
+import io.sharedlookup.writer.ingest.Ingestor;
+import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceStatus;
+import io.sharedlookup.writer.namespace.ResumeDecision;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -72,7 +79,7 @@ public final class WriterApp implements AutoCloseable {
         StoreLayout layout = new StoreLayout(storeDir);
         // Settings a generation was built with; a change of any of them at restart means a rebuild.
         Map<String, String> attributes = new java.util.HashMap<>();
-        cfg.valueField().ifPresent(f -> attributes.put(NamespaceSink.VALUE_FIELD, f));
+        cfg.valueField().ifPresent(f -> attributes.put(ResumeDecision.VALUE_FIELD, f));
         attributes.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(cfg.reverseIndex()));
         try {
             for (TopicBinding b : cfg.topics()) {
@@ -91,7 +98,7 @@ public final class WriterApp implements AutoCloseable {
             throw e instanceof IOException io ? new ConfigException("Cannot open namespaces in " + storeDir + ": "
                     + io) : e;
         }
-        ingestor = new Ingestor(cfg, sinks, metrics);
+        ingestor = new Ingestor(cfg, sinks, metrics, new KafkaConsumer<>(ConsumerSettings.of(cfg)));
         ingestor.start();
         store = SharedLookupStore.open(storeDir);
         try {
@@ -139,7 +146,7 @@ public final class WriterApp implements AutoCloseable {
 
     /** A missing topic is a configuration error when the broker says so; an unreachable broker is not (yet). */
     private static void checkTopicsExist(WriterConfig cfg) {
-        try (KafkaConsumer<byte[], byte[]> probe = new KafkaConsumer<>(Ingestor.consumerProperties(cfg))) {
+        try (KafkaConsumer<byte[], byte[]> probe = new KafkaConsumer<>(ConsumerSettings.of(cfg))) {
             Set<String> existing = probe.listTopics(Duration.ofSeconds(10)).keySet();
             for (TopicBinding b : cfg.topics()) {
                 if (!existing.contains(b.topic())) {

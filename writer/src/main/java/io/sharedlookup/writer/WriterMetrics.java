@@ -11,65 +11,66 @@ import java.io.UncheckedIOException;
 
 /**
  * The writer's Prometheus metrics, in a registry of its own (not the global one, so that tests can run several
- * writers in one JVM). Families are labelled by namespace where they apply.
+ * writers in one JVM). Families are labelled by namespace where they apply. Shared by the ingest, namespace and http
+ * packages, which count in it directly.
  */
-final class WriterMetrics {
+public final class WriterMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter text = new PrometheusTextFormatWriter(false);
 
-    final Counter records = Counter.builder().name("sharedlookup_writer_records_total")
+    public final Counter records = Counter.builder().name("sharedlookup_writer_records_total")
             .help("Records read from Kafka since this process started").labelNames("namespace").register(registry);
-    final Counter tombstones = Counter.builder().name("sharedlookup_writer_tombstones_total")
+    public final Counter tombstones = Counter.builder().name("sharedlookup_writer_tombstones_total")
             .help("Tombstones (null values) applied as removals").labelNames("namespace").register(registry);
-    final Counter decodeErrors = Counter.builder().name("sharedlookup_writer_decode_errors_total")
+    public final Counter decodeErrors = Counter.builder().name("sharedlookup_writer_decode_errors_total")
             .help("Records skipped because key or value could not be decoded").labelNames("namespace")
             .register(registry);
-    final Counter nullKeys = Counter.builder().name("sharedlookup_writer_null_keys_total")
+    public final Counter nullKeys = Counter.builder().name("sharedlookup_writer_null_keys_total")
             .help("Records skipped because their key was null").labelNames("namespace").register(registry);
-    final Counter oversize = Counter.builder().name("sharedlookup_writer_oversize_skips_total")
+    public final Counter oversize = Counter.builder().name("sharedlookup_writer_oversize_skips_total")
             .help("Records skipped because the value exceeded --max-value-bytes or the entry did not fit")
             .labelNames("namespace").register(registry);
-    final Counter rebuilds = Counter.builder().name("sharedlookup_writer_rebuilds_total")
+    public final Counter rebuilds = Counter.builder().name("sharedlookup_writer_rebuilds_total")
             .help("Generations built from the topic's beginning (unclean stop, stale offsets, first start)")
             .labelNames("namespace").register(registry);
-    final Counter growths = Counter.builder().name("sharedlookup_writer_growths_total")
+    public final Counter growths = Counter.builder().name("sharedlookup_writer_growths_total")
             .help("Generations replaced by a bigger one").labelNames("namespace").register(registry);
-    final Counter replacements = Counter.builder().name("sharedlookup_writer_lock_replacements_total")
+    public final Counter replacements = Counter.builder().name("sharedlookup_writer_lock_replacements_total")
             .help("Generations replaced because a killed process left a segment lock held")
             .labelNames("namespace").register(registry);
-    final Counter resumes = Counter.builder().name("sharedlookup_writer_resumes_total")
+    public final Counter resumes = Counter.builder().name("sharedlookup_writer_resumes_total")
             .help("Starts that resumed the published generation from its stored offsets")
             .labelNames("namespace").register(registry);
-    final Counter stalls = Counter.builder().name("sharedlookup_writer_stalls_total")
+    public final Counter stalls = Counter.builder().name("sharedlookup_writer_stalls_total")
             .help("Times a topic was paused because its namespace could not take a record (disk full, growth "
                     + "failing); see lastError in /namespaces").labelNames("namespace").register(registry);
-    final Gauge lag = Gauge.builder().name("sharedlookup_writer_lag_records")
+    public final Gauge lag = Gauge.builder().name("sharedlookup_writer_lag_records")
             .help("End offset minus position, per partition").labelNames("namespace", "partition").register(registry);
-    final Gauge entries = Gauge.builder().name("sharedlookup_writer_entries")
+    public final Gauge entries = Gauge.builder().name("sharedlookup_writer_entries")
             .help("Entries in the generation being written").labelNames("namespace").register(registry);
-    final Gauge capacity = Gauge.builder().name("sharedlookup_writer_capacity_entries")
+    public final Gauge capacity = Gauge.builder().name("sharedlookup_writer_capacity_entries")
             .help("Entries the generation was sized for").labelNames("namespace").register(registry);
-    final Gauge generation = Gauge.builder().name("sharedlookup_writer_generation")
+    public final Gauge generation = Gauge.builder().name("sharedlookup_writer_generation")
             .help("Published generation number").labelNames("namespace").register(registry);
-    final Gauge caughtUp = Gauge.builder().name("sharedlookup_writer_caught_up")
+    public final Gauge caughtUp = Gauge.builder().name("sharedlookup_writer_caught_up")
             .help("1 when the namespace reached the end offsets captured at start").labelNames("namespace")
             .register(registry);
-    final Counter httpRequests = Counter.builder().name("sharedlookup_http_requests_total")
+    public final Counter httpRequests = Counter.builder().name("sharedlookup_http_requests_total")
             .help("HTTP requests by endpoint and status").labelNames("endpoint", "status").register(registry);
-    final Gauge httpOpenConnections = Gauge.builder().name("sharedlookup_http_open_connections")
+    public final Gauge httpOpenConnections = Gauge.builder().name("sharedlookup_http_open_connections")
             .help("Open HTTP connections, including refused ones until they are closed").register(registry);
-    final Counter httpConnectionsClosed = Counter.builder().name("sharedlookup_http_connections_closed_total")
+    public final Counter httpConnectionsClosed = Counter.builder().name("sharedlookup_http_connections_closed_total")
             .help("HTTP connections closed by the server's limits: over_limit (connection cap reached), "
                     + "request_timeout (no complete request in time), idle_timeout (kept alive, unused), oversized "
                     + "(request line, headers or body over the limit), write_timeout (response not taken)")
             .labelNames("reason").register(registry);
-    final Histogram httpLatency = Histogram.builder().name("sharedlookup_http_request_duration_seconds")
+    public final Histogram httpLatency = Histogram.builder().name("sharedlookup_http_request_duration_seconds")
             .help("HTTP request latency by endpoint").labelNames("endpoint").classicOnly()
             .classicUpperBounds(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1)
             .register(registry);
 
     /** The Prometheus text exposition (format 0.0.4). */
-    byte[] scrape() {
+    public byte[] scrape() {
         ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
         try {
             text.write(out, registry.scrape());
@@ -79,7 +80,8 @@ final class WriterMetrics {
         return out.toByteArray();
     }
 
-    static String contentType() {
+    /** The content type of {@link #scrape()}. */
+    public static String contentType() {
         return PrometheusTextFormatWriter.CONTENT_TYPE;
     }
 }

@@ -169,11 +169,4 @@ class WriterCliTest {
         assertThatThrownBy(() -> parse(Map.of(), "--config", file.toString(), "--store-dir", tmp.toString(),
                 "--topic", "t")).isInstanceOf(ConfigException.class).hasMessageContaining("bootstrap-server");
     }
-
-    @Test
-    void pathDecodingKeepsPlusAndDecodesUtf8() {
-        assertThat(HttpApi.decodePath("a+b%20c%C3%A9%2F")).isEqualTo("a+b cé/");
-        assertThatThrownBy(() -> HttpApi.decodePath("%zz")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> HttpApi.decodePath("%C3")).isInstanceOf(IllegalArgumentException.class);
-    }
 }

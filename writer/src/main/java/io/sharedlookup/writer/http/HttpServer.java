@@ -1,4 +1,4 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.http;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -31,6 +31,7 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sharedlookup.writer.WriterMetrics;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -56,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * Each of these closings is counted in {@code sharedlookup_http_connections_closed_total{reason}}, and the open
  * connections in {@code sharedlookup_http_open_connections}.
  */
-final class HttpServer implements AutoCloseable {
+public final class HttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
     private final EventLoopGroup boss = new NioEventLoopGroup(1);
     private final EventLoopGroup workers = new NioEventLoopGroup(1);
@@ -96,7 +97,7 @@ final class HttpServer implements AutoCloseable {
         }
     }
 
-    HttpServer(String host, int port, HttpApi api, WriterMetrics metrics) throws InterruptedException {
+    public HttpServer(String host, int port, HttpApi api, WriterMetrics metrics) throws InterruptedException {
         this(host, port, api, metrics, Limits.DEFAULT);
     }
 
@@ -132,7 +133,7 @@ final class HttpServer implements AutoCloseable {
                 port(), limits);
     }
 
-    int port() {
+    public int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 

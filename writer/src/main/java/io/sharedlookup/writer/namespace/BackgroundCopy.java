@@ -1,4 +1,4 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.namespace;
 
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * key in that segment waits until the segment is copied, and then overwrites the copied value in the new one.
  */
 final class BackgroundCopy {
-    private static final long COPY_LOCK_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How long a copy waits for each segment of the old generation; also used by synchronous copies. */
+    static final long COPY_LOCK_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     final GenerationFile from;
     final GenerationFile to;

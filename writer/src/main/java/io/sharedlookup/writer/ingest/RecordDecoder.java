@@ -1,5 +1,6 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.ingest;
 
+import io.sharedlookup.writer.JsonField;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -12,7 +13,7 @@ import java.util.Optional;
  * Turns record bytes into the key and value stored. Strict UTF-8: malformed bytes are a decode error rather than
  * replacement characters, since a silently altered key would never be found.
  */
-final class RecordDecoder {
+public final class RecordDecoder {
     private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
@@ -40,8 +41,8 @@ final class RecordDecoder {
     }
 
     /** A record that cannot be stored; it is counted, logged (rate-limited) and skipped. */
-    static final class DecodeException extends RuntimeException {
-        DecodeException(String message) {
+    public static final class DecodeException extends RuntimeException {
+        public DecodeException(String message) {
             super(message, null, false, false);
         }
     }

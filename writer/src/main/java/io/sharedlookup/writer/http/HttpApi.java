@@ -1,8 +1,10 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sharedlookup.internal.store.NamespaceNames;
+import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.reader.LookupTimeoutException;
 import io.sharedlookup.reader.NamespaceNotFoundException;
 import io.sharedlookup.reader.SharedLookupException;
@@ -17,7 +19,7 @@ import java.util.function.Supplier;
  * The HTTP endpoints, independent of the server: a request path in, a {@link Response} out. Nothing here changes
  * data. Lookups go through reader-lib, so they show exactly what readers see (the published generation).
  */
-final class HttpApi {
+public final class HttpApi {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final String JSON_TYPE = "application/json";
@@ -26,7 +28,11 @@ final class HttpApi {
     private final SharedLookupStore store;
     private final WriterMetrics metrics;
 
-    HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, SharedLookupStore store, WriterMetrics metrics) {
+    /**
+     * @param statuses the latest status snapshots of the namespaces, per namespace
+     * @param store    the store lookups read, as readers do
+     */
+    public HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, SharedLookupStore store, WriterMetrics metrics) {
         this.statuses = statuses;
         this.store = store;
         this.metrics = metrics;

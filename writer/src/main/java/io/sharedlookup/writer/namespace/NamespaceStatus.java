@@ -1,4 +1,4 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.namespace;
 
 import java.util.Map;
 
@@ -6,10 +6,10 @@ import java.util.Map;
  * What HTTP shows about one namespace: an immutable snapshot published by the ingest thread, so that requests never
  * touch the state the ingest thread is changing.
  */
-record NamespaceStatus(String namespace, String topic, State state, long generation, long entries, long capacity,
+public record NamespaceStatus(String namespace, String topic, State state, long generation, long entries, long capacity,
                        double fillRatio, Map<Integer, Long> lag, long lastUpdateMillis, String lastError,
                        boolean caughtUp, String notReadyReason) {
-    enum State {
+    public enum State {
         /** Connecting, discovering partitions, deciding between resume and rebuild. */
         STARTING,
         /** Building a fresh generation from the topic's beginning; readers see the last published one, if any. */
@@ -20,11 +20,12 @@ record NamespaceStatus(String namespace, String topic, State state, long generat
         STALLED
     }
 
-    NamespaceStatus {
+    public NamespaceStatus {
         lag = Map.copyOf(lag);
     }
 
-    boolean ready() {
+    /** Whether {@code /ready} counts this namespace ready: nothing holds it back. */
+    public boolean ready() {
         return notReadyReason == null;
     }
 }

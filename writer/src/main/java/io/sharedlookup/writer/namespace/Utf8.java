@@ -1,4 +1,4 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.namespace;
 
 /** UTF-8 byte lengths without encoding: sizing needs averages of what Chronicle stores, not the bytes themselves. */
 final class Utf8 {

@@ -1,8 +1,10 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sharedlookup.writer.TopicBinding;
+import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -68,7 +70,7 @@ class NamespaceSinkGrowthTest {
         try (var files = java.nio.file.Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
-        assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(NamespaceSink.StalledException.class);
+        assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class);
         NamespaceStatus stalled = sink.status(Map.of(), null);
         assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
         assertThat(stalled.lastError()).contains("cannot create a generation");

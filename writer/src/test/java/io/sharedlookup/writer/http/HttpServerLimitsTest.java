@@ -1,9 +1,11 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.writer.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.writer.Http;
+import io.sharedlookup.writer.WriterMetrics;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;

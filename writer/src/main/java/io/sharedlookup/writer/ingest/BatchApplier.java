@@ -1,0 +1,156 @@
+package io.sharedlookup.writer.ingest;
+
+import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.Positions;
+import io.sharedlookup.writer.namespace.RebuildNeededException;
+import io.sharedlookup.writer.namespace.RecordSkippedException;
+import io.sharedlookup.writer.namespace.StalledException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies one poll batch on the ingest thread: each record decoded ({@link RecordDecoder}) and applied to its
+ * namespace in order, what was applied tracked in {@link PartitionOffsets}. A bad record is counted, logged and
+ * skipped; a namespace that cannot take a record has its topic paused or rebuilt by the ingest loop, and the record
+ * is read again.
+ */
+final class BatchApplier {
+    private static final Logger log = LoggerFactory.getLogger(BatchApplier.class);
+
+    /** Pauses a topic whose namespace cannot take records ({@code why}) for {@code pauseMillis}. */
+    @FunctionalInterface
+    interface Stall {
+        void stall(String topic, String why, long pauseMillis);
+    }
+
+    private final Consumer<byte[], byte[]> consumer;
+    private final Map<String, NamespaceSink> byTopic;
+    private final PartitionOffsets offsets;
+    private final TopicPauses pauses;
+    private final Stall stall;
+    /** Reads a topic (first argument) again from its beginning, for a reason; KafkaException when it cannot start. */
+    private final BiConsumer<String, String> rebuild;
+    private final WriterMetrics metrics;
+    private final RecordDecoder decoder;
+    private final int maxValueBytes;
+    private final RateLimitedLog badRecords = new RateLimitedLog(log, 5_000);
+
+    BatchApplier(Consumer<byte[], byte[]> consumer, Map<String, NamespaceSink> byTopic, PartitionOffsets offsets,
+                 TopicPauses pauses, Stall stall, BiConsumer<String, String> rebuild, WriterMetrics metrics,
+                 Optional<String> valueField, int maxValueBytes) {
+        this.consumer = consumer;
+        this.byTopic = byTopic;
+        this.offsets = offsets;
+        this.pauses = pauses;
+        this.stall = stall;
+        this.rebuild = rebuild;
+        this.metrics = metrics;
+        this.decoder = new RecordDecoder(valueField);
+        this.maxValueBytes = maxValueBytes;
+    }
+
+    void apply(ConsumerRecords<byte[], byte[]> records) {
+        Positions positions = offsets::positionsOf;
+        Set<String> stalledNow = new HashSet<>();
+        Set<String> rebuiltNow = new HashSet<>();
+        for (TopicPartition tp : records.partitions()) {
+            List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
+            String topic = tp.topic();
+            if (rebuiltNow.contains(topic)) {
+                continue; // every partition of it was just sent back to its beginning
+            }
+            if (stalledNow.contains(topic)) {
+                consumer.seek(tp, list.get(0).offset());
+                continue;
+            }
+            NamespaceSink sink = byTopic.get(topic);
+            boolean whole = true;
+            for (ConsumerRecord<byte[], byte[]> r : list) {
+                try {
+                    applyRecord(sink, r, positions);
+                } catch (StalledException e) {
+                    // Not applied: read it again once the namespace can take it.
+                    consumer.seek(tp, r.offset());
+                    stalledNow.add(topic);
+                    stall.stall(topic, e.getMessage(), e.retryMillis());
+                    whole = false;
+                    break;
+                } catch (RebuildNeededException e) {
+                    // Not applied: the topic is read again from its beginning, or from here if that cannot start.
+                    whole = false;
+                    try {
+                        rebuild.accept(topic, e.getMessage());
+                        rebuiltNow.add(topic);
+                    } catch (KafkaException unreachable) {
+                        consumer.seek(tp, r.offset());
+                        stalledNow.add(topic);
+                        stall.stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
+                                StalledException.PAUSE_MILLIS);
+                    }
+                    break;
+                }
+                offsets.applied(tp, r.offset() + 1);
+            }
+            if (whole) {
+                // The consumer's position may be past the last record (transaction markers, compaction gaps).
+                offsets.appliedUpToPosition(tp);
+                pauses.takingRecords(topic); // taking records again: a later stall is news
+            }
+        }
+        // Partitions without records in this batch may still have moved past markers; everything before is applied.
+        for (TopicPartition tp : consumer.assignment()) {
+            if (!stalledNow.contains(tp.topic()) && !pauses.isPaused(tp.topic()) && offsets.isTracked(tp)) {
+                offsets.appliedUpToPosition(tp);
+            }
+        }
+    }
+
+    /** Decodes and applies one record; problems with the record itself are counted, logged and skipped. */
+    private void applyRecord(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, Positions positions) {
+        String ns = sink.binding().namespace();
+        String topic = r.topic();
+        metrics.records.labelValues(ns).inc();
+        try {
+            if (r.key() == null) {
+                metrics.nullKeys.labelValues(ns).inc();
+                badRecords.warn("Skipped a record with a null key at {}-{} offset {}", topic, r.partition(),
+                        r.offset());
+                return;
+            }
+            String key = decoder.key(r.key());
+            String value = null;
+            if (r.value() == null) {
+                metrics.tombstones.labelValues(ns).inc();
+            } else if (r.value().length > maxValueBytes) {
+                metrics.oversize.labelValues(ns).inc();
+                badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
+                        r.value().length, maxValueBytes, topic, r.partition(), r.offset());
+                return;
+            } else {
+                value = decoder.value(r.value());
+            }
+            sink.apply(key, value, positions);
+            offsets.countApplied(topic);
+        } catch (RecordDecoder.DecodeException e) {
+            metrics.decodeErrors.labelValues(ns).inc();
+            badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
+                    r.partition(), r.offset(), e.getMessage());
+        } catch (RecordSkippedException e) {
+            badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
+                    e.getMessage());
+        }
+    }
+}

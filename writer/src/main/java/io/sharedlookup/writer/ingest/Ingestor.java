@@ -1,0 +1,393 @@
+package io.sharedlookup.writer.ingest;
+
+import io.sharedlookup.writer.WriterConfig;
+import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceStatus;
+import io.sharedlookup.writer.namespace.Positions;
+import io.sharedlookup.writer.namespace.StalledException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one consumer of all configured topics and the thread that owns every {@link NamespaceSink}: assigns all
+ * partitions (no consumer group), has each poll batch applied ({@link BatchApplier}), tracks catching up against
+ * the end offsets captured at start ({@link PartitionOffsets}), pauses topics whose namespace cannot take records
+ * ({@link TopicPauses}), checkpoints, watches the broker and publishes status snapshots for HTTP.
+ *
+ * <p>The consumer is given, not made here: the writer passes a {@code KafkaConsumer} made with
+ * {@link ConsumerSettings}, unit tests Kafka's {@code MockConsumer}. It is only ever used by the ingest thread (and
+ * woken up by {@link #stop}), and closed by it.
+ *
+ * <p>Partitions added to a topic while the writer runs are followed: the consumer refreshes its metadata every
+ * {@value ConsumerSettings#METADATA_MAX_AGE_MS} ms (unless {@code metadata.max.age.ms} is set), the ingest thread
+ * compares each topic's partitions with that cached metadata every {@value #PARTITION_CHECK_MILLIS} ms (no request to
+ * the broker, so the poll loop is not slowed), and a new partition is assigned from its beginning. Until it has
+ * reached the end offset it had when it was noticed, its namespace is not ready and its manifest says not caught up.
+ */
+public final class Ingestor {
+    private static final Logger log = LoggerFactory.getLogger(Ingestor.class);
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final long CHECKPOINT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    private static final long HEALTH_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How often the partitions in the consumer's cached metadata are compared with the assigned ones. */
+    static final long PARTITION_CHECK_MILLIS = 1_000;
+    private static final long FIRST_BACKOFF_MILLIS = 500;
+    private static final long MAX_BACKOFF_MILLIS = 10_000;
+
+    private final WriterConfig config;
+    private final Map<String, NamespaceSink> byTopic = new LinkedHashMap<>();
+    private final WriterMetrics metrics;
+    private final Consumer<byte[], byte[]> consumer;
+    private final DeleteRetention deleteRetention;
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private final Thread thread;
+    private volatile boolean stopping;
+    private boolean failed;
+    private volatile Map<String, NamespaceStatus> statuses = Map.of();
+    private volatile String brokerProblem = "not connected to Kafka yet";
+
+    // Owned by the ingest thread.
+    private boolean started;
+    private final PartitionOffsets offsets;
+    private final TopicPauses pauses;
+    private final BatchApplier batch;
+    private long lastCheckpoint;
+    private long lastHealth;
+    private long lastProgress;
+    private long lastPartitionCheck;
+    private long backoffMillis = FIRST_BACKOFF_MILLIS;
+
+    /**
+     * @param consumer a consumer made with {@link ConsumerSettings#of}, owned (and closed) by this ingestor from now
+     */
+    public Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+                    Consumer<byte[], byte[]> consumer) {
+        this(config, sinks, metrics, consumer, DeleteRetention.viaAdmin(config));
+    }
+
+    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics, Consumer<byte[], byte[]> consumer,
+             DeleteRetention deleteRetention) {
+        this.config = config;
+        this.metrics = metrics;
+        sinks.forEach(s -> byTopic.put(s.binding().topic(), s));
+        this.consumer = consumer;
+        this.deleteRetention = deleteRetention;
+        this.offsets = new PartitionOffsets(consumer);
+        this.pauses = new TopicPauses(consumer, offsets);
+        this.batch = new BatchApplier(consumer, byTopic, offsets, pauses, this::stall, this::rebuildTopic, metrics,
+                config.valueField(), config.maxValueBytes());
+        this.thread = new Thread(this::run, "shared-lookup-ingest");
+        publishStatuses();
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** Stops polling, closes every namespace cleanly and waits for that, at most {@code timeout}. */
+    public void stop(Duration timeout) throws InterruptedException {
+        stopping = true;
+        stopSignal.countDown();
+        consumer.wakeup();
+        thread.join(timeout.toMillis());
+        if (thread.isAlive()) {
+            log.warn("The ingest thread did not stop within {}; namespaces it still holds will be rebuilt next start",
+                    timeout);
+        }
+    }
+
+    /** Per namespace, the latest status snapshot: safe to read from any thread. */
+    public Map<String, NamespaceStatus> statuses() {
+        return statuses;
+    }
+
+    private void run() {
+        try {
+            while (!stopping) {
+                try {
+                    if (!started) {
+                        startAll();
+                        continue;
+                    }
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+                    batch.apply(records);
+                    Positions positions = offsets::positionsOf;
+                    for (NamespaceSink sink : byTopic.values()) {
+                        try {
+                            sink.afterBatch(offsets.caughtUp(sink.binding().topic()), positions);
+                        } catch (StalledException e) {
+                            stall(sink.binding().topic(), e.getMessage(), e.retryMillis());
+                        }
+                    }
+                    periodic();
+                    backoffMillis = FIRST_BACKOFF_MILLIS;
+                } catch (InvalidOffsetException e) {
+                    try {
+                        rebuildOutOfRange(e.partitions());
+                    } catch (KafkaException again) {
+                        // Positions unchanged: the next poll reports the same partitions and this is retried.
+                        retryLater("cannot rebuild after offsets went out of range: " + again, null);
+                    }
+                } catch (WakeupException e) {
+                    // stop() woke us up; the loop condition ends it
+                } catch (TimeoutException e) {
+                    retryLater("Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage(), null);
+                } catch (KafkaException e) {
+                    retryLater("Kafka error: " + e, e);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            // Possibly mid-update (for example Chronicle's own exit hook closed a map under us during shutdown):
+            // the files must not be marked cleanly closed, so the next start rebuilds instead of resuming.
+            failed = true;
+            log.error("The ingest thread failed; stopping ingestion (the store keeps serving what was published; "
+                    + "the next start rebuilds)", e);
+            brokerProblem = "ingestion failed: " + e;
+            publishStatuses();
+        } finally {
+            closeAll();
+        }
+    }
+
+    /** The broker could not do something: says so (/ready, log), then waits, longer each time up to 10 s. */
+    private void retryLater(String problem, Exception logged) {
+        brokerProblem = problem;
+        if (logged == null) {
+            log.warn("{}; retrying in {} ms", brokerProblem, backoffMillis);
+        } else {
+            log.warn("{}; retrying in {} ms", brokerProblem, backoffMillis, logged);
+        }
+        publishStatuses();
+        try {
+            stopSignal.await(backoffMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+        backoffMillis = Math.min(MAX_BACKOFF_MILLIS, backoffMillis * 2);
+    }
+
+    /** Discovers partitions and offsets, then lets every namespace choose between resume and rebuild. */
+    private void startAll() {
+        List<TopicPartition> all = new ArrayList<>();
+        for (String topic : byTopic.keySet()) {
+            List<TopicPartition> tps = offsets.discover(topic);
+            if (tps.isEmpty()) {
+                retryLater("topic '" + topic + "' does not exist on " + config.bootstrapServers(), null);
+                return;
+            }
+            offsets.setPartitions(topic, tps);
+            all.addAll(tps);
+        }
+        consumer.assign(all);
+        Map<TopicPartition, Long> begin = consumer.beginningOffsets(all, Duration.ofSeconds(10));
+        Map<TopicPartition, Long> end = consumer.endOffsets(all, Duration.ofSeconds(10));
+        Map<String, Long> retention = deleteRetention.of(byTopic.keySet());
+        for (Map.Entry<String, NamespaceSink> e : byTopic.entrySet()) {
+            String topic = e.getKey();
+            Map<Integer, Long> from = e.getValue().start(PartitionOffsets.byPartition(begin, topic),
+                    PartitionOffsets.byPartition(end, topic), retention.getOrDefault(topic, -1L));
+            for (TopicPartition tp : offsets.of(topic)) {
+                offsets.seek(tp, from.getOrDefault(tp.partition(), begin.get(tp)));
+            }
+        }
+        long startNanos = offsets.started(begin, end);
+        lastProgress = startNanos;
+        lastHealth = startNanos;
+        lastPartitionCheck = startNanos;
+        brokerProblem = null;
+        started = true;
+        publishStatuses();
+    }
+
+    /**
+     * Positions the broker no longer has (or none at all, after a partial attempt of this): the topic was truncated
+     * past them or deleted and recreated while the writer ran. Rebuilds the namespaces of those topics from their
+     * (possibly new) partitions' beginnings; other topics keep their positions, and readers keep the published
+     * generations until the rebuilt ones are complete.
+     */
+    private void rebuildOutOfRange(Set<TopicPartition> outOfRange) {
+        Set<String> topics = new TreeSet<>();
+        outOfRange.forEach(tp -> topics.add(tp.topic()));
+        for (String topic : topics) {
+            List<TopicPartition> tps = offsets.discover(topic);
+            if (tps.isEmpty()) {
+                throw new UnknownTopicOrPartitionException("topic '" + topic + "' has no partitions now");
+            }
+            offsets.setPartitions(topic, tps);
+        }
+        // assign() keeps the positions of partitions that stay assigned: only these topics move.
+        consumer.assign(offsets.all());
+        for (String topic : topics) {
+            StringBuilder why = new StringBuilder("the broker no longer has the position of partition(s)");
+            outOfRange.forEach(tp -> {
+                if (tp.topic().equals(topic)) {
+                    why.append(' ').append(tp.partition()).append(" (at ").append(offsets.appliedAt(tp)).append(')');
+                }
+            });
+            why.append(": was the topic truncated or recreated?");
+            rebuildTopic(topic, why.toString());
+        }
+    }
+
+    /**
+     * Rebuilds a topic's namespace from the beginning of all its partitions, as at a start without anything to
+     * resume: caught up again once the end offsets of now are reached.
+     */
+    private void rebuildTopic(String topic, String why) {
+        List<TopicPartition> tps = offsets.of(topic);
+        Map<TopicPartition, Long> begin = consumer.beginningOffsets(tps, Duration.ofSeconds(10));
+        Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(10));
+        log.warn("Topic '{}': {}; rebuilding its namespace from the beginning (log now {} to {})", topic, why,
+                PartitionOffsets.byPartition(begin, topic), PartitionOffsets.byPartition(end, topic));
+        offsets.forget(topic);
+        byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
+                PartitionOffsets.byPartition(end, topic));
+        offsets.readFromBeginning(begin, end);
+        pauses.lift(topic, tps);
+        publishStatuses();
+    }
+
+    private void stall(String topic, String why, long pauseMillis) {
+        pauses.pause(topic, why, pauseMillis);
+        metrics.stalls.labelValues(byTopic.get(topic).binding().namespace()).inc();
+    }
+
+    private void periodic() {
+        long now = System.nanoTime();
+        if (now - lastCheckpoint >= CHECKPOINT_NANOS) {
+            lastCheckpoint = now;
+            Positions positions = offsets::positionsOf;
+            byTopic.values().forEach(s -> s.checkpoint(positions));
+            pauses.resumeDue();
+            publishStatuses();
+        }
+        if (now - lastHealth >= HEALTH_NANOS) {
+            lastHealth = now;
+            checkBroker();
+            commitForTooling(false);
+        }
+        if (now - lastPartitionCheck >= TimeUnit.MILLISECONDS.toNanos(PARTITION_CHECK_MILLIS)) {
+            lastPartitionCheck = now;
+            followPartitionChanges();
+        }
+        if (now - lastProgress >= PROGRESS_NANOS) {
+            lastProgress = now;
+            offsets.logProgress(now, byTopic.keySet());
+        }
+    }
+
+    /** Partitions added to a topic are read from their beginning; a paused topic's new ones are paused too. */
+    private void followPartitionChanges() {
+        Map<String, List<TopicPartition>> added = offsets.followAdded(byTopic.keySet());
+        if (added.isEmpty()) {
+            return;
+        }
+        added.forEach((topic, tps) -> {
+            if (pauses.isPaused(topic)) {
+                consumer.pause(tps);
+            }
+        });
+        publishStatuses();
+    }
+
+    /** A cheap request to tell "nothing new" from "broker gone", and fresh end offsets for lag. */
+    private void checkBroker() {
+        try {
+            offsets.refreshEnds();
+            if (brokerProblem != null) {
+                log.info("Kafka at {} is reachable again", config.bootstrapServers());
+            }
+            brokerProblem = null;
+        } catch (TimeoutException e) {
+            if (brokerProblem == null) {
+                log.warn("Kafka at {} is unreachable; serving the last published store and reconnecting",
+                        config.bootstrapServers());
+            }
+            brokerProblem = "Kafka at " + config.bootstrapServers() + " is unreachable: " + e.getMessage();
+        }
+        publishStatuses();
+    }
+
+    /** With a {@code group.id}, the applied positions go to the group for broker tooling (never read back). */
+    private void commitForTooling(boolean atStop) {
+        if (config.kafkaProperties().containsKey(ConsumerConfig.GROUP_ID_CONFIG)) {
+            offsets.commitForTooling(atStop);
+        }
+    }
+
+    private void publishStatuses() {
+        Map<String, NamespaceStatus> out = new LinkedHashMap<>();
+        for (NamespaceSink sink : byTopic.values()) {
+            Map<Integer, Long> lag = started ? offsets.lag(sink.binding().topic()) : new TreeMap<>();
+            out.put(sink.binding().namespace(), sink.status(lag, notReadyReason(sink)));
+        }
+        statuses = out;
+    }
+
+    private String notReadyReason(NamespaceSink sink) {
+        String topic = sink.binding().topic();
+        if (brokerProblem != null) {
+            return brokerProblem;
+        }
+        if (pauses.isPaused(topic)) {
+            return "paused: the namespace cannot take more records now (see lastError)";
+        }
+        if (!sink.isLive()) {
+            return "building a fresh generation from topic '" + topic + "'; readers see the previous one, if any";
+        }
+        if (!started || !offsets.caughtUp(topic)) {
+            Set<Integer> added = offsets.addedNotCaughtUp(topic);
+            if (added != null) {
+                return "reading partition(s) " + added + " added to topic '" + topic + "' from their beginning";
+            }
+            return "catching up with topic '" + topic + "'";
+        }
+        return null;
+    }
+
+    private void closeAll() {
+        Positions positions = offsets::positionsOf;
+        for (NamespaceSink sink : byTopic.values()) {
+            try {
+                if (failed) {
+                    sink.abandon();
+                    continue;
+                }
+                sink.close(positions);
+            } catch (RuntimeException e) {
+                log.error("Closing namespace '{}' failed", sink.binding().namespace(), e);
+            }
+        }
+        if (!failed && started) {
+            commitForTooling(true);
+        }
+        try {
+            consumer.close(Duration.ofSeconds(1));
+        } catch (RuntimeException e) {
+            log.debug("Consumer close failed", e);
+        }
+        log.info("Ingestion stopped");
+    }
+}

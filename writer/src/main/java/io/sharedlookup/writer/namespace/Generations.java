@@ -1,0 +1,210 @@
+package io.sharedlookup.writer.namespace;
+
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationSizing;
+import io.sharedlookup.writer.store.NamespaceWriter;
+import java.io.IOException;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A namespace's generations as the ingest thread holds them, and what readers get to see of them: the live one
+ * (published, updated in place), the one being built (during a rebuild; never visible until complete), the sizing the
+ * current one was made with; publishing, checkpointing and closing them with the offsets applied.
+ */
+final class Generations {
+    private static final Logger log = LoggerFactory.getLogger(Generations.class);
+
+    private final NamespaceWriter writer;
+    private final String topic;
+    private final Map<String, String> attributes;
+    private final String nsLabel;
+    private final LastError lastError;
+    private final RateLimitedLog checkpointFailures = new RateLimitedLog(log, 60_000);
+
+    private GenerationFile live;
+    private GenerationFile building;
+    private GenerationSizing sizing;
+    /** Whether readable content changed since the manifest was last written. */
+    private boolean dirty;
+    private boolean caughtUp;
+
+    Generations(NamespaceWriter writer, String topic, String namespace, Map<String, String> attributes,
+                LastError lastError) {
+        this.writer = writer;
+        this.topic = topic;
+        this.nsLabel = namespace;
+        this.attributes = attributes;
+        this.lastError = lastError;
+    }
+
+    /** Where records go: the generation being built during a rebuild, the live one otherwise; null while sampling. */
+    GenerationFile target() {
+        return building != null ? building : live;
+    }
+
+    GenerationFile live() {
+        return live;
+    }
+
+    GenerationFile building() {
+        return building;
+    }
+
+    GenerationSizing sizing() {
+        return sizing;
+    }
+
+    void setSizing(GenerationSizing sizing) {
+        this.sizing = sizing;
+    }
+
+    /** Whether this writer keeps a reverse index beside each generation (recorded as a namespace attribute). */
+    boolean reverseIndex() {
+        return Boolean.parseBoolean(attributes.get(StoreLayout.REVERSE_INDEX_ATTRIBUTE));
+    }
+
+    /** The published generation, reopened for writing: it is live again. */
+    void resumed(GenerationFile generation) {
+        live = generation;
+    }
+
+    /** A fresh generation, filled from the beginning of the topic and published once caught up. */
+    void startBuilding(GenerationFile generation) {
+        building = generation;
+    }
+
+    /** Readable content changed: the next checkpoint writes the manifest even if the offsets did not move. */
+    void markDirty() {
+        dirty = true;
+    }
+
+    boolean caughtUp() {
+        return caughtUp;
+    }
+
+    void setCaughtUp(boolean caughtUp) {
+        this.caughtUp = caughtUp;
+    }
+
+    boolean isLive() {
+        return live != null && building == null;
+    }
+
+    boolean isPublishedAndCaughtUp() {
+        return isLive() && caughtUp;
+    }
+
+    /**
+     * Drops what is being built and lets go of the live generation (only the writer's handle: the manifest still
+     * points readers at it), for a rebuild from the beginning of the topic.
+     */
+    void dropForRebuild() {
+        try {
+            if (building != null) {
+                writer.discard(building);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("Namespace '{}': cannot delete the unpublished generation {}: {}", nsLabel,
+                    building.file().getFileName(), e.toString());
+        }
+        building = null;
+        if (live != null) {
+            live.close();
+            live = null;
+        }
+        caughtUp = false;
+        dirty = false;
+    }
+
+    /** Publishes the generation a rebuild filled, once caught up: it becomes the live one. */
+    void publishBuilt(Positions positions) {
+        try {
+            writer.publish(building, topic, positions.of(topic), true, attributes);
+        } catch (IOException e) {
+            lastError.set("cannot publish generation " + building.file().getFileName() + ": " + e.getMessage());
+            log.error("Namespace '{}': {}", nsLabel, lastError.get());
+            return;
+        }
+        if (live != null) {
+            live.close();
+        }
+        live = building;
+        building = null;
+        dirty = false;
+        log.info("Namespace '{}': published generation {} with {} entries; caught up", nsLabel,
+                live.file().getFileName(), live.size());
+    }
+
+    /** Makes {@code next}, a complete copy of the target, the target: published when the target was. */
+    void switchTo(GenerationFile next, GenerationSizing newSizing, Positions positions, boolean positionsExact)
+            throws IOException {
+        if (building != null) {
+            writer.discard(building);
+            building = next;
+        } else {
+            GenerationFile old = live;
+            writer.publish(next, topic, positions.of(topic), caughtUp && positionsExact, attributes);
+            old.close();
+            live = next;
+            dirty = false;
+        }
+        sizing = newSizing;
+        lastError.clear();
+        log.info("Namespace '{}': switched to generation {} ({} entries, capacity {})", nsLabel,
+                next.file().getFileName(), next.size(), newSizing.entries());
+    }
+
+    /** Records progress of a live generation for readers (content version) and for a later resume. */
+    void checkpoint(Positions positions) {
+        writer.retryCleanUp(); // old generation files a publish could not delete; a no-op when there are none
+        if (live == null || building != null) {
+            return;
+        }
+        Map<Integer, Long> offsets = positions.of(topic);
+        Manifest current = writer.published().orElse(null);
+        if (!dirty && current != null && current.offsets().equals(offsets) && current.caughtUp() == caughtUp) {
+            return; // nothing new: do not rewrite the manifest readers poll
+        }
+        try {
+            writer.checkpoint(offsets, caughtUp, dirty);
+            dirty = false;
+        } catch (IOException e) {
+            // Retried at every checkpoint (several a second): one WARN a minute says it, lastError shows it.
+            lastError.set("cannot write the manifest: " + e.getMessage());
+            checkpointFailures.warn("Namespace '{}': {}", nsLabel, lastError.get());
+        }
+    }
+
+    /**
+     * Clean stop: the live generation is closed with its final offsets (the next start resumes); an unpublished one
+     * is discarded.
+     */
+    void closeCleanly(Positions positions) throws IOException {
+        if (building != null) {
+            writer.discard(building);
+            building = null;
+        }
+        if (live != null) {
+            writer.closeCleanly(live, positions.of(topic), caughtUp, dirty);
+            live = null;
+        } else {
+            writer.close();
+        }
+    }
+
+    /** Lets go of everything without marking the namespace closed: the next start rebuilds. */
+    void release() throws IOException {
+        if (building != null) {
+            writer.discard(building);
+        }
+        if (live != null) {
+            live.close();
+        }
+        writer.close();
+    }
+}

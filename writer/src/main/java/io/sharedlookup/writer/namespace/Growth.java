@@ -1,0 +1,386 @@
+package io.sharedlookup.writer.namespace;
+
+import io.sharedlookup.internal.store.LockTimeoutException;
+import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.store.EntryTooLargeException;
+import io.sharedlookup.writer.store.Fill;
+import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationSizing;
+import io.sharedlookup.writer.store.NamespaceWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moving a namespace to a new generation by copying its current one: growth into a bigger one when it fills up (in
+ * the background, or at once past {@link #GROW_NOW_AT} or when a put finds no room), and replacement by a copy of the
+ * same size when a segment lock was left held. Decides when (fill ratio, Chronicle's free space) and, when that
+ * fails, when to try again: every retry deadline is a {@link System#nanoTime()}, so a stepped wall clock moves none.
+ *
+ * <p>Copies run on the ingest thread between records, or on a {@link BackgroundCopy} thread while the ingest thread
+ * writes every record to both generations: no update can be lost or reordered, and readers keep reading the published
+ * generation meanwhile.
+ */
+final class Growth {
+    private static final Logger log = LoggerFactory.getLogger(Growth.class);
+    /** While a background copy holds a segment's update lock, writes to that segment wait for it to be copied. */
+    private static final long GROWING_WRITE_LOCK_NANOS = 10_000_000_000L;
+    /** Past this fill ratio growth is not left to the end of the poll batch. */
+    private static final double GROW_NOW_AT = 1.5;
+    /** Past this fill ratio, with growth failing, consumption pauses rather than risk Chronicle's hard limit. */
+    private static final double STALL_AT = 1.8;
+    /** The fill ratio is looked at once every this many records within a batch. */
+    private static final int RECORDS_PER_CHECK = 64;
+    /**
+     * Chronicle's free space (percent) below which a generation is replaced even though its entry count is low: when
+     * entries are larger than sampled, bytes run out first (seen: full at 0.39 x entries() with values 25x the
+     * sampled size). It fluctuates as tiers are added, so this only catches most cases early; a put that still
+     * fails for lack of a tier triggers growth and is retried.
+     */
+    private static final int LOW_FREE_SPACE = 20;
+    /**
+     * Chronicle computes its free space by counting the allocation bitmap of every segment: the cost grows with the
+     * map (it was half of the writer's bootstrap time at 1M entries when asked every 64 records). Asked at most this
+     * often instead; a put that still finds no room triggers growth by itself.
+     */
+    private static final long FREE_SPACE_CHECK_NANOS = 250_000_000L;
+    private static final long GROWTH_RETRY_MILLIS = 30_000;
+    /**
+     * How soon a topic paused because the file system refused to extend a generation is tried again: a failed try
+     * costs one refused allocation, and the writer should carry on soon after space is freed.
+     */
+    static final long DISK_FULL_RETRY_MILLIS = 2_000;
+
+    private final Generations generations;
+    private final NamespaceWriter writer;
+    private final WriterMetrics metrics;
+    private final LastError lastError;
+    private final String nsLabel;
+    private final RateLimitedLog growthFailures = new RateLimitedLog(log, 60_000);
+
+    /** A bigger generation being filled in the background from the target; records go to both meanwhile. */
+    private BackgroundCopy growing;
+    private int opsSinceCheck;
+    private long nextFreeSpaceCheck = System.nanoTime();
+    /** Growth is not tried again before this {@link System#nanoTime()} (a stepped wall clock cannot move it). */
+    private long nextGrowthAttemptNanos = System.nanoTime();
+    /** UTF-8 sizes of what was stored, for the averages a bigger generation is sized with. */
+    private long keyBytes;
+    private long valueBytes;
+    private long stored;
+
+    Growth(Generations generations, NamespaceWriter writer, WriterMetrics metrics, LastError lastError,
+           String namespace) {
+        this.generations = generations;
+        this.writer = writer;
+        this.metrics = metrics;
+        this.lastError = lastError;
+        this.nsLabel = namespace;
+    }
+
+    /** How long a write waits for a segment lock: longer while a background copy holds them one by one. */
+    long writeLockNanos() {
+        return growing == null ? NamespaceSink.WRITE_LOCK_NANOS : GROWING_WRITE_LOCK_NANOS;
+    }
+
+    /** Counts an entry stored in the target, for the average sizes of the next generation. */
+    void countStored(String key, String value) {
+        keyBytes += Utf8.length(key);
+        valueBytes += Utf8.length(value);
+        stored++;
+    }
+
+    /** Within a batch: past {@link #GROW_NOW_AT} (or low on free space), grows now rather than after the batch. */
+    void checkWithinBatch(Positions positions) {
+        if (++opsSinceCheck < RECORDS_PER_CHECK) {
+            return;
+        }
+        opsSinceCheck = 0;
+        GenerationFile t = generations.target();
+        if ((double) t.size() / t.capacity() >= GROW_NOW_AT || lowOnFreeSpace(t)) {
+            if (growing != null) {
+                finish(positions, false);
+            } else {
+                growIfPossible(positions, false);
+            }
+        }
+    }
+
+    /**
+     * After a poll batch ({@code positions} are exact): switches to a finished background copy, or starts one when
+     * the target is filled to {@link Fill#GROW_AT} or low on free space.
+     */
+    void afterBatch(Positions positions, boolean sampling) {
+        if (growing != null && growing.isFinished()) {
+            finish(positions, true);
+        }
+        if (generations.target() != null && !sampling && growing == null) {
+            GenerationFile t = generations.target();
+            if ((double) t.size() / t.capacity() >= Fill.GROW_AT || lowOnFreeSpace(t)) {
+                startGrowth();
+            }
+        }
+    }
+
+    /** The second half of a dual write: the same change in the generation being filled in the background. */
+    void alsoWriteToCopy(String key, String value) {
+        if (growing == null) {
+            return;
+        }
+        try {
+            if (value == null) {
+                growing.to.remove(key, GROWING_WRITE_LOCK_NANOS);
+            } else {
+                growing.to.put(key, value, GROWING_WRITE_LOCK_NANOS);
+            }
+        } catch (EntryTooLargeException e) {
+            // Counted when the old generation took it; the next generation is sized with current averages.
+            cancel("an entry does not fit the new generation: " + e.getMessage());
+        } catch (RuntimeException e) {
+            cancel(e.toString());
+        }
+    }
+
+    /**
+     * A put found no room (Chronicle: "extra segment tier"): entries grew larger than the sizes the generation was
+     * made for, so its bytes ran out before its count. Nothing was written; moves to a generation sized with the
+     * averages seen so far, where the caller applies the record.
+     *
+     * @throws StalledException when no bigger generation can be made now
+     */
+    void growBecauseFull(Positions positions) {
+        GenerationFile t = generations.target();
+        log.warn("Namespace '{}': generation {} is full at {} entries (entries larger than sampled); growing now",
+                nsLabel, t.file().getFileName(), t.size());
+        if (growing != null && finish(positions, false)) {
+            return; // copy complete and switched to: the record was written nowhere yet
+        }
+        GenerationSizing bigger = generations.sizing().grownFor(generations.target().size(), averageKeyBytes(),
+                averageValueBytes());
+        try {
+            replace(bigger, positions, false);
+            metrics.growths.labelValues(nsLabel).inc();
+        } catch (IOException | RuntimeException io) {
+            throw lastError.stall(growthFailed("generation full and cannot grow to " + bigger.entries() + " entries",
+                    io), retryMillis(io));
+        }
+    }
+
+    /**
+     * A segment of the target stayed locked past {@link NamespaceSink#WRITE_LOCK_NANOS} (a killed process left it):
+     * moves to a copy of the same size, where the caller applies the record.
+     *
+     * @throws StalledException      when the copy cannot be made now
+     * @throws RebuildNeededException when a stuck update lock blocks the copy too
+     */
+    void replaceLocked(LockTimeoutException e, Positions positions) {
+        log.warn("Namespace '{}': {}", nsLabel, e.getMessage());
+        cancel("a lock was left held in the generation being copied");
+        metrics.replacements.labelValues(nsLabel).inc();
+        try {
+            replace(generations.sizing(), positions, false);
+        } catch (IOException | IllegalStateException | EntryTooLargeException io) {
+            // Never let the ingest thread die on it (it used to, with /health still ok): report and retry.
+            throw lastError.stall("cannot replace a generation left locked: " + io.getMessage(),
+                    StalledException.PAUSE_MILLIS);
+        } catch (LockTimeoutException copyLocked) {
+            // The copy needs each segment's update lock, and a process that died while scanning (a reader's
+            // forEach or a reverse-lookup scan) left one held: this generation cannot be copied. Kafka still
+            // has everything, so build the next one from the topic.
+            throw new RebuildNeededException("generation " + generations.target().file().getFileName()
+                    + " cannot be written or copied (" + copyLocked.getMessage() + ")");
+        }
+    }
+
+    /** Whether growth waits for its retry time at {@code nowNanos} (the status then says STALLED). */
+    boolean deferred(long nowNanos) {
+        return nowNanos - nextGrowthAttemptNanos < 0;
+    }
+
+    /** Abandons a background copy and deletes its file, without retrying later: the namespace stops or rebuilds. */
+    void cancelQuietly() {
+        if (growing != null) {
+            dropCopy((file, e) -> log.debug("Cannot delete {}", file, e));
+        }
+    }
+
+    /** Chronicle's free space is below {@link #LOW_FREE_SPACE}; false when asked again too soon. */
+    private boolean lowOnFreeSpace(GenerationFile t) {
+        long now = System.nanoTime();
+        if (now - nextFreeSpaceCheck < 0) {
+            return false;
+        }
+        nextFreeSpaceCheck = now + FREE_SPACE_CHECK_NANOS;
+        return t.fill().percentageFreeSpace() < LOW_FREE_SPACE;
+    }
+
+    /** Starts filling a bigger generation in the background; records are written to both until it is done. */
+    private void startGrowth() {
+        if (deferred(System.nanoTime())) {
+            return;
+        }
+        GenerationFile t = generations.target();
+        GenerationSizing bigger = generations.sizing().grownFor(t.size(), averageKeyBytes(), averageValueBytes());
+        GenerationFile next;
+        try {
+            next = writer.createGeneration(bigger, generations.reverseIndex());
+        } catch (IOException | RuntimeException e) {
+            growthFailed("cannot create a generation of " + bigger.entries() + " entries", e);
+            return;
+        }
+        log.info("Namespace '{}': generation {} holds {} of {} entries; filling {} for {} in the background",
+                nsLabel, t.file().getFileName(), t.size(), t.capacity(), next.file().getFileName(), bigger.entries());
+        growing = BackgroundCopy.start(t, next, bigger, nsLabel);
+    }
+
+    /** Grows synchronously unless growth waits for its retry time; past {@link #STALL_AT} that stalls the topic. */
+    private void growIfPossible(Positions positions, boolean batchComplete) {
+        GenerationFile t = generations.target();
+        double ratio = (double) t.size() / t.capacity();
+        if (deferred(System.nanoTime())) {
+            if (ratio >= STALL_AT) {
+                throw stallWhileFull();
+            }
+            return;
+        }
+        GenerationSizing bigger = generations.sizing().grownFor(t.size(), averageKeyBytes(), averageValueBytes());
+        log.info("Namespace '{}': generation {} holds {} of {} entries; building one for {}", nsLabel,
+                t.file().getFileName(), t.size(), t.capacity(), bigger.entries());
+        try {
+            replace(bigger, positions, batchComplete);
+            metrics.growths.labelValues(nsLabel).inc();
+        } catch (IOException | RuntimeException e) {
+            growthFailed("cannot grow to " + bigger.entries() + " entries", e);
+            if (ratio >= STALL_AT) {
+                throw stallWhileFull();
+            }
+        }
+    }
+
+    private StalledException stallWhileFull() {
+        long retryMillis = Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L);
+        String error = lastError.get();
+        if (error == null) { // the growth that failed was reported, and a record applied since cleared it
+            GenerationFile t = generations.target();
+            error = "generation " + t.file().getFileName() + " is full (" + t.size() + " of " + t.capacity()
+                    + " entries) and growth is retried later";
+        }
+        return lastError.stall(error, retryMillis);
+    }
+
+    /**
+     * Copies the current target into a new generation of {@code newSizing} and switches to it; a published target
+     * is replaced by publishing the copy. Never leaves a half-built generation visible.
+     */
+    private void replace(GenerationSizing newSizing, Positions positions, boolean positionsExact) throws IOException {
+        cancel("replaced synchronously");
+        GenerationFile old = generations.target();
+        GenerationFile next = writer.createGeneration(newSizing, generations.reverseIndex());
+        try {
+            old.forEach((k, v) -> {
+                try {
+                    next.put(k, v, BackgroundCopy.COPY_LOCK_NANOS);
+                } catch (EntryTooLargeException e) {
+                    metrics.oversize.labelValues(nsLabel).inc();
+                }
+            }, BackgroundCopy.COPY_LOCK_NANOS);
+        } catch (RuntimeException e) {
+            writer.discard(next);
+            throw e;
+        }
+        generations.switchTo(next, newSizing, positions, positionsExact);
+    }
+
+    /** Abandons a background copy, deletes its file and retries growth after {@link #GROWTH_RETRY_MILLIS}. */
+    private void cancel(String why) {
+        if (growing == null) {
+            return;
+        }
+        dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file,
+                e.toString()));
+        defer(GROWTH_RETRY_MILLIS);
+        lastError.set("growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why);
+        log.warn("Namespace '{}': {}", nsLabel, lastError.get());
+    }
+
+    /** Stops the background copy and deletes its file; {@code undeletable} hears of a file that stays. */
+    private void dropCopy(BiConsumer<Path, Exception> undeletable) {
+        BackgroundCopy copy = growing;
+        growing = null;
+        copy.cancel();
+        try {
+            writer.discard(copy.to);
+        } catch (IOException | RuntimeException e) {
+            undeletable.accept(copy.to.file(), e);
+        }
+    }
+
+    /**
+     * Waits for the background copy and switches to its generation.
+     *
+     * @return whether it switched
+     */
+    private boolean finish(Positions positions, boolean positionsExact) {
+        BackgroundCopy copy = growing;
+        Throwable failure = copy.await();
+        if (failure != null) {
+            cancel("copy failed: " + failure);
+            return false;
+        }
+        growing = null;
+        try {
+            generations.switchTo(copy.to, copy.sizing, positions, positionsExact);
+        } catch (IOException | RuntimeException e) {
+            try {
+                writer.discard(copy.to);
+            } catch (IOException | RuntimeException ignored) {
+                // reported below
+            }
+            defer(GROWTH_RETRY_MILLIS);
+            lastError.set("cannot publish the grown generation: " + e.getMessage());
+            log.error("Namespace '{}': {}", nsLabel, lastError.get());
+            return false;
+        }
+        if (copy.skipped() > 0) {
+            metrics.oversize.labelValues(nsLabel).inc(copy.skipped());
+        }
+        metrics.growths.labelValues(nsLabel).inc();
+        return true;
+    }
+
+    private void defer(long millis) {
+        nextGrowthAttemptNanos = System.nanoTime() + millis * 1_000_000L;
+    }
+
+    /**
+     * Growth failed: when the file system refused the bigger file (disk full), it is tried again as soon as a
+     * refused extension is, since freeing space is all it takes and a refused try costs nothing; otherwise after
+     * {@link #GROWTH_RETRY_MILLIS}. Logged at most once a minute (a full disk retries every few seconds).
+     *
+     * @return the error, also kept as the namespace's last error
+     */
+    private String growthFailed(String what, Throwable e) {
+        long retryMillis = retryMillis(e);
+        defer(retryMillis);
+        lastError.set(what + " (retrying in " + retryMillis / 1000 + " s): " + e.getMessage());
+        growthFailures.warn("Namespace '{}': {}", nsLabel, lastError.get());
+        return lastError.get();
+    }
+
+    private static long retryMillis(Throwable e) {
+        return GenerationFile.ioCause(e) != null ? DISK_FULL_RETRY_MILLIS : GROWTH_RETRY_MILLIS;
+    }
+
+    private double averageKeyBytes() {
+        GenerationSizing sizing = generations.sizing();
+        return stored == 0 ? sizing.averageKeyBytes() : (double) keyBytes / stored;
+    }
+
+    private double averageValueBytes() {
+        GenerationSizing sizing = generations.sizing();
+        return stored == 0 ? sizing.averageValueBytes() : (double) valueBytes / stored;
+    }
+}

@@ -1,0 +1,300 @@
+package io.sharedlookup.writer.namespace;
+
+import io.sharedlookup.internal.store.LockTimeoutException;
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.StoreFormatException;
+import io.sharedlookup.writer.TopicBinding;
+import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.store.EntryTooLargeException;
+import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationSizing;
+import io.sharedlookup.writer.store.GenerationUnusableException;
+import io.sharedlookup.writer.store.NamespaceWriter;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One namespace's generations, driven by the ingest thread only: decides resume or rebuild ({@link ResumeDecision}),
+ * applies records, sizes a rebuilt generation ({@link InitialSizing}), grows and replaces generations
+ * ({@link Growth}), publishes, checkpoints and closes ({@link Generations}).
+ *
+ * <p>Growth and lock-replacement copies run on the ingest thread between records: nothing is consumed while a copy
+ * runs, so no update can be lost or reordered, and readers keep reading the published generation meanwhile.
+ */
+public final class NamespaceSink {
+    private static final Logger log = LoggerFactory.getLogger(NamespaceSink.class);
+    /** Live processes hold segment locks for microseconds; longer means a killed process left one held. */
+    static final long WRITE_LOCK_NANOS = 500_000_000L;
+
+    private final TopicBinding binding;
+    private final NamespaceWriter writer;
+    private final WriterMetrics metrics;
+    private final Map<String, String> attributes;
+    private final String nsLabel;
+    private final LastError lastError = new LastError();
+    private final Generations generations;
+    private final InitialSizing initialSizing = new InitialSizing();
+    private final Growth growth;
+    private long lastUpdateMillis;
+
+    /**
+     * @param attributes the settings this writer records with each generation; a change of any of them at restart
+     *                   means a rebuild
+     */
+    public NamespaceSink(TopicBinding binding, NamespaceWriter writer, WriterMetrics metrics,
+                         Map<String, String> attributes) {
+        this.binding = binding;
+        this.writer = writer;
+        this.metrics = metrics;
+        this.attributes = Map.copyOf(attributes);
+        this.nsLabel = binding.namespace();
+        this.generations = new Generations(writer, binding.topic(), nsLabel, this.attributes, lastError);
+        this.growth = new Growth(generations, writer, metrics, lastError, nsLabel);
+        // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
+        for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
+                metrics.oversize, metrics.rebuilds, metrics.growths, metrics.replacements, metrics.resumes)) {
+            counter.labelValues(nsLabel);
+        }
+    }
+
+    public TopicBinding binding() {
+        return binding;
+    }
+
+    /**
+     * Chooses where to start: resume from the stored offsets after a clean stop when they are still valid, otherwise
+     * rebuild from the beginning.
+     *
+     * @param beginning        per partition, the log start offset
+     * @param end              per partition, the end offset now
+     * @param retentionMillis  the topic's delete.retention.ms, or -1 when unknown
+     * @return per partition, the offset to consume from
+     */
+    public Map<Integer, Long> start(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis) {
+        ResumeDecision decision = ResumeDecision.decide(
+                writer.published().map(m -> ResumeDecision.Published.of(m, writer.canResume())),
+                writer.rebuildReason(), binding.topic(), attributes,
+                new ResumeDecision.TopicLog(beginning, end, retentionMillis), System.currentTimeMillis());
+        String refusal = decision.rebuildReason();
+        if (decision.resume()) {
+            try {
+                GenerationFile live = writer.resume();
+                generations.resumed(live);
+                Manifest m = writer.published().orElseThrow();
+                // Averages are not recorded with a generation: sample them from it, so that a replacement or a
+                // bigger generation built before this run has seen records is sized for the entries it must hold
+                // (the 16/32-byte fallbacks made such a copy overflow Chronicle's tiers).
+                double[] averages = InitialSizing.averagesOf(live);
+                generations.setSizing(new GenerationSizing(m.capacity(), averages[0], averages[1],
+                        GenerationSizing.MAX_BLOAT_FACTOR));
+                metrics.resumes.labelValues(nsLabel).inc();
+                log.info("Namespace '{}': resuming generation {} from stored offsets {}", nsLabel, m.generation(),
+                        m.offsets());
+                Map<Integer, Long> from = new TreeMap<>(beginning);
+                m.offsets().forEach((p, o) -> {
+                    if (from.containsKey(p)) {
+                        from.put(p, o);
+                    }
+                });
+                return from;
+            } catch (IOException | StoreFormatException e) {
+                refusal = "the published generation cannot be reopened (" + e.getMessage() + ")";
+            }
+        }
+        return rebuildFrom(refusal, beginning, end);
+    }
+
+    /**
+     * The topic no longer has the records this namespace's offsets point at (truncated past them, or deleted and
+     * recreated under a running writer): drops whatever is being built and starts a fresh generation from the
+     * beginning. Readers keep the published generation until the new one is complete; until then a stop leaves the
+     * namespace marked not cleanly closed, so the next start rebuilds too.
+     *
+     * @return per partition, the offset to consume from
+     */
+    public Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end) {
+        growth.cancelQuietly();
+        generations.dropForRebuild();
+        initialSizing.clear();
+        lastError.clear();
+        return rebuildFrom(reason, beginning, end);
+    }
+
+    private Map<Integer, Long> rebuildFrom(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end) {
+        long expectedEntries = initialSizing.start(beginning, end);
+        log.info("Namespace '{}': building a fresh generation from the beginning of topic '{}' ({}); up to {} records;"
+                + " readers keep the last published generation meanwhile", nsLabel, binding.topic(), reason,
+                expectedEntries);
+        metrics.rebuilds.labelValues(nsLabel).inc();
+        return beginning;
+    }
+
+    /** Applies one decoded record: {@code value == null} removes. */
+    public void apply(String key, String value, Positions positions) {
+        lastUpdateMillis = System.currentTimeMillis();
+        if (initialSizing.sampling()) {
+            if (initialSizing.add(key, value)) {
+                finishSampling();
+            }
+            return;
+        }
+        growth.checkWithinBatch(positions);
+        try {
+            applyTo(generations.target(), key, value);
+            growth.alsoWriteToCopy(key, value);
+        } catch (IllegalStateException e) {
+            if (!String.valueOf(e.getMessage()).contains("extra segment tier")) {
+                throw e;
+            }
+            growth.growBecauseFull(positions);
+            applyTo(generations.target(), key, value);
+        } catch (LockTimeoutException e) {
+            growth.replaceLocked(e, positions);
+            applyTo(generations.target(), key, value);
+        }
+    }
+
+    private void applyTo(GenerationFile target, String key, String value) {
+        if (value == null) {
+            if (target.remove(key, growth.writeLockNanos())) {
+                generations.markDirty();
+            }
+            return;
+        }
+        try {
+            if (target.put(key, value, growth.writeLockNanos())) {
+                generations.markDirty();
+            }
+        } catch (EntryTooLargeException e) {
+            metrics.oversize.labelValues(nsLabel).inc();
+            throw new RecordSkippedException(e.getMessage());
+        } catch (GenerationUnusableException e) {
+            throw new RebuildNeededException(e.getMessage());
+        } catch (RuntimeException e) {
+            IOException io = GenerationFile.ioCause(e);
+            if (io == null) {
+                throw e;
+            }
+            // Chronicle extends the file for an extra tier and the file system said no (disk full, file size
+            // limit). Nothing was written (GenerationFile cut the file back to its allocated part); the record is
+            // read again soon, and readers keep what was published meanwhile.
+            throw lastError.stall("cannot extend generation " + target.file().getFileName() + " (" + io.getMessage()
+                    + "); free disk space, the writer retries every " + Growth.DISK_FULL_RETRY_MILLIS / 1000
+                    + " s by itself", Growth.DISK_FULL_RETRY_MILLIS);
+        }
+        growth.countStored(key, value);
+        lastError.recordStored();
+    }
+
+    /** Creates the rebuild's generation, sized from the sample, and applies the records held back for it. */
+    private void finishSampling() {
+        GenerationSizing sizing = initialSizing.sizing();
+        generations.setSizing(sizing);
+        GenerationFile building;
+        try {
+            building = writer.createGeneration(sizing, generations.reverseIndex());
+        } catch (IOException e) {
+            throw lastError.stall("cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage(),
+                    StalledException.PAUSE_MILLIS);
+        }
+        generations.startBuilding(building);
+        log.info("Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)", nsLabel,
+                building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
+                Math.round(sizing.averageValueBytes()));
+        for (String[] s : initialSizing.finish()) {
+            try {
+                applyTo(building, s[0], s[1]);
+            } catch (RecordSkippedException skipped) {
+                // counted in applyTo
+            }
+        }
+    }
+
+    /**
+     * After a poll batch is fully applied ({@code positions} are exact): finishes sampling, publishes a rebuilt
+     * generation once caught up, grows when needed.
+     */
+    public void afterBatch(boolean nowCaughtUp, Positions positions) {
+        generations.setCaughtUp(nowCaughtUp);
+        if (initialSizing.sampling() && nowCaughtUp) {
+            finishSampling();
+        }
+        if (generations.building() != null && nowCaughtUp) {
+            generations.publishBuilt(positions);
+        }
+        growth.afterBatch(positions, initialSizing.sampling());
+    }
+
+    /** Records progress of a live generation for readers (content version) and for a later resume. */
+    public void checkpoint(Positions positions) {
+        generations.checkpoint(positions);
+    }
+
+    public boolean isPublishedAndCaughtUp() {
+        return generations.isPublishedAndCaughtUp();
+    }
+
+    /** Whether readers see what this writer applies: a generation is published and no rebuild replaces it. */
+    public boolean isLive() {
+        return generations.isLive();
+    }
+
+    /**
+     * Clean stop: a live generation is closed with its final offsets (the next start resumes); an unpublished one is
+     * discarded.
+     */
+    public void close(Positions positions) {
+        try {
+            growth.cancelQuietly();
+            generations.closeCleanly(positions);
+        } catch (IOException | RuntimeException e) {
+            log.error("Namespace '{}': clean close failed, the next start rebuilds: {}", nsLabel, e.toString());
+            try {
+                writer.close();
+            } catch (IOException ignored) {
+                // the OS releases the lock at exit anyway
+            }
+        }
+    }
+
+    /** Releases the namespace without marking it closed: used when the writer fails to start. */
+    public void abandon() {
+        try {
+            growth.cancelQuietly();
+            generations.release();
+        } catch (IOException | RuntimeException e) {
+            log.warn("Namespace '{}': releasing failed: {}", nsLabel, e.toString());
+        }
+    }
+
+    /** A snapshot for HTTP, with {@code lag} and the ingest side's reason why it is not ready; updates the gauges. */
+    public NamespaceStatus status(Map<Integer, Long> lag, String notReadyReason) {
+        GenerationFile t = generations.target();
+        long generation = writer.published().map(Manifest::generation).orElse(0L);
+        long entries = t == null ? initialSizing.sampled() : t.size();
+        long capacity = t == null ? 0 : t.capacity();
+        NamespaceStatus.State state;
+        long now = System.nanoTime();
+        if (lastError.get() != null && (growth.deferred(now) || lastError.stalledAt(now))) {
+            state = NamespaceStatus.State.STALLED;
+        } else if (generations.building() != null || initialSizing.sampling()) {
+            state = NamespaceStatus.State.REBUILDING;
+        } else if (generations.live() != null) {
+            state = NamespaceStatus.State.LIVE;
+        } else {
+            state = NamespaceStatus.State.STARTING;
+        }
+        metrics.entries.labelValues(nsLabel).set(entries);
+        metrics.capacity.labelValues(nsLabel).set(capacity);
+        metrics.generation.labelValues(nsLabel).set(generation);
+        metrics.caughtUp.labelValues(nsLabel).set(isPublishedAndCaughtUp() ? 1 : 0);
+        lag.forEach((p, l) -> metrics.lag.labelValues(nsLabel, Integer.toString(p)).set(l));
+        return new NamespaceStatus(nsLabel, binding.topic(), state, generation, entries, capacity,
+                capacity == 0 ? 0 : (double) entries / capacity, lag, lastUpdateMillis, lastError.get(),
+                isPublishedAndCaughtUp(), notReadyReason);
+    }
+}

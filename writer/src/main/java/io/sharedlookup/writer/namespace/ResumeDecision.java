@@ -1,0 +1,132 @@
+package io.sharedlookup.writer.namespace;
+
+import io.sharedlookup.internal.store.Manifest;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Resume or rebuild: whether a namespace's published generation may be reopened and continued from the offsets stored
+ * with it, or must be built afresh from the beginning of its topic, and why. A pure function of what the store holds,
+ * what this writer was started with and what the topic holds now, so that each rule can be tested on its own; the
+ * rules are checked in the order below and the first that refuses names the reason logged with the rebuild.
+ *
+ * <ol>
+ *   <li>nothing is published (no manifest, or one that must be rebuilt: unreadable, store format version 1);</li>
+ *   <li>the last writer did not stop cleanly;</li>
+ *   <li>it was built from another topic;</li>
+ *   <li>a setting this writer records (an attribute) differs;</li>
+ *   <li>it was built with a {@code --value-field} that this writer does not have;</li>
+ *   <li>a stored offset is below its partition's log start offset;</li>
+ *   <li>a stored offset is past its partition's log end offset (the topic was recreated);</li>
+ *   <li>the offsets are older than the topic's {@code delete.retention.ms} (deletes may have been missed).</li>
+ * </ol>
+ */
+public final class ResumeDecision {
+    /** Manifest attribute recording --value-field: a resumed generation must have been built with the same one. */
+    public static final String VALUE_FIELD = "value.field";
+    private static final ResumeDecision RESUME = new ResumeDecision(null);
+
+    private final String rebuildReason;
+
+    private ResumeDecision(String rebuildReason) {
+        this.rebuildReason = rebuildReason;
+    }
+
+    /**
+     * What the published manifest says, as far as the decision goes.
+     *
+     * @param topic           the topic the generation was built from
+     * @param attributes      the settings it was built with
+     * @param offsets         per partition, the next offset to read
+     * @param updatedAtMillis when the manifest was last written (wall clock)
+     * @param stoppedCleanly  the manifest says closed and the generation's file is there
+     *                        ({@code NamespaceWriter.canResume()})
+     */
+    record Published(String topic, Map<String, String> attributes, Map<Integer, Long> offsets, long updatedAtMillis,
+                     boolean stoppedCleanly) {
+        static Published of(Manifest m, boolean stoppedCleanly) {
+            return new Published(m.topic(), m.attributes(), m.offsets(), m.updatedAtMillis(), stoppedCleanly);
+        }
+    }
+
+    /**
+     * The topic now.
+     *
+     * @param beginning             per partition, the log start offset
+     * @param end                   per partition, the end offset
+     * @param deleteRetentionMillis the topic's delete.retention.ms, or -1 when unknown
+     */
+    record TopicLog(Map<Integer, Long> beginning, Map<Integer, Long> end, long deleteRetentionMillis) {
+    }
+
+    /**
+     * @param published         the published manifest, if any
+     * @param unpublishedReason without one, why a manifest that exists cannot be used (unreadable, old format)
+     * @param topic             the topic this writer reads into the namespace
+     * @param attributes        the settings this writer records with a generation
+     * @param log               the topic now
+     * @param nowMillis         the wall clock now, to compare with {@code delete.retention.ms}
+     */
+    static ResumeDecision decide(Optional<Published> published, Optional<String> unpublishedReason, String topic,
+                                 Map<String, String> attributes, TopicLog log, long nowMillis) {
+        if (published.isEmpty()) {
+            return rebuild(unpublishedReason.orElse("nothing published yet"));
+        }
+        Published m = published.get();
+        if (!m.stoppedCleanly()) {
+            return rebuild("the last writer did not stop cleanly");
+        }
+        if (!m.topic().equals(topic)) {
+            return rebuild("it was built from topic '" + m.topic() + "'");
+        }
+        // Only the settings this writer records decide; the format may add attributes of its own.
+        for (Map.Entry<String, String> a : attributes.entrySet()) {
+            if (!a.getValue().equals(m.attributes().get(a.getKey()))) {
+                return rebuild("it was built with " + a.getKey() + "=" + m.attributes().get(a.getKey()) + ", not "
+                        + a.getValue());
+            }
+        }
+        if (attributes.get(VALUE_FIELD) == null && m.attributes().get(VALUE_FIELD) != null) {
+            return rebuild("it was built with " + VALUE_FIELD + "=" + m.attributes().get(VALUE_FIELD));
+        }
+        for (Map.Entry<Integer, Long> b : log.beginning().entrySet()) {
+            Long stored = m.offsets().get(b.getKey());
+            if (stored != null && stored < b.getValue()) {
+                return rebuild("stored offset " + stored + " of partition " + b.getKey()
+                        + " is below the log start offset " + b.getValue());
+            }
+        }
+        for (Map.Entry<Integer, Long> e : log.end().entrySet()) {
+            Long stored = m.offsets().get(e.getKey());
+            if (stored != null && stored > e.getValue()) {
+                return rebuild("stored offset " + stored + " of partition " + e.getKey()
+                        + " is past the log end offset " + e.getValue() + " (was the topic recreated?)");
+            }
+        }
+        long retentionMillis = log.deleteRetentionMillis();
+        if (retentionMillis >= 0 && nowMillis - m.updatedAtMillis() > retentionMillis) {
+            return rebuild("its offsets are older than the topic's delete.retention.ms (" + retentionMillis
+                    + " ms), so deletes may have been missed");
+        }
+        return RESUME;
+    }
+
+    static ResumeDecision rebuild(String reason) {
+        return new ResumeDecision(reason);
+    }
+
+    /** Whether the published generation may be reopened and continued from its stored offsets. */
+    boolean resume() {
+        return rebuildReason == null;
+    }
+
+    /** Why the namespace is rebuilt from the beginning of its topic; null when it resumes. */
+    String rebuildReason() {
+        return rebuildReason;
+    }
+
+    @Override
+    public String toString() {
+        return resume() ? "resume" : "rebuild (" + rebuildReason + ")";
+    }
+}

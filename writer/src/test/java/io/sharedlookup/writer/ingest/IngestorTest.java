@@ -1,0 +1,249 @@
+package io.sharedlookup.writer.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.writer.Http;
+import io.sharedlookup.writer.TopicBinding;
+import io.sharedlookup.writer.WriterConfig;
+import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceStatus;
+import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.StorePermissions;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The poll loop and its recovery paths against Kafka's {@link MockConsumer}, with real namespaces in a temporary
+ * store: no broker, so each path is driven exactly. The real-broker tests (WriterEndToEndTest, PartitionsAddedTest,
+ * WriterCrashTest...) cover the same paths against Kafka itself.
+ */
+class IngestorTest {
+    private static final String TOPIC = "users";
+    private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
+    private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path store;
+
+    private final WriterMetrics metrics = new WriterMetrics();
+    private final PacedMockConsumer consumer = new PacedMockConsumer();
+    private final List<NamespaceSink> sinks = new ArrayList<>();
+    private Ingestor ingestor;
+
+    /** A MockConsumer whose empty polls take a moment, as a real one's do, so the loop does not spin. */
+    static final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
+        PacedMockConsumer() {
+            super("none"); // as ConsumerSettings: a position the broker no longer has is an error, never a reset
+        }
+
+        @Override
+        public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
+            if (records.isEmpty()) {
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return records;
+        }
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (ingestor != null) {
+            ingestor.stop(Duration.ofSeconds(5));
+        }
+    }
+
+    private Ingestor start() throws Exception {
+        WriterConfig config = new WriterConfig("mock:9092", store, List.of(new TopicBinding(TOPIC, TOPIC)), Map.of(),
+                "127.0.0.1", 0, Optional.empty(), WriterConfig.DEFAULT_MAX_VALUE_BYTES, false, false);
+        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
+        sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
+        ingestor = new Ingestor(config, sinks, metrics, consumer, topics -> Map.of());
+        ingestor.start();
+        return ingestor;
+    }
+
+    /** The topic has the partitions of {@code beginning}, with these log start and end offsets; then starts. */
+    private void startReading(Map<TopicPartition, Long> beginning, Map<TopicPartition, Long> end) throws Exception {
+        partitions(beginning.keySet());
+        consumer.updateBeginningOffsets(beginning);
+        consumer.updateEndOffsets(end);
+        start();
+    }
+
+    private void partitions(Collection<TopicPartition> tps) {
+        List<PartitionInfo> infos = new ArrayList<>();
+        for (TopicPartition tp : tps) {
+            infos.add(new PartitionInfo(tp.topic(), tp.partition(), null, null, null));
+        }
+        infos.sort(Comparator.comparingInt(PartitionInfo::partition));
+        consumer.updatePartitions(TOPIC, infos);
+    }
+
+    private static ConsumerRecord<byte[], byte[]> record(TopicPartition tp, long offset, String key, String value) {
+        return new ConsumerRecord<>(tp.topic(), tp.partition(), offset,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Records can only be added to assigned partitions: added on the ingest thread at its next poll. */
+    private void atNextPoll(Runnable task) {
+        consumer.schedulePollTask(task);
+    }
+
+    private NamespaceStatus status() {
+        return ingestor.statuses().get(TOPIC);
+    }
+
+    private String lookup(String key) {
+        try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+            return reader.lookup(TOPIC).get(key);
+        }
+    }
+
+    private double rebuilds() {
+        return Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
+                "sharedlookup_writer_rebuilds_total{namespace=\"users\"}");
+    }
+
+    @Test
+    void pollLoop_recordsOfEveryPartition_reachReadersOnceCaughtUpAndTheStopIsClean() throws Exception {
+        startReading(Map.of(P0, 0L, P1, 0L), Map.of(P0, 4L, P1, 2L));
+        atNextPoll(() -> {
+            consumer.addRecord(record(P0, 0, "1", "Alice"));
+            consumer.addRecord(record(P0, 1, "2", "Bob"));
+            consumer.addRecord(record(P0, 2, "1", null)); // tombstone
+            consumer.addRecord(record(P0, 3, null, "no key")); // skipped and counted
+            consumer.addRecord(new ConsumerRecord<>(TOPIC, 1, 0, "3".getBytes(StandardCharsets.UTF_8),
+                    new byte[] {(byte) 0xC3})); // not UTF-8: skipped and counted
+            consumer.addRecord(record(P1, 1, "4", "Dana"));
+        });
+
+        await().atMost(WAIT).until(() -> status().ready());
+        assertThat(status().state()).isEqualTo(NamespaceStatus.State.LIVE);
+        assertThat(status().entries()).isEqualTo(2);
+        assertThat(lookup("2")).isEqualTo("Bob");
+        assertThat(lookup("4")).isEqualTo("Dana");
+        assertThat(lookup("1")).isNull();
+        assertThat(lookup("3")).isNull();
+
+        ingestor.stop(Duration.ofSeconds(5));
+        assertThat(consumer.closed()).isTrue();
+        try (NamespaceWriter after = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT)) {
+            assertThat(after.canResume()).isTrue();
+            assertThat(after.published().orElseThrow().offsets()).isEqualTo(Map.of(0, 4L, 1, 2L));
+        }
+    }
+
+    @Test
+    void startAll_topicMissingAtFirst_retriesUntilItExists() throws Exception {
+        consumer.updateBeginningOffsets(Map.of(P0, 0L));
+        consumer.updateEndOffsets(Map.of(P0, 1L));
+        start();
+        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason())
+                .equals("topic 'users' does not exist on mock:9092"));
+
+        partitions(List.of(P0));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+        assertThat(lookup("1")).isEqualTo("Alice");
+    }
+
+    @Test
+    void poll_positionNoLongerOnTheBroker_rebuildsTheNamespaceFromTheNewBeginning() throws Exception {
+        startReading(Map.of(P0, 0L), Map.of(P0, 2L));
+        atNextPoll(() -> {
+            consumer.addRecord(record(P0, 0, "1", "Alice"));
+            consumer.addRecord(record(P0, 1, "2", "Bob"));
+        });
+        await().atMost(WAIT).until(() -> status().ready());
+        assertThat(rebuilds()).isEqualTo(1);
+
+        // Truncated past the writer's position (or recreated): the next poll fails with OffsetOutOfRangeException.
+        atNextPoll(() -> {
+            consumer.updateBeginningOffsets(Map.of(P0, 10L));
+            consumer.updateEndOffsets(Map.of(P0, 12L));
+            consumer.addRecord(record(P0, 10, "1", "Alicia"));
+            consumer.addRecord(record(P0, 11, "9", "Zoe"));
+        });
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(rebuilds()).isEqualTo(2);
+            assertThat(status().ready()).isTrue();
+            assertThat(lookup("9")).isEqualTo("Zoe");
+        });
+        assertThat(lookup("1")).isEqualTo("Alicia");
+        assertThat(lookup("2")).isNull(); // only in the records the broker no longer has
+        assertThat(consumer.position(P0)).isEqualTo(12);
+    }
+
+    @Test
+    void poll_brokerDoesNotAnswer_backsOffSaysSoAndCarriesOn() throws Exception {
+        startReading(Map.of(P0, 0L), Map.of(P0, 1L));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+
+        consumer.setPollException(new TimeoutException("no answer in time"));
+        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason())
+                .equals("Kafka at mock:9092 did not answer: no answer in time"));
+        atNextPoll(() -> consumer.addRecord(record(P0, 1, "2", "Bob")));
+
+        // The loop polls again after its backoff; the health check (every 5 s) finds the broker answering again.
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(status().ready()).isTrue();
+            assertThat(lookup("2")).isEqualTo("Bob");
+        });
+    }
+
+    @Test
+    void afterBatch_namespaceCannotTakeRecords_pausesItsTopicAndSaysWhy() throws Exception {
+        startReading(Map.of(P0, 0L, P1, 0L), Map.of(P0, 1L, P1, 0L));
+        atNextPoll(() -> {
+            // The namespace directory vanishes (as good as a file system refusing new files): no generation.
+            deleteRecursively(new StoreLayout(store).namespaceDir(TOPIC));
+            consumer.addRecord(record(P0, 0, "1", "Alice"));
+        });
+
+        await().atMost(WAIT).until(() -> consumer.paused().containsAll(List.of(P0, P1)));
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(status().state()).isEqualTo(NamespaceStatus.State.STALLED);
+            assertThat(status().lastError()).contains("cannot create a generation");
+            assertThat(status().notReadyReason()).startsWith("paused: ");
+        });
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
