@@ -41,6 +41,11 @@ public final class WriterMetrics {
     public final Counter resumes = Counter.builder().name("sharedlookup_writer_resumes_total")
             .help("Starts that resumed the published generation from its stored offsets")
             .labelNames("namespace").register(registry);
+    /** The digest gauge holds the low 48 bits: a double represents them exactly. */
+    public static final long DIGEST_GAUGE_MASK = (1L << 48) - 1;
+    public final Gauge contentDigest = Gauge.builder().name("sharedlookup_writer_content_digest")
+            .help("Low 48 bits of the published content digest (all 64 in /namespaces): equal on hosts whose writers "
+                    + "applied the same offsets").labelNames("namespace").register(registry);
     public final Counter stalls = Counter.builder().name("sharedlookup_writer_stalls_total")
             .help("Times a topic was paused because its namespace could not take a record (disk full, growth "
                     + "failing); see lastError in /namespaces").labelNames("namespace").register(registry);

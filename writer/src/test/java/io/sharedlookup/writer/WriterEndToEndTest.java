@@ -196,6 +196,12 @@ class WriterEndToEndTest {
             assertThat(metrics.body()).contains("# TYPE " + family + " ");
         }
         assertThat(metrics.body()).contains("sharedlookup_writer_lag_records{namespace=\"mixed\",partition=\"0\"}");
+        // The content digest as of the published offsets, in /namespaces (all 64 bits) and the metrics (low 48).
+        String digest = ns.get("digest").asText();
+        assertThat(digest).matches("[0-9a-f]{16}");
+        assertThat(ns.get("offsets").size()).isEqualTo(3);
+        assertThat((long) Http.metric(metrics.body(), "sharedlookup_writer_content_digest{namespace=\"mixed\"}"))
+                .isEqualTo(Long.parseUnsignedLong(digest, 16) & WriterMetrics.DIGEST_GAUGE_MASK);
     }
 
     /** --reverse-index: reverse lookups through reader-lib follow puts, updates and tombstones, from the index. */

@@ -2,6 +2,7 @@ package io.sharedlookup.writer.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.NamespaceNames;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
@@ -107,6 +108,9 @@ public final class HttpApi {
             s.lag().forEach((p, l) -> lag.put(Integer.toString(p), l));
             n.put("lastUpdate", s.lastUpdateMillis() == 0 ? null : Instant.ofEpochMilli(s.lastUpdateMillis()).toString());
             n.put("lastError", s.lastError());
+            ObjectNode offsets = n.putObject("offsets");
+            s.offsets().forEach((p, o) -> offsets.put(Integer.toString(p), o));
+            n.put("digest", s.digest() == null ? null : ContentDigest.hex(s.digest()));
         }
         return body;
     }

@@ -293,8 +293,13 @@ public final class NamespaceSink {
         metrics.generation.labelValues(nsLabel).set(generation);
         metrics.caughtUp.labelValues(nsLabel).set(isPublishedAndCaughtUp() ? 1 : 0);
         lag.forEach((p, l) -> metrics.lag.labelValues(nsLabel, Integer.toString(p)).set(l));
+        Manifest published = writer.published().orElse(null);
+        Long digest = published == null ? null : published.contentDigest();
+        if (digest != null) {
+            metrics.contentDigest.labelValues(nsLabel).set(digest & WriterMetrics.DIGEST_GAUGE_MASK);
+        }
         return new NamespaceStatus(nsLabel, binding.topic(), state, generation, entries, capacity,
                 capacity == 0 ? 0 : (double) entries / capacity, lag, lastUpdateMillis, lastError.get(),
-                isPublishedAndCaughtUp(), notReadyReason);
+                isPublishedAndCaughtUp(), notReadyReason, published == null ? Map.of() : published.offsets(), digest);
     }
 }

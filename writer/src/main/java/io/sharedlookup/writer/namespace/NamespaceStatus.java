@@ -8,7 +8,7 @@ import java.util.Map;
  */
 public record NamespaceStatus(String namespace, String topic, State state, long generation, long entries, long capacity,
                        double fillRatio, Map<Integer, Long> lag, long lastUpdateMillis, String lastError,
-                       boolean caughtUp, String notReadyReason) {
+                       boolean caughtUp, String notReadyReason, Map<Integer, Long> offsets, Long digest) {
     public enum State {
         /** Connecting, discovering partitions, deciding between resume and rebuild. */
         STARTING,
@@ -20,8 +20,13 @@ public record NamespaceStatus(String namespace, String topic, State state, long 
         STALLED
     }
 
+    /**
+     * {@code offsets} and {@code digest} are the published manifest's: the content digest as of those offsets, so that
+     * hosts can be compared (null before anything is published, or for a manifest from before digests).
+     */
     public NamespaceStatus {
         lag = Map.copyOf(lag);
+        offsets = Map.copyOf(offsets);
     }
 
     /** Whether {@code /ready} counts this namespace ready: nothing holds it back. */
