@@ -18,11 +18,15 @@ import java.util.SplittableRandom;
  *
  * <p>Both peers look up the same random sequence of keys, each key a {@code String} created apart from the map's own
  * (distinct key instances, as keys arriving from elsewhere are). Usage:
- * {@code java -Xmx6g -cp "$BENCH_CP" io.sharedlookup.bench.LookupCpuTimeHarness <entries> <storeDir> [rounds] [ms]}:
- * the store is written into {@code storeDir} unless it already holds the namespace (so a 10M store is written once).
+ * {@code java -Xmx6g -cp "$BENCH_CP" io.sharedlookup.bench.LookupCpuTimeHarness <entries> <storeDir> [rounds] [ms]
+ * [chained]}: the store is written into {@code storeDir} unless it already holds the namespace (so a 10M store is
+ * written once). With {@code chained}, each call's key depends on the previous call's result (one bit of the value's
+ * length), so the processor cannot overlap one call's cache misses with the next call's: latency rather than
+ * throughput.
  */
 public final class LookupCpuTimeHarness {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static boolean chained;
 
     private LookupCpuTimeHarness() {
     }
@@ -32,6 +36,7 @@ public final class LookupCpuTimeHarness {
         Path dir = Path.of(args[1]);
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 7;
         long roundNanos = (args.length > 3 ? Long.parseLong(args[3]) : 1500) * 1_000_000L;
+        chained = args.length > 4 && args[4].equals("chained");
         if (!Files.exists(dir.resolve(BenchData.NAMESPACE).resolve("manifest.properties"))) {
             Files.createDirectories(dir);
             BenchData.writeStore(dir, entries);
@@ -60,23 +65,30 @@ public final class LookupCpuTimeHarness {
             for (int i = 0; i < rounds; i++) {
                 ratios[i] = shared[i] / heap[i];
             }
-            System.out.printf("%d entries, %d rounds: getInto median %.0f ns (best %.0f), ConcurrentHashMap.get median "
-                            + "%.0f ns (best %.0f), ratio median %.2f (range %.2f-%.2f)%n", entries, rounds,
+            System.out.printf("%d entries%s, %d rounds: getInto median %.0f ns (best %.0f), ConcurrentHashMap.get median "
+                            + "%.0f ns (best %.0f), ratio median %.2f (range %.2f-%.2f)%n", entries, chained ? " chained" : "", rounds,
                     median(shared), min(shared), median(heap), min(heap), median(ratios), min(ratios), max(ratios));
         }
     }
 
     private static double timeGetInto(Lookup lookup, String[] keys, StringBuilder out, long roundNanos) {
         SplittableRandom random = new SplittableRandom(7);
+        boolean chain = chained;
         long calls = 0;
         long misses = 0;
+        int previous = 0;
         long start = THREADS.getCurrentThreadCpuTime();
         long now;
         do {
             for (int i = 0; i < 10_000; i++) {
-                if (!lookup.getInto(keys[random.nextInt(keys.length)], out)) {
+                int index = random.nextInt(keys.length);
+                if (chain) {
+                    index = Math.max(0, index - (previous & 1));
+                }
+                if (!lookup.getInto(keys[index], out)) {
                     misses++;
                 }
+                previous = out.length();
             }
             calls += 10_000;
             now = THREADS.getCurrentThreadCpuTime();
@@ -89,14 +101,23 @@ public final class LookupCpuTimeHarness {
 
     private static double timeMap(Map<String, String> map, String[] keys, long roundNanos) {
         SplittableRandom random = new SplittableRandom(7);
+        boolean chain = chained;
         long calls = 0;
         long misses = 0;
+        int previous = 0;
         long start = THREADS.getCurrentThreadCpuTime();
         long now;
         do {
             for (int i = 0; i < 10_000; i++) {
-                if (map.get(keys[random.nextInt(keys.length)]) == null) {
+                int index = random.nextInt(keys.length);
+                if (chain) {
+                    index = Math.max(0, index - (previous & 1));
+                }
+                String value = map.get(keys[index]);
+                if (value == null) {
                     misses++;
+                } else {
+                    previous = value.length();
                 }
             }
             calls += 10_000;
