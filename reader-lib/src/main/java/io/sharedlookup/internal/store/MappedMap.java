@@ -39,6 +39,13 @@ public final class MappedMap {
     private static final int INCONSISTENT = -2;
     private static final int WINDOW_BYTES = 1 << 30;
     private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** Plain 8-byte reads from a mapping at any index (plain access allows unaligned indexes); bounds-checked. */
+    private static final VarHandle MAPPED_LONG =
+            MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle MAPPED_INT =
+            MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long HIGH_BITS = 0x8080808080808080L;
     private static final ThreadLocal<KeyBuffer> KEY = ThreadLocal.withInitial(KeyBuffer::new);
 
     private final Path file;
@@ -54,6 +61,15 @@ public final class MappedMap {
     private final long hashLookupMask;
     private final long keyMask;
     private final long valueMask;
+    // the layout's numbers the lookup path uses, held here rather than read through the layout on every probe
+    private final int tierSize;
+    private final int slotShift;
+    private final int keyBits;
+    private final long hashLookupCapacity;
+    private final long chunksPerTier;
+    private final int chunkSize;
+    private final int entrySpaceOffset;
+    private final ByteBuffer firstWindow;
     private volatile ByteBuffer[] bulks = new ByteBuffer[0];
 
     private MappedMap(Path file, MapLayout layout, FileChannel channel, ByteBuffer headers, ByteBuffer[] windows,
@@ -70,6 +86,14 @@ public final class MappedMap {
         this.hashLookupMask = layout.hashLookupCapacity() - 1;
         this.keyMask = (1L << layout.keyBits()) - 1;
         this.valueMask = (1L << layout.valueBits()) - 1;
+        this.tierSize = (int) layout.tierSize();
+        this.slotShift = layout.slotSize() == 4 ? 2 : 3;
+        this.keyBits = layout.keyBits();
+        this.hashLookupCapacity = layout.hashLookupCapacity();
+        this.chunksPerTier = layout.chunksPerTier();
+        this.chunkSize = (int) layout.chunkSize();
+        this.entrySpaceOffset = (int) layout.entrySpaceOffset();
+        this.firstWindow = windows[0];
         this.firstTierBuffer = new ByteBuffer[layout.segments()];
         this.firstTierBase = new int[layout.segments()];
         for (int segment = 0; segment < layout.segments(); segment++) {
@@ -177,7 +201,7 @@ public final class MappedMap {
      */
     public int getInto(CharSequence key, StringBuilder out, long timeoutNanos) {
         KeyBuffer k = KEY.get();
-        int length = k.encode(key);
+        int length = key instanceof String ? k.encode((String) key) : k.encode(key);
         long hash = Xxh64.hash(k.bytes, length);
         int segment = layout.segmentOf(hash);
         long slotKey = layout.slotKeyOf(hash);
@@ -311,13 +335,24 @@ public final class MappedMap {
     // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
 
     private int find(int segment, long slotKey, KeyBuffer key, int keyLength, StringBuilder out) {
+        ByteBuffer buffer;
+        int base;
+        if (segment < tiersPerWindow) { // a first tier in the first window: no division, no table
+            buffer = firstWindow;
+            base = segment * tierSize;
+        } else {
+            buffer = firstTierBuffer[segment];
+            base = firstTierBase[segment];
+        }
         long tier = segment + 1L;
         for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
-            ByteBuffer buffer = tiers == 0 ? firstTierBuffer[segment] : tierBuffer(tier);
-            if (buffer == null) {
-                return INCONSISTENT;
+            if (tiers > 0) {
+                buffer = tierBuffer(tier);
+                if (buffer == null) {
+                    return INCONSISTENT;
+                }
+                base = tierBase(tier);
             }
-            int base = tiers == 0 ? firstTierBase[segment] : tierBase(tier);
             int found = findInTier(buffer, base, slotKey, key, keyLength, out);
             if (found != ABSENT) {
                 return found;
@@ -330,11 +365,18 @@ public final class MappedMap {
         return INCONSISTENT;
     }
 
+    /**
+     * Probes one tier (at {@code base} in {@code buffer}, {@code tierSize} bytes) for the key. Every offset taken
+     * from the file is checked against the tier once, before the bytes it names are read; the buffer checks each
+     * access against the mapping as well, so a damaged file can never be read outside it.
+     */
     private int findInTier(ByteBuffer buffer, int base, long slotKey, KeyBuffer key, int keyLength,
                            StringBuilder out) {
         long index = slotKey & hashLookupMask;
-        for (long probes = 0; probes < layout.hashLookupCapacity(); probes++) {
-            long slot = readSlot(buffer, base, index);
+        for (long probes = 0; probes < hashLookupCapacity; probes++) {
+            int slotAt = base + (int) (index << slotShift);
+            long slot = slotShift == 2 ? (int) MAPPED_INT.get(buffer, slotAt) & 0xFFFFFFFFL
+                    : (long) MAPPED_LONG.get(buffer, slotAt);
             if (slot == 0) {
                 return ABSENT;
             }
@@ -342,31 +384,45 @@ public final class MappedMap {
             if ((slot & keyMask) != slotKey) {
                 continue;
             }
-            int entry = entryOffset(slot);
-            if (entry < 0) {
+            long chunk = (slot >>> keyBits) & valueMask;
+            if (chunk >= chunksPerTier) {
                 return INCONSISTENT;
             }
-            long keySize = readStopBit(buffer, base, entry);
-            if (keySize < 0) {
+            int entry = entrySpaceOffset + (int) chunk * chunkSize; // < tierSize (MapLayout checks the entry space)
+            int keySize = buffer.get(base + entry);
+            int keyStart = entry + 1;
+            if (keySize < 0) { // a key of 128 bytes or more: a stop-bit number of several bytes
+                long size = readStopBit(buffer, base, entry);
+                if (size < 0 || size > tierSize) {
+                    return INCONSISTENT;
+                }
+                keySize = (int) size;
+                keyStart = entry + stopBitLength(size);
+            }
+            if (keyStart + keySize > tierSize) {
                 return INCONSISTENT;
             }
-            int keyStart = entry + stopBitLength(keySize);
-            if (keyStart + keySize > layout.tierSize()) {
-                return INCONSISTENT;
-            }
-            if (keySize != keyLength || !key.equalsAt(buffer, base + keyStart, keyLength)) {
+            if (keySize != keyLength || !key.equalsAt(buffer, base + keyStart, keyLength, base + tierSize)) {
                 continue;
             }
             int valueSizeAt = keyStart + keyLength;
-            long valueSize = readStopBit(buffer, base, valueSizeAt);
+            if (valueSizeAt >= tierSize) {
+                return INCONSISTENT;
+            }
+            int valueSize = buffer.get(base + valueSizeAt);
+            int valueStart = valueSizeAt + 1;
             if (valueSize < 0) {
+                long size = readStopBit(buffer, base, valueSizeAt);
+                if (size < 0 || size > tierSize) {
+                    return INCONSISTENT;
+                }
+                valueSize = (int) size;
+                valueStart = valueSizeAt + stopBitLength(size);
+            }
+            if (valueStart + valueSize > tierSize) {
                 return INCONSISTENT;
             }
-            int valueStart = valueSizeAt + stopBitLength(valueSize);
-            if (valueStart + valueSize > layout.tierSize()) {
-                return INCONSISTENT;
-            }
-            return key.decode(buffer, base + valueStart, (int) valueSize, out) ? PRESENT : INCONSISTENT;
+            return key.decode(buffer, base + valueStart, valueSize, out, base + tierSize) ? PRESENT : INCONSISTENT;
         }
         return INCONSISTENT; // Chronicle never fills a hash lookup (it adds a tier at 80 %): torn or damaged
     }
@@ -575,15 +631,91 @@ public final class MappedMap {
         return true;
     }
 
-    /** A thread's reusable buffers: the encoded key being looked up, and bytes copied out of the mapping. */
+    /**
+     * A thread's reusable buffers: the encoded key being looked up (with 8 spare bytes, so that its tail can be read
+     * as one long), a value's chars, and bytes copied out of the mapping.
+     */
     private static final class KeyBuffer {
         byte[] bytes = new byte[64];
+        char[] chars = new char[64];
         byte[] copied = new byte[64];
 
-        /** Whether the {@code length} bytes at {@code at} are the encoded key (one bulk copy, one vectorised compare). */
-        boolean equalsAt(ByteBuffer buffer, int at, int length) {
-            byte[] into = copy(buffer, at, length);
-            return java.util.Arrays.equals(into, 0, length, bytes, 0, length);
+        /**
+         * Whether the {@code length} bytes at {@code at} (which end by {@code limit}, the end of their tier) are the
+         * encoded key: compared 8 bytes at a time, the last part through one masked read when the tier leaves room.
+         */
+        boolean equalsAt(ByteBuffer buffer, int at, int length, int limit) {
+            byte[] b = bytes;
+            int i = 0;
+            for (; i + 8 <= length; i += 8) {
+                if ((long) MAPPED_LONG.get(buffer, at + i) != (long) ARRAY_LONG.get(b, i)) {
+                    return false;
+                }
+            }
+            int rest = length - i;
+            if (rest == 0) {
+                return true;
+            }
+            if (at + i + 8 <= limit) {
+                long differ = (long) MAPPED_LONG.get(buffer, at + i) ^ (long) ARRAY_LONG.get(b, i);
+                return (differ & (-1L >>> (64 - 8 * rest))) == 0;
+            }
+            for (; i < length; i++) {
+                if (buffer.get(at + i) != b[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * Clears {@code out} and decodes the {@code size} bytes at {@code at} (which end by {@code limit}) into it.
+         * ASCII text (the common case) is read 8 bytes at a time, widened to chars and appended in one call; anything
+         * else goes through the full decoder, from one bulk copy.
+         */
+        boolean decode(ByteBuffer buffer, int at, int size, StringBuilder out, int limit) {
+            if (chars.length < size + 8) {
+                chars = new char[Math.max(size + 8, 2 * chars.length)];
+            }
+            char[] c = chars;
+            long any = 0;
+            int i = 0;
+            for (; i + 8 <= size; i += 8) {
+                long v = (long) MAPPED_LONG.get(buffer, at + i);
+                any |= v;
+                widen(v, c, i);
+            }
+            if (i < size) {
+                if (at + i + 8 <= limit) {
+                    long v = (long) MAPPED_LONG.get(buffer, at + i) & (-1L >>> (64 - 8 * (size - i)));
+                    any |= v;
+                    widen(v, c, i);
+                } else {
+                    for (; i < size; i++) {
+                        byte x = buffer.get(at + i);
+                        any |= x; // sign-extended: a byte >= 0x80 sets the high bits
+                        c[i] = (char) (x & 0xFF);
+                    }
+                }
+            }
+            out.setLength(0);
+            if ((any & HIGH_BITS) == 0) {
+                out.append(c, 0, size);
+                return true;
+            }
+            byte[] from = copy(buffer, at, size);
+            return MappedMap.decode(from, 0, size, out);
+        }
+
+        private static void widen(long v, char[] c, int i) {
+            c[i] = (char) (v & 0xFF);
+            c[i + 1] = (char) ((v >>> 8) & 0xFF);
+            c[i + 2] = (char) ((v >>> 16) & 0xFF);
+            c[i + 3] = (char) ((v >>> 24) & 0xFF);
+            c[i + 4] = (char) ((v >>> 32) & 0xFF);
+            c[i + 5] = (char) ((v >>> 40) & 0xFF);
+            c[i + 6] = (char) ((v >>> 48) & 0xFF);
+            c[i + 7] = (char) (v >>> 56);
         }
 
         /** Clears {@code out} and decodes the {@code size} bytes at {@code at} into it, from one bulk copy. */
@@ -601,11 +733,30 @@ public final class MappedMap {
             return copied;
         }
 
+        /**
+         * Encodes a {@code String} key as {@link #encode(CharSequence)} does; a key of ASCII chars only (the common
+         * case) is its chars' low bytes, written without the per-char UTF-8 branches.
+         */
+        int encode(String key) {
+            int length = key.length();
+            if (bytes.length < 3 * length + 8) {
+                bytes = new byte[Math.max(3 * length + 8, 2 * bytes.length)];
+            }
+            byte[] b = bytes;
+            int all = 0;
+            for (int i = 0; i < length; i++) {
+                char c = key.charAt(i);
+                all |= c;
+                b[i] = (byte) c;
+            }
+            return all < 0x80 ? length : encode((CharSequence) key);
+        }
+
         /** Encodes {@code key} as Chronicle does (each char on its own, in 1 to 3 bytes); returns the byte count. */
         int encode(CharSequence key) {
             int length = key.length();
-            if (bytes.length < 3 * length) {
-                bytes = new byte[Math.max(3 * length, 2 * bytes.length)];
+            if (bytes.length < 3 * length + 8) {
+                bytes = new byte[Math.max(3 * length + 8, 2 * bytes.length)];
             }
             byte[] b = bytes;
             int n = 0;
