@@ -19,10 +19,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import net.openhft.chronicle.hash.Data;
-import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
-import net.openhft.chronicle.hash.serialization.impl.CharSequenceSizedReader;
-import net.openhft.chronicle.hash.serialization.impl.CharSequenceUtf8DataAccess;
-import net.openhft.chronicle.hash.serialization.impl.StopBitSizeMarshaller;
 import net.openhft.chronicle.hash.locks.InterProcessReadWriteUpdateLock;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
@@ -30,7 +26,6 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapAbsentEntry;
 import net.openhft.chronicle.map.MapEntry;
 import net.openhft.chronicle.map.MapSegmentContext;
-import net.openhft.chronicle.map.VanillaChronicleMap;
 
 /**
  * One generation as the writer sees it: a Chronicle Map file of UTF-8 {@code CharSequence} keys and values, with its
@@ -61,50 +56,8 @@ public final class GenerationFile implements AutoCloseable {
         this.file = file;
         this.map = map;
         this.capacity = capacity;
-        this.layout = layoutOf(map, file);
+        this.layout = ChronicleLayouts.of(map, file);
         this.counters = counters;
-    }
-
-    /**
-     * What readers need to read {@code map}'s file without Chronicle. Refuses a map whose entries are laid out in a
-     * way the readers do not know (another size or text encoding, alignment): a reader must never guess.
-     */
-    static MapLayout layoutOf(ChronicleMap<CharSequence, CharSequence> chronicleMap, Path file) {
-        if (chronicleMap.getClass() != VanillaChronicleMap.class) {
-            throw new IllegalStateException("Unexpected Chronicle Map implementation " + chronicleMap.getClass()
-                    + " for " + file + ": readers cannot read its layout");
-        }
-        VanillaChronicleMap<?, ?, ?> m = (VanillaChronicleMap<?, ?, ?>) chronicleMap;
-        boolean known = m.keySizeMarshaller instanceof StopBitSizeMarshaller
-                && m.valueSizeMarshaller instanceof StopBitSizeMarshaller
-                && m.keyDataAccess instanceof CharSequenceUtf8DataAccess
-                && m.keyReader instanceof CharSequenceSizedReader
-                && m.valueReader instanceof CharSequenceSizedReader
-                && m.alignment == 1;
-        if (!known) {
-            throw new IllegalStateException("Chronicle Map laid " + file + " out with marshallers or alignment "
-                    + "readers do not know; this Chronicle Map version is not supported");
-        }
-        long base = m.bsAddress();
-        long segmentsOffset = m.segmentBaseAddr(0) - base;
-        int segmentHeaderSize = Math.toIntExact((segmentsOffset - m.segmentHeadersOffset) / m.actualSegments);
-        long entrySpace = m.tierHashLookupOuterSize + VanillaChronicleHash.TIER_COUNTERS_AREA_SIZE
-                + m.tierFreeListOuterSize + m.tierEntrySpaceInnerOffset;
-        return new MapLayout(m.persistedDataVersion(), m.actualSegments, m.segmentHeadersOffset, segmentHeaderSize,
-                segmentsOffset, m.tierSize, m.sizeInBytesWithoutTiers(), m.tiersInBulk, m.tiersInBulk * m.tierSize,
-                0, maxExtraTiers(m), m.tierHashLookupSlotSize, m.tierHashLookupCapacity, m.tierHashLookupKeyBits,
-                m.tierHashLookupValueBits, m.tierHashLookupOuterSize, entrySpace, m.chunkSize,
-                m.actualChunksPerSegmentTier);
-    }
-
-    private static long maxExtraTiers(VanillaChronicleMap<?, ?, ?> m) {
-        try {
-            java.lang.reflect.Field f = VanillaChronicleHash.class.getDeclaredField("maxExtraTiers");
-            f.setAccessible(true);
-            return f.getLong(m);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("Cannot read Chronicle Map's tier limit: " + e, e);
-        }
     }
 
     /** How readers read this generation's file. */
@@ -274,8 +227,8 @@ public final class GenerationFile implements AutoCloseable {
     public boolean getInto(CharSequence key, StringBuilder out, long timeoutNanos) {
         out.setLength(0);
         try (ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(key)) {
-            if (!tryLock(c.readLock(), timeoutNanos)) {
-                throw timeout("read", key);
+            if (!BoundedLocks.tryLock(c.readLock(), timeoutNanos)) {
+                throw BoundedLocks.timeout("read", file);
             }
             MapEntry<CharSequence, CharSequence> entry = c.entry();
             if (entry == null) {
@@ -298,7 +251,7 @@ public final class GenerationFile implements AutoCloseable {
      */
     public boolean put(CharSequence key, CharSequence value, long timeoutNanos) {
         try (ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(key)) {
-            lockForWrite(c, key, timeoutNanos);
+            BoundedLocks.lockForWrite(c, file, timeoutNanos);
             MapEntry<CharSequence, CharSequence> entry = c.entry();
             Data<CharSequence> data = c.wrapValueAsData(value);
             String previous = null;
@@ -350,51 +303,9 @@ public final class GenerationFile implements AutoCloseable {
             throw e;
         } catch (RuntimeException e) {
             if (ioCause(e) != null) {
-                releaseUnallocatedTail();
+                AllocatedTail.cutBack(map, file);
             }
             throw e;
-        }
-    }
-
-    /**
-     * The file length Chronicle's initialised part covers: its data store (header, segments and the extra tier bulks
-     * it allocated), rounded up to its mapping granularity, as each successful extension leaves the file.
-     */
-    long allocatedLength() {
-        long initialised = ((VanillaChronicleMap<?, ?, ?>) map).globalMutableState().getDataStoreSize();
-        long page = net.openhft.chronicle.core.OS.mapAlignment();
-        return (initialised + page - 1) / page * page;
-    }
-
-    /** The first {@link IOException} in {@code e}'s causes (the file system refused to extend the file), or null. */
-    public static IOException ioCause(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof IOException io) {
-                return io;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * After the file system refused an extra tier bulk: cuts the file back to the bulks Chronicle has initialised.
-     * Chronicle lengthens the file before it asks the file system for the blocks ({@code posix_fallocate}); when
-     * that fails, the file is left longer than its allocated part, and the next attempt (which sees a file long
-     * enough and skips the allocation) would write into pages the file system never gave it: on a full disk the
-     * kernel answers with SIGBUS, which the JVM turns into an {@link InternalError} in whatever thread wrote. Cut
-     * back, the next attempt asks for the space again and fails cleanly until there is room. Nothing maps the cut
-     * part: Chronicle maps a bulk only after its allocation succeeded, readers only bulks that tiers link to.
-     */
-    private void releaseUnallocatedTail() {
-        long allocatedEnd = allocatedLength();
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            if (ch.size() > allocatedEnd) {
-                ch.truncate(allocatedEnd);
-            }
-        } catch (IOException | RuntimeException e) {
-            // Still longer than allocated: never written again, rather than risk the SIGBUS.
-            throw new GenerationUnusableException("Cannot cut " + file + " back to its allocated " + allocatedEnd
-                    + " bytes after a failed extension (" + e + "); the namespace is rebuilt from its topic", e);
         }
     }
 
@@ -405,7 +316,7 @@ public final class GenerationFile implements AutoCloseable {
      */
     public boolean remove(CharSequence key, long timeoutNanos) {
         try (ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(key)) {
-            lockForWrite(c, key, timeoutNanos);
+            BoundedLocks.lockForWrite(c, file, timeoutNanos);
             MapEntry<CharSequence, CharSequence> entry = c.entry();
             if (entry == null) {
                 return false;
@@ -451,8 +362,8 @@ public final class GenerationFile implements AutoCloseable {
         for (int i = 0, n = map.segments(); i < n; i++) {
             try (MapSegmentContext<CharSequence, CharSequence, ?> c = map.segmentContext(i)) {
                 // Chronicle's segment contexts are segment locks, though the interface does not say so.
-                if (c instanceof InterProcessReadWriteUpdateLock locks && !tryLock(locks.updateLock(), timeoutNanos)) {
-                    throw timeout("update", null);
+                if (c instanceof InterProcessReadWriteUpdateLock locks && !BoundedLocks.tryLock(locks.updateLock(), timeoutNanos)) {
+                    throw BoundedLocks.timeout("update", file);
                 }
                 if (!c.forEachSegmentEntryWhile(e -> action.test(e.key().get(), e.value().get()))) {
                     return false;
@@ -460,6 +371,19 @@ public final class GenerationFile implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /**
+     * The first {@link IOException} in {@code e}'s causes, or null: a put failing with one means the file system
+     * refused to extend the file (disk full); nothing was written and a later put may succeed.
+     */
+    public static IOException ioCause(Throwable e) {
+        return AllocatedTail.ioCause(e);
+    }
+
+    /** The file length Chronicle's initialised part covers (for tests): see {@link AllocatedTail}. */
+    long allocatedLength() {
+        return AllocatedTail.allocatedLength(map);
     }
 
     /** The {@link ContentDigest} of this generation's entries now. */
@@ -508,30 +432,6 @@ public final class GenerationFile implements AutoCloseable {
         if (reverse != null) {
             reverse.file().close();
         }
-    }
-
-    private void lockForWrite(ExternalMapQueryContext<CharSequence, CharSequence, ?> c, CharSequence key,
-                              long timeoutNanos) {
-        if (!tryLock(c.updateLock(), timeoutNanos) || !tryLock(c.writeLock(), timeoutNanos)) {
-            throw timeout("write", key);
-        }
-    }
-
-    private static boolean tryLock(java.util.concurrent.locks.Lock lock, long timeoutNanos) {
-        if (lock.tryLock()) { // the uncontended case: one CAS, no clock reads
-            return true;
-        }
-        try {
-            return lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private LockTimeoutException timeout(String kind, CharSequence key) {
-        return new LockTimeoutException("A " + kind + " lock in " + file + " stayed held for over the bound ("
-                + "probably by a killed process); the writer replaces this generation");
     }
 
     private static boolean contentEquals(CharSequence a, CharSequence b) {

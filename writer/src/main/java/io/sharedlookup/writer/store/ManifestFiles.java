@@ -1,8 +1,11 @@
 package io.sharedlookup.writer.store;
 
 import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.CharacterCodingException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -12,6 +15,7 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -65,6 +69,58 @@ public final class ManifestFiles {
             ch.force(true);
         } catch (IOException e) {
             // Some platforms cannot open directories; the rename itself is still atomic.
+        }
+    }
+
+    private static final int MAX_MANIFEST_BYTES = 1 << 20;
+
+    /**
+     * Reads the manifest without following a link.
+     *
+     * @throws NoSuchFileException          when there is none
+     * @throws UnreadableManifestException  when it is not a manifest at all (empty, garbage, a link, not a file)
+     * @throws StoreFormatException         when it is one of another format version (version 1: OldFormatException)
+     */
+    static Manifest read(Path file) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!a.isRegularFile()) {
+            throw new UnreadableManifestException(a.isSymbolicLink() ? "a symbolic link, never followed"
+                    : "not a regular file");
+        }
+        if (a.size() > MAX_MANIFEST_BYTES) {
+            throw new UnreadableManifestException(a.size() + " bytes, far too large for a manifest");
+        }
+        ByteBuffer bytes = ByteBuffer.allocate((int) a.size() + 1);
+        try (SeekableByteChannel ch = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            while (bytes.hasRemaining() && ch.read(bytes) > 0) {
+                // read it all
+            }
+        }
+        bytes.flip();
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().decode(bytes).toString();
+        } catch (CharacterCodingException e) {
+            throw new UnreadableManifestException("not UTF-8 text");
+        }
+        if (text.isBlank()) {
+            throw new UnreadableManifestException("empty");
+        }
+        try {
+            return Manifest.parse(text, file);
+        } catch (Manifest.OldFormatException | Manifest.NewerFormatException e) {
+            throw e; // a newer release's store is an operator's mistake, not damage: never overwrite it
+        } catch (StoreFormatException e) {
+            String why = String.valueOf(e.getMessage());
+            String prefix = "Corrupt manifest " + file + ": ";
+            throw new UnreadableManifestException(why.startsWith(prefix) ? why.substring(prefix.length()) : why);
+        }
+    }
+
+    /** The manifest is not one: the namespace is rebuilt. */
+    static final class UnreadableManifestException extends IOException {
+        UnreadableManifestException(String message) {
+            super(message);
         }
     }
 }

@@ -4,18 +4,12 @@ import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 
-import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -24,8 +18,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,9 +41,7 @@ import org.slf4j.LoggerFactory;
 public final class NamespaceWriter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NamespaceWriter.class);
     /** Between two attempts at deleting old generation files that could not be deleted. */
-    private static final long CLEAN_UP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A manifest is a few hundred bytes; anything much larger is not one. */
-    private static final int MAX_MANIFEST_BYTES = 1 << 20;
 
     private final StoreLayout layout;
     private final String namespace;
@@ -61,15 +51,13 @@ public final class NamespaceWriter implements AutoCloseable {
     private final long generationFloor;
     private final String rebuildReason;
     /** One WARN a minute at most per namespace for files that cannot be deleted, however often it is retried. */
-    private final RateLimitedLog cleanUpWarnings = new RateLimitedLog(log, 60_000);
+    private final OldGenerations oldGenerations;
     private Manifest published;
     /** Set for a namespace seeded from a snapshot: the resume checks the copied entries against the digest. */
     private boolean verifyDigestOnResume;
     /** The published generation as this writer holds it open (published or resumed by it), for its digest. */
     private GenerationFile publishedFile;
     /** Generation files numbered below this are due for deletion (a deletion failed); 0 when none are. */
-    private long cleanUpBefore;
-    private long nextCleanUpAttempt;
 
     private NamespaceWriter(StoreLayout layout, String namespace, StorePermissions permissions,
                             FileChannel lockChannel, FileLock lock, Manifest published, long generationFloor,
@@ -82,6 +70,7 @@ public final class NamespaceWriter implements AutoCloseable {
         this.lock = lock;
         this.published = published;
         this.generationFloor = generationFloor;
+        this.oldGenerations = new OldGenerations(layout.namespaceDir(namespace), namespace);
     }
 
     /**
@@ -128,21 +117,21 @@ public final class NamespaceWriter implements AutoCloseable {
         String rebuildReason = null;
         Path manifestFile = layout.manifest(namespace);
         try {
-            manifest = readManifest(manifestFile);
+            manifest = ManifestFiles.read(manifestFile);
         } catch (NoSuchFileException e) {
             // a new namespace, or one whose directory was deleted to rebuild it
-            generationFloor = Math.max(freshFloor, highestGenerationIn(dir));
+            generationFloor = Math.max(freshFloor, OldGenerations.highestIn(dir));
         } catch (Manifest.OldFormatException e) {
             // Written by a release whose readers went through Chronicle: build a version-2 generation from the topic.
             // Its number follows the old one, so readers of either release never mistake one for the other.
             log.warn("Namespace '{}' is store format version 1; rebuilding it from the topic as version {}",
                     namespace, Manifest.FORMAT_VERSION);
-            generationFloor = Math.max(e.generation(), highestGenerationIn(dir));
+            generationFloor = Math.max(e.generation(), OldGenerations.highestIn(dir));
             rebuildReason = "its manifest is store format version 1";
-        } catch (UnreadableManifestException e) {
+        } catch (ManifestFiles.UnreadableManifestException e) {
             // Empty after a power loss, garbage, a link: Kafka has everything, so rebuild this namespace from its topic.
             // Numbered above every generation on disk, so that no number is ever used for two different files.
-            generationFloor = Math.max(freshFloor, highestGenerationIn(dir));
+            generationFloor = Math.max(freshFloor, OldGenerations.highestIn(dir));
             rebuildReason = "its manifest " + manifestFile + " is unreadable: " + e.getMessage();
             log.warn("Namespace '{}': manifest {} is unreadable ({}); rebuilding the namespace from its topic as "
                     + "generation {} or later", namespace, manifestFile, e.getMessage(), generationFloor + 1);
@@ -153,7 +142,10 @@ public final class NamespaceWriter implements AutoCloseable {
         }
         NamespaceWriter writer = new NamespaceWriter(layout, namespace, permissions, channel, lock, manifest,
                 generationFloor, rebuildReason);
-        writer.deleteStaleFiles(dir);
+        // Without a readable manifest, files up to the floor are kept until a publish deletes them, as usual: a
+        // reader may still be serving one of them.
+        writer.oldGenerations.deleteLeftovers(manifest != null ? manifest.generation()
+                : generationFloor > 0 ? generationFloor : -1);
         return writer;
     }
 
@@ -171,56 +163,6 @@ public final class NamespaceWriter implements AutoCloseable {
         }
         if (!a.isRegularFile()) {
             throw new UnsafeStoreException(file + " is not a regular file: delete it and start the writer again");
-        }
-    }
-
-    /**
-     * Reads the manifest without following a link.
-     *
-     * @throws NoSuchFileException          when there is none
-     * @throws UnreadableManifestException  when it is not a manifest at all (empty, garbage, a link, not a file)
-     * @throws StoreFormatException         when it is one of another format version (version 1: OldFormatException)
-     */
-    private static Manifest readManifest(Path file) throws IOException {
-        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (!a.isRegularFile()) {
-            throw new UnreadableManifestException(a.isSymbolicLink() ? "a symbolic link, never followed"
-                    : "not a regular file");
-        }
-        if (a.size() > MAX_MANIFEST_BYTES) {
-            throw new UnreadableManifestException(a.size() + " bytes, far too large for a manifest");
-        }
-        ByteBuffer bytes = ByteBuffer.allocate((int) a.size() + 1);
-        try (SeekableByteChannel ch = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            while (bytes.hasRemaining() && ch.read(bytes) > 0) {
-                // read it all
-            }
-        }
-        bytes.flip();
-        String text;
-        try {
-            text = StandardCharsets.UTF_8.newDecoder().decode(bytes).toString();
-        } catch (CharacterCodingException e) {
-            throw new UnreadableManifestException("not UTF-8 text");
-        }
-        if (text.isBlank()) {
-            throw new UnreadableManifestException("empty");
-        }
-        try {
-            return Manifest.parse(text, file);
-        } catch (Manifest.OldFormatException | Manifest.NewerFormatException e) {
-            throw e; // a newer release's store is an operator's mistake, not damage: never overwrite it
-        } catch (StoreFormatException e) {
-            String why = String.valueOf(e.getMessage());
-            String prefix = "Corrupt manifest " + file + ": ";
-            throw new UnreadableManifestException(why.startsWith(prefix) ? why.substring(prefix.length()) : why);
-        }
-    }
-
-    /** The manifest is not one: the namespace is rebuilt. */
-    private static final class UnreadableManifestException extends IOException {
-        UnreadableManifestException(String message) {
-            super(message);
         }
     }
 
@@ -298,7 +240,7 @@ public final class NamespaceWriter implements AutoCloseable {
     /** Like {@link #createGeneration(GenerationSizing)}, with a reverse index (value to keys) kept beside it. */
     public GenerationFile createGeneration(GenerationSizing sizing, boolean reverseIndex) throws IOException {
         long next = Math.max(Math.max(published == null ? 0 : published.generation(), generationFloor),
-                highestGenerationOnDisk()) + 1;
+                oldGenerations.highest()) + 1;
         return GenerationFile.create(layout.namespaceDir(namespace).resolve(StoreLayout.generationFileName(next)),
                 sizing, permissions, reverseIndex);
     }
@@ -337,9 +279,8 @@ public final class NamespaceWriter implements AutoCloseable {
         write(next, true);
         publishedFile = generation;
         // Published: whatever happens from here on, readers follow `next` and so must the caller.
-        cleanUpBefore = Math.max(cleanUpBefore, number - 1);
-        nextCleanUpAttempt = System.nanoTime();
-        retryCleanUp();
+        // The previous generation stays: a reader that has just read the old manifest still opens it.
+        oldGenerations.deleteBelow(number - 1);
         return next;
     }
 
@@ -380,18 +321,7 @@ public final class NamespaceWriter implements AutoCloseable {
      * rate-limited WARN and is retried on the next call). Cheap when nothing is due.
      */
     public void retryCleanUp() {
-        if (cleanUpBefore == 0 || System.nanoTime() - nextCleanUpAttempt < 0) {
-            return;
-        }
-        nextCleanUpAttempt = System.nanoTime() + CLEAN_UP_RETRY_NANOS;
-        try {
-            if (deleteGenerationsBefore(cleanUpBefore)) {
-                cleanUpBefore = 0;
-            }
-        } catch (IOException | RuntimeException e) {
-            cleanUpWarnings.warn("Namespace '{}': cannot list {} to delete old generations (retrying): {}", namespace,
-                    layout.namespaceDir(namespace), e.toString());
-        }
+        oldGenerations.retry();
     }
 
     /** Releases the namespace without marking it closed (the next writer will rebuild). */
@@ -425,65 +355,5 @@ public final class NamespaceWriter implements AutoCloseable {
 
     private Path dataFile(Manifest manifest) {
         return layout.namespaceDir(namespace).resolve(manifest.dataFile());
-    }
-
-    private long highestGenerationOnDisk() throws IOException {
-        return highestGenerationIn(layout.namespaceDir(namespace));
-    }
-
-    private static long highestGenerationIn(Path dir) throws IOException {
-        long max = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path f : files) {
-                OptionalLong g = StoreLayout.generationOfAnyFile(f.getFileName().toString());
-                if (g.isPresent()) {
-                    max = Math.max(max, g.getAsLong());
-                }
-            }
-        }
-        return max;
-    }
-
-    /** Deletes every generation file numbered below {@code keepFrom}; returns whether all went. */
-    private boolean deleteGenerationsBefore(long keepFrom) throws IOException {
-        boolean all = true;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(layout.namespaceDir(namespace))) {
-            for (Path f : files) {
-                OptionalLong g = StoreLayout.generationOfAnyFile(f.getFileName().toString());
-                if (g.isPresent() && g.getAsLong() < keepFrom) {
-                    try {
-                        Files.deleteIfExists(f);
-                    } catch (IOException e) {
-                        all = false;
-                        cleanUpWarnings.warn("Namespace '{}': cannot delete old generation file {} (retrying; "
-                                + "readers are not affected): {}", namespace, f, e.toString());
-                    }
-                }
-            }
-        }
-        return all;
-    }
-
-    /** Removes what a killed writer may have left: half-built generations and temporary manifests. */
-    private void deleteStaleFiles(Path dir) throws IOException {
-        // Without a readable manifest, files up to the floor are kept until a publish deletes them, as usual: a
-        // reader may still be serving one of them.
-        long current = published != null ? published.generation() : generationFloor > 0 ? generationFloor : -1;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path f : files) {
-                String name = f.getFileName().toString();
-                OptionalLong g = StoreLayout.generationOfAnyFile(name);
-                boolean unpublishedGeneration = g.isPresent() && g.getAsLong() > current;
-                if (unpublishedGeneration || name.startsWith(StoreLayout.MANIFEST + ".tmp-")) {
-                    try {
-                        Files.deleteIfExists(f);
-                    } catch (IOException e) {
-                        // Harmless where it is: new generations are numbered above every file on disk.
-                        cleanUpWarnings.warn("Namespace '{}': cannot delete leftover {}: {}", namespace, f,
-                                e.toString());
-                    }
-                }
-            }
-        }
     }
 }

@@ -35,6 +35,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Snapshots {
     private static final Logger log = LoggerFactory.getLogger(Snapshots.class);
+    private static final java.time.Duration SCAN_BOUND = java.time.Duration.ofSeconds(30);
 
     private Snapshots() {
     }
@@ -58,7 +59,9 @@ public final class Snapshots {
             }
         }
         Manifest before = Manifest.read(new StoreLayout(store).manifest(namespace));
-        try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+        // A scan waits for a quiet moment in each segment; a busy writer may keep one changing for a while, and a
+        // snapshot is not latency-bound: allow it seconds rather than a lookup's 50 ms.
+        try (SharedLookupStore reader = SharedLookupStore.builder(store).lockTimeout(SCAN_BOUND).open()) {
             Lookup source = reader.lookup(namespace);
             long[] totals = {0, 0, 0};
             source.forEach((k, v) -> {

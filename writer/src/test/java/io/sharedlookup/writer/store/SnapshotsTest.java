@@ -42,6 +42,9 @@ class SnapshotsTest {
                 for (int round = 0; !stop.get(); round++) {
                     // Applied, not yet checkpointed: the manifest keeps the offsets the snapshot records.
                     live.generation.put("k" + (round % 5_000), "updated-" + round, TestStores.TIMEOUT);
+                    if (round % 10 == 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(100_000); // ~50k updates/s: load, not sync
+                    }
                 }
             });
             updates.start();
