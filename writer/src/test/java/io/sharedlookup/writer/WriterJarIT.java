@@ -3,17 +3,11 @@ package io.sharedlookup.writer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
+import io.sharedlookup.testing.JarProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,63 +20,30 @@ class WriterJarIT {
     @TempDir
     Path tmp;
 
-    private static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
-    private static List<String> run(Process p) {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Thread pump = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String l; (l = r.readLine()) != null; ) {
-                    lines.add(l);
-                }
-            } catch (java.io.IOException e) {
-                // gone
-            }
-        });
-        pump.setDaemon(true);
-        pump.start();
-        return lines;
-    }
-
     @Test
     void servesLookupsFromThePlainJar() throws Exception {
-        String jar = System.getProperty("sharedlookup.test.writerJar");
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
-        Process p;
-        List<String> out;
+        int port = JarProcess.freePort();
         try (TestKafka kafka = new TestKafka()) {
             kafka.createTopic("users", 3);
             for (int id = 1; id <= 100; id++) {
                 kafka.send("users", Integer.toString(id), "user " + id);
             }
             kafka.flush();
-            p = new ProcessBuilder(java(), "-jar", jar, "--bootstrap-servers", kafka.bootstrap(), "--topic", "users",
-                    "--store-dir", tmp.resolve("store").toString(), "--http-port", Integer.toString(port))
-                    .redirectErrorStream(true).start();
-            out = run(p);
-            try {
-                await("writer ready").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
-                        .until(() -> !p.isAlive() || readyAndResolving(port));
-                assertThat(p.isAlive()).as("output: %s", out).isTrue();
-                assertThat(out).anyMatch(l -> l.contains("HTTP http://127.0.0.1:" + port));
+            try (JarProcess writer = JarProcess.start(Path.of("target", "writer-jar-it.log"),
+                    System.getProperty("sharedlookup.test.writerJar"), "--bootstrap-servers", kafka.bootstrap(),
+                    "--topic", "users", "--store-dir", tmp.resolve("store").toString(), "--http-port",
+                    Integer.toString(port))) {
+                writer.awaitServing(port, "/ready", "/lookup/users/42");
+                assertThat(writer.lines()).anyMatch(l -> l.contains("HTTP http://127.0.0.1:" + port));
                 assertThat(Http.get(port, "/lookup/users/42").body()).isEqualTo("user 42");
                 // A change produced now reaches the store.
                 kafka.send("users", "42", "renamed");
                 kafka.flush();
                 await("the change arrives").atMost(Duration.ofSeconds(30))
                         .until(() -> Http.get(port, "/lookup/users/42").body().equals("renamed"));
-                p.destroy();
-                assertThat(p.waitFor(10, TimeUnit.SECONDS)).as("exits within 10 s of SIGTERM").isTrue();
+                writer.assertStopsWithinTenSecondsOfSigterm();
                 assertThat(Files.readString(tmp.resolve("store/users/manifest.properties")))
                         .contains("writer.state=closed");
-            } finally {
-                p.destroyForcibly();
-                Files.write(Path.of("target", "writer-jar-it.log"), out);
             }
         }
     }
@@ -106,33 +67,18 @@ class WriterJarIT {
 
     @Test
     void embeddedKafkaPointsToTheDemoJar() throws Exception {
-        Process p = new ProcessBuilder(java(), "-jar", System.getProperty("sharedlookup.test.writerJar"),
-                "--embedded-kafka", "--store-dir", tmp.toString()).redirectErrorStream(true).start();
-        List<String> out = run(p);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).isEqualTo(2);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !out.isEmpty());
-        assertThat(out).singleElement().asString().startsWith("error: ").contains("shared-lookup-demo.jar");
-    }
-
-    private static boolean readyAndResolving(int port) {
-        try {
-            return Http.get(port, "/ready").statusCode() == 200
-                    && Http.get(port, "/lookup/users/42").statusCode() == 200;
-        } catch (Exception e) {
-            return false;
-        }
+        JarProcess p = JarProcess.start(tmp.resolve("out.log"), System.getProperty("sharedlookup.test.writerJar"),
+                "--embedded-kafka", "--store-dir", tmp.toString());
+        assertThat(p.awaitExit()).isEqualTo(2);
+        assertThat(p.lines()).singleElement().asString().startsWith("error: ").contains("shared-lookup-demo.jar");
     }
 
     @Test
     void badOptionExitsWithOneLine() throws Exception {
-        Process p = new ProcessBuilder(java(), "-jar", System.getProperty("sharedlookup.test.writerJar"), "--bogus")
-                .redirectErrorStream(true).start();
-        List<String> out = run(p);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).isEqualTo(2);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !out.isEmpty());
-        assertThat(out).hasSize(1);
-        assertThat(out.get(0)).startsWith("error: Unknown option");
+        JarProcess p = JarProcess.start(tmp.resolve("out.log"), System.getProperty("sharedlookup.test.writerJar"),
+                "--bogus");
+        assertThat(p.awaitExit()).isEqualTo(2);
+        assertThat(p.lines()).hasSize(1);
+        assertThat(p.lines().get(0)).startsWith("error: Unknown option");
     }
 }
