@@ -1,4 +1,4 @@
-import io.sharedlookup.writer.EmbeddedKafka;
+import io.sharedlookup.demo.kafka.EmbeddedKafka;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -19,10 +19,10 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * DruidClusterIT's Kafka side, run as a child JVM in source-file mode on the writer jar's class path
- * ({@code java -cp shared-lookup-writer.jar KafkaFixture.java <dataDir> <topic> <partitions>}): the writer's own
- * {@link EmbeddedKafka} KRaft broker (the one the writer's tests and {@code --embedded-kafka} use), a compacted topic,
- * and a producer driven over stdin. Kafka's jars never meet Druid's on a class path this way.
+ * DruidClusterIT's Kafka side, run as a child JVM in source-file mode on the demo jar's class path
+ * ({@code java -cp shared-lookup-demo.jar KafkaFixture.java <dataDir> <topic> <partitions>}): the
+ * {@link EmbeddedKafka} KRaft broker the demo and the writer's tests use, a compacted topic, and a producer driven
+ * over stdin. Kafka's jars never meet Druid's on a class path this way.
  *
  * <p>Protocol, one UTF-8 line each way; keys and values are Base64 so that any text crosses the pipe intact:
  * <pre>

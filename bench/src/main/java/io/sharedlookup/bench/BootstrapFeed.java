@@ -1,6 +1,6 @@
 package io.sharedlookup.bench;
 
-import io.sharedlookup.writer.EmbeddedKafka;
+import io.sharedlookup.demo.kafka.EmbeddedKafka;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -25,8 +25,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The Kafka side of {@link BootstrapHarness}, on the writer's executable jar (which holds Kafka and
- * {@link EmbeddedKafka}). Two roles:
+ * The Kafka side of {@link BootstrapHarness}, on the demo's executable jar (which holds Kafka and
+ * {@link EmbeddedKafka}; the writer's jar has no broker). Two roles:
  * <ul>
  *   <li>{@code BootstrapFeed <records>}: starts a single-node broker, creates the compacted topic {@value #TOPIC}
  *       (one partition), produces {@code records} records ({@link BenchData} keys and values), prints

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * Writer bootstrap (benchmark 4): an N-record topic on a real local broker ({@link BootstrapFeed}, the writer's
+ * Writer bootstrap (benchmark 4): an N-record topic on a real local broker ({@link BootstrapFeed}, the demo jar's
  * {@code EmbeddedKafka} in a JVM of its own), consumed into an empty store by the writer as deployed
  * ({@code java -jar shared-lookup-writer.jar}) until {@code /ready} answers 200, against a bare {@link
  * org.apache.kafka.clients.consumer.KafkaConsumer} in a fresh JVM that only decodes the records to the end offsets,
@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
  * reader JVMs ({@link ReaderStart}), three after one another on each of three class paths, from process start to the
  * first value in hand.
  *
- * <p>Usage: {@code BootstrapHarness <writer.jar> <records> <result.json>}.
+ * <p>Usage: {@code BootstrapHarness <writer.jar> <demo.jar> <records> <result.json>}.
  */
 public final class BootstrapHarness {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -42,12 +42,14 @@ public final class BootstrapHarness {
 
     public static void main(String[] args) throws Exception {
         Path writerJar = Path.of(args[0]);
-        long records = Long.parseLong(args[1]);
-        Path result = Path.of(args[2]);
+        Path demoJar = Path.of(args[1]);
+        long records = Long.parseLong(args[2]);
+        Path result = Path.of(args[3]);
         Path store = Files.createTempDirectory("bootstrap-store");
         Path logs = Files.createTempDirectory("bootstrap-logs");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String feedCp = writerJar + File.pathSeparator + codeSource();
+        // The broker and the Kafka client for the feed and the bare consumers: the demo jar (the writer's has no broker).
+        String feedCp = demoJar + File.pathSeparator + codeSource();
         List<Process> processes = new ArrayList<>();
         try {
             Process feed = new ProcessBuilder(java, "-Xmx512m", "-cp", feedCp, BootstrapFeed.class.getName(),

@@ -1,6 +1,6 @@
 package io.sharedlookup.bench;
 
-import io.sharedlookup.writer.EmbeddedKafka;
+import io.sharedlookup.demo.kafka.EmbeddedKafka;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +19,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The Kafka side of {@link FreshnessHarness}, in a JVM of its own on the writer's executable jar (which holds Kafka and
- * {@link EmbeddedKafka}): starts a single-node broker, creates the topic, prints {@code BOOTSTRAP <servers>}, then for
+ * The Kafka side of {@link FreshnessHarness}, in a JVM of its own on the demo's executable jar (which holds Kafka and
+ * {@link EmbeddedKafka}; the writer's jar has no broker): starts a single-node broker, creates the topic, prints {@code BOOTSTRAP <servers>}, then for
  * every {@code RATE <updates/s> <seconds>} line on stdin produces at that rate and answers
  * {@code SENT <count> <last sequence number>}.
  *

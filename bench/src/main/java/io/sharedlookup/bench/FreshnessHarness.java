@@ -30,7 +30,7 @@ import org.HdrHistogram.Recorder;
  * Freshness (benchmark 5): the time from a Kafka produce to the new value being visible to a reader in another JVM,
  * through the real writer. Three JVMs besides this one:
  * <ol>
- *   <li>{@link FreshnessFeed} on the writer's executable jar: an embedded broker and a producer at a fixed rate;</li>
+ *   <li>{@link FreshnessFeed} on the demo's executable jar: an embedded broker and a producer at a fixed rate;</li>
  *   <li>the writer itself ({@code java -jar shared-lookup-writer.jar --bootstrap-servers … --topic fresh}), as
  *       deployed;</li>
  *   <li>a reader ({@code --reader}) that keeps sweeping the {@value FreshnessFeed#KEYS} keys with {@code getInto},
@@ -40,7 +40,8 @@ import org.HdrHistogram.Recorder;
  * Both clocks are {@code System.nanoTime()} on one host (Linux {@code CLOCK_MONOTONIC}, shared by processes). A
  * warm-up at the highest rate, not recorded, comes first.
  *
- * <p>Usage: {@code FreshnessHarness <writer.jar> <rates, e.g. 1000,10000> <seconds per rate> <result.json>}.
+ * <p>Usage: {@code FreshnessHarness <writer.jar> <demo.jar> <rates, e.g. 1000,10000> <seconds per rate>
+ * <result.json>}.
  */
 public final class FreshnessHarness {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -106,12 +107,13 @@ public final class FreshnessHarness {
             return;
         }
         Path writerJar = Path.of(args[0]);
+        Path demoJar = Path.of(args[1]);
         List<Integer> rates = new ArrayList<>();
-        for (String r : args[1].split(",")) {
+        for (String r : args[2].split(",")) {
             rates.add(Integer.parseInt(r));
         }
-        double seconds = Double.parseDouble(args[2]);
-        Path result = Path.of(args[3]);
+        double seconds = Double.parseDouble(args[3]);
+        Path result = Path.of(args[4]);
         Path store = Files.createTempDirectory("freshness-store");
         Path logs = Files.createTempDirectory("freshness-logs");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -121,7 +123,7 @@ public final class FreshnessHarness {
         try {
             // 1. Broker and producer.
             List<String> feedCmd = new ArrayList<>(List.of(java, "-Xmx512m"));
-            feedCmd.addAll(List.of("-cp", writerJar + File.pathSeparator + codeSource(),
+            feedCmd.addAll(List.of("-cp", demoJar + File.pathSeparator + codeSource(),
                     FreshnessFeed.class.getName()));
             Process feed = new ProcessBuilder(feedCmd).redirectError(logs.resolve("feed.err").toFile()).start();
             processes.add(feed);

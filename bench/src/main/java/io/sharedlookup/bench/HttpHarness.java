@@ -28,12 +28,12 @@ import org.HdrHistogram.Histogram;
  *       coordinated omission);</li>
  *   <li><b>maximum rate</b>: closed loop, each client thread sends its next request as soon as the answer is in.</li>
  * </ul>
- * The writer runs as deployed ({@code java -jar shared-lookup-writer.jar --embedded-kafka --demo}): its own broker
+ * The writer runs as in the demo ({@code java -jar shared-lookup-demo.jar}: the writer with a broker in its JVM)
  * and the demo topic {@code users} (ids 1..5000, a few renames and deletes per second, so a rare lookup answers 404);
  * keys are drawn from those ids. A warm-up
  * at the fixed rate, not recorded, comes first.
  *
- * <p>Usage: {@code HttpHarness <writer.jar> <rate/s> <seconds at rate> <seconds at max> <connections> <result.json>}.
+ * <p>Usage: {@code HttpHarness <demo.jar> <rate/s> <seconds at rate> <seconds at max> <connections> <result.json>}.
  */
 public final class HttpHarness {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -43,7 +43,7 @@ public final class HttpHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        Path writerJar = Path.of(args[0]);
+        Path demoJar = Path.of(args[0]);
         int rate = Integer.parseInt(args[1]);
         double rateSeconds = Double.parseDouble(args[2]);
         double maxSeconds = Double.parseDouble(args[3]);
@@ -57,7 +57,7 @@ public final class HttpHarness {
             port = s.getLocalPort();
         }
         Process writer = new ProcessBuilder(java, "-Xmx512m", "-Dchronicle.analytics.disable=true", "-jar",
-                writerJar.toString(), "--embedded-kafka", "--demo", "--store-dir", store.toString(), "--http-port",
+                demoJar.toString(), "--store-dir", store.toString(), "--http-port",
                 Integer.toString(port)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             String base = "http://127.0.0.1:" + port;

@@ -1,6 +1,6 @@
 package io.sharedlookup.reliability;
 
-import io.sharedlookup.writer.EmbeddedKafka;
+import io.sharedlookup.demo.kafka.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A real single-node KRaft broker in the test JVM (the writer's {@link EmbeddedKafka}), a producer, and an
+ * A real single-node KRaft broker in the test JVM (the demo-kafka module's {@link EmbeddedKafka}), a producer, and an
  * independent consumer that computes the topic's latest value per key: the oracle the store is compared with.
  *
  * <p>One per scenario class: {@code @RegisterExtension static final Broker broker = new Broker();} starts it before

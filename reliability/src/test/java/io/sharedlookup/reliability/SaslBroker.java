@@ -1,6 +1,6 @@
 package io.sharedlookup.reliability;
 
-import io.sharedlookup.writer.EmbeddedKafka;
+import io.sharedlookup.demo.kafka.EmbeddedKafka;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * A real single-node KRaft broker whose client listener requires SASL/PLAIN (SASL_PLAINTEXT), in the test JVM: the
- * writer's {@link EmbeddedKafka} with its client listener switched to SASL. Users: {@code admin/admin-secret}
+ * demo-kafka module's {@link EmbeddedKafka} with its client listener switched to SASL. Users: {@code admin/admin-secret}
  * (inter-broker) and {@code writer/writer-secret}.
  */
 final class SaslBroker implements AutoCloseable {

@@ -17,26 +17,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A running writer: embedded broker and demo (optional), namespaces, ingestion, HTTP. Started and stopped as one. */
+/** A running writer: namespaces, ingestion, HTTP. Started and stopped as one. */
 public final class WriterApp implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WriterApp.class);
     /** SIGTERM must end the process within 10 s; ingestion gets most of that to close cleanly. */
     private static final Duration INGEST_STOP = Duration.ofSeconds(7);
 
     private final WriterMetrics metrics = new WriterMetrics();
-    private EmbeddedKafka kafka;
-    private Path kafkaDir;
-    private DemoFeed demo;
     private Ingestor ingestor;
     private SharedLookupStore store;
     private HttpServer http;
@@ -64,16 +59,7 @@ public final class WriterApp implements AutoCloseable {
 
     private void doStart(WriterConfig cfg, PrintStream out) throws Exception {
         Path storeDir = prepareStoreDir(cfg.storeDir(), cfg.permissions());
-        if (cfg.embeddedKafka()) {
-            kafkaDir = Files.createTempDirectory("shared-lookup-embedded-kafka-");
-            kafka = EmbeddedKafka.start(kafkaDir);
-            cfg = cfg.withBootstrapServers(kafka.bootstrapServers());
-            out.println("Embedded Kafka broker: " + kafka.bootstrapServers());
-        }
         config = cfg;
-        if (cfg.demo()) {
-            demo = DemoFeed.createAndFill(cfg.bootstrapServers());
-        }
         checkTopicsExist(cfg);
         List<NamespaceSink> sinks = new ArrayList<>();
         StoreLayout layout = new StoreLayout(storeDir);
@@ -108,19 +94,7 @@ public final class WriterApp implements AutoCloseable {
             throw new ConfigException("Cannot listen on " + cfg.httpHost() + ":" + cfg.httpPort() + " (" + e
                     + "): choose another --http-port or --http-host");
         }
-        String base = "http://" + (cfg.httpHost().contains(":") ? "[" + cfg.httpHost() + "]" : cfg.httpHost()) + ":"
-                + http.port();
-        out.println("shared-lookup writer: store " + storeDir + ", HTTP " + base);
-        if (cfg.demo()) {
-            out.println("Demo: topic '" + DemoFeed.TOPIC + "' holds user ids 1.." + DemoFeed.USERS
-                    + " -> names and changes a few times a second. Try:");
-            out.println("  curl " + base + "/lookup/users/42");
-            out.println("  curl " + base + "/ready");
-            out.println("  curl " + base + "/namespaces");
-            out.println("  curl " + base + "/metrics");
-            out.println("Readers: SharedLookupStore.open(Path.of(\"" + storeDir + "\")).lookup(\"users\").get(\"42\")");
-            demo.showLookups(store, out);
-        }
+        out.println("shared-lookup writer: store " + storeDir + ", HTTP " + httpAddress());
     }
 
     private static Path prepareStoreDir(Path dir, StorePermissions permissions) {
@@ -164,6 +138,12 @@ public final class WriterApp implements AutoCloseable {
         return http.port();
     }
 
+    /** {@code http://HOST:PORT} of the HTTP endpoints, as printed at start. */
+    public String httpAddress() {
+        String host = config.httpHost();
+        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + http.port();
+    }
+
     public String bootstrapServers() {
         return config.bootstrapServers();
     }
@@ -179,9 +159,6 @@ public final class WriterApp implements AutoCloseable {
         }
         stopped = true;
         log.info("Stopping");
-        if (demo != null) {
-            demo.close();
-        }
         if (ingestor != null) {
             try {
                 ingestor.stop(INGEST_STOP);
@@ -195,23 +172,11 @@ public final class WriterApp implements AutoCloseable {
         if (store != null) {
             store.close();
         }
-        if (kafka != null) {
-            kafka.close();
-            deleteRecursively(kafkaDir);
-        }
         log.info("Stopped");
     }
 
     @Override
     public void close() {
         stop();
-    }
-
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            log.debug("Cannot delete {}", dir, e);
-        }
     }
 }

@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
                 + "NAMESPACE."})
 final class WriterCommand {
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
-            description = "Kafka bootstrap servers (not needed with --embedded-kafka).")
+            description = "Kafka bootstrap servers.")
     String bootstrapServers;
 
     @Option(names = "--store-dir", paramLabel = "DIR", description = "Store directory shared with readers.")
@@ -83,24 +83,16 @@ final class WriterCommand {
             description = "Mode of the store directories it creates (default: ${DEFAULT-VALUE}). Never world-writable.")
     String dirMode;
 
-    @Option(names = "--embedded-kafka", description = "Start a single-node KRaft broker in this process.")
-    boolean embeddedKafka;
-
-    @Option(names = "--demo", description = "With --embedded-kafka: create, fill and keep updating topic 'users'.")
-    boolean demo;
-
     @Option(names = "--config", paramLabel = "FILE", description = "Properties file with any of these options.")
     Path config;
 
     /** Validates the options; every problem is a {@link ConfigException} with a one-line fix. */
     WriterConfig toConfig() {
-        if (demo && !embeddedKafka) {
-            throw new ConfigException("--demo needs --embedded-kafka: it writes its sample topic to the embedded broker");
-        }
         String servers = bootstrapServers == null ? "" : bootstrapServers.trim();
-        if (servers.isEmpty() && !embeddedKafka) {
+        if (servers.isEmpty()) {
             throw new ConfigException("No Kafka to read from: pass --bootstrap-servers HOST:PORT (or "
-                    + "SHARED_LOOKUP_BOOTSTRAP_SERVERS), or --embedded-kafka to try it out");
+                    + "SHARED_LOOKUP_BOOTSTRAP_SERVERS); to try it out without a Kafka, run the demo jar ("
+                    + WriterMain.DEMO_HINT + ")");
         }
         if (storeDir == null) {
             throw new ConfigException("No store directory: pass --store-dir DIR (or SHARED_LOOKUP_STORE_DIR), "
@@ -109,11 +101,7 @@ final class WriterCommand {
         List<TopicBinding> bindings = new ArrayList<>();
         Set<String> namespaces = new HashSet<>();
         Set<String> topicNames = new HashSet<>();
-        List<String> requested = new ArrayList<>(topics);
-        if (demo && requested.stream().noneMatch(t -> TopicBinding.parse(t).topic().equals(DemoFeed.TOPIC))) {
-            requested.add(DemoFeed.TOPIC);
-        }
-        for (String t : requested) {
+        for (String t : topics) {
             if (t.isBlank()) {
                 continue;
             }
@@ -135,8 +123,7 @@ final class WriterCommand {
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
         return new WriterConfig(servers, storeDir.toAbsolutePath().normalize(), bindings, kafkaProps(),
-                httpHost.trim(), port, field, parseBytes(maxValueBytes), embeddedKafka, demo, reverseIndex,
-                permissions());
+                httpHost.trim(), port, field, parseBytes(maxValueBytes), reverseIndex, permissions());
     }
 
     private StorePermissions permissions() {

@@ -9,7 +9,7 @@ import java.util.Optional;
 /**
  * Everything the writer runs with, validated.
  *
- * @param bootstrapServers Kafka bootstrap servers; empty with {@code embeddedKafka} (filled in once it runs)
+ * @param bootstrapServers Kafka bootstrap servers
  * @param storeDir         the store directory shared with readers
  * @param topics           topic to namespace bindings, namespaces unique
  * @param kafkaProperties  consumer properties passed as-is (SASL/SSL and the rest)
@@ -17,41 +17,33 @@ import java.util.Optional;
  * @param httpPort         HTTP port; 0 picks a free one
  * @param valueField       dotted JSON path of the lookup value, or empty for the raw UTF-8 value
  * @param maxValueBytes    values larger than this are skipped and counted
- * @param embeddedKafka    start a single-node KRaft broker in this process
- * @param demo             create and keep updating a sample topic
  * @param reverseIndex     keep a reverse index (value to keys) beside every generation, for reverse lookups
  * @param permissions      modes of the store directories and files this writer creates
  */
 public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                            Map<String, String> kafkaProperties, String httpHost, int httpPort,
-                           Optional<String> valueField, int maxValueBytes, boolean embeddedKafka, boolean demo,
-                           boolean reverseIndex, StorePermissions permissions) {
+                           Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
+                           StorePermissions permissions) {
     public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
 
     /** With the default permissions (0640 files, 0750 directories). */
     public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                         Map<String, String> kafkaProperties, String httpHost, int httpPort,
-                        Optional<String> valueField, int maxValueBytes, boolean embeddedKafka, boolean demo,
-                        boolean reverseIndex) {
+                        Optional<String> valueField, int maxValueBytes, boolean reverseIndex) {
         this(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField, maxValueBytes,
-                embeddedKafka, demo, reverseIndex, StorePermissions.DEFAULT);
+                reverseIndex, StorePermissions.DEFAULT);
     }
 
     /** Without a reverse index. */
     public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                         Map<String, String> kafkaProperties, String httpHost, int httpPort,
-                        Optional<String> valueField, int maxValueBytes, boolean embeddedKafka, boolean demo) {
+                        Optional<String> valueField, int maxValueBytes) {
         this(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField, maxValueBytes,
-                embeddedKafka, demo, false);
+                false);
     }
 
     public WriterConfig {
         topics = List.copyOf(topics);
         kafkaProperties = Map.copyOf(kafkaProperties);
-    }
-
-    public WriterConfig withBootstrapServers(String servers) {
-        return new WriterConfig(servers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField,
-                maxValueBytes, embeddedKafka, demo, reverseIndex, permissions);
     }
 }

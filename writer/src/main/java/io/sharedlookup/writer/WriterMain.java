@@ -8,6 +8,9 @@ import picocli.CommandLine;
 
 /** Entry point of the executable jar. Exit codes: 0 ok/help, 1 failed to run, 2 bad configuration. */
 public final class WriterMain {
+    /** Where the broker-in-the-box went: the writer's jar carries no Kafka server. */
+    static final String DEMO_HINT = "java -jar demo/target/shared-lookup-demo.jar --store-dir DIR";
+
     private WriterMain() {
     }
 
@@ -25,30 +28,49 @@ public final class WriterMain {
             // An operator command (inspect, get, dump, verify, diff): read-only on a store, then exit.
             return StoreTools.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
         }
+        Launch launch = launch(args, env, out, err);
+        if (launch.app() == null) {
+            return launch.exitCode();
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(launch.app()::stop, "shared-lookup-shutdown"));
+        return -1;
+    }
+
+    /**
+     * What {@link #main} does short of exiting and of installing a shutdown hook, for a program that runs the writer
+     * in its own JVM and stops it itself (the demo jar): parses {@code args} ({@code env} holding the
+     * {@code SHARED_LOOKUP_*} settings), validates and starts. Help, version and errors are printed exactly as on the
+     * command line.
+     */
+    public static Launch launch(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         WriterConfig config;
         try {
             Object parsed = parse(args, env, out);
             if (parsed instanceof Integer exit) {
-                return exit;
+                return new Launch(null, null, exit);
             }
             config = (WriterConfig) parsed;
         } catch (ConfigException e) {
             err.println("error: " + e.getMessage());
-            return 2;
+            return new Launch(null, null, 2);
         }
-        WriterApp app;
         try {
-            app = WriterApp.start(config, out);
+            return new Launch(WriterApp.start(config, out), config, -1);
         } catch (ConfigException e) {
             err.println("error: " + e.getMessage());
-            return 2;
+            return new Launch(null, null, 2);
         } catch (Exception | Error e) {
             err.println("error: the writer could not start: " + e);
             e.printStackTrace(err);
-            return 1;
+            return new Launch(null, null, 1);
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(app::stop, "shared-lookup-shutdown"));
-        return -1;
+    }
+
+    /**
+     * The outcome of {@link #launch}: a running writer and its configuration, or (app null) the exit code the
+     * command line ends with: 0 after help or version, 1 when it failed to start, 2 for a bad configuration.
+     */
+    public record Launch(WriterApp app, WriterConfig config, int exitCode) {
     }
 
     /**
@@ -64,6 +86,10 @@ public final class WriterMain {
         try {
             cli.parseArgs(args);
         } catch (CommandLine.UnmatchedArgumentException e) {
+            if (e.getUnmatched().stream().anyMatch(a -> a.startsWith("--embedded-kafka") || a.startsWith("--demo"))) {
+                throw new ConfigException("The writer has no embedded broker or demo: they moved to the demo jar ("
+                        + DEMO_HINT + ")");
+            }
             throw new ConfigException("Unknown option or argument " + e.getUnmatched()
                     + ": run with --help to list the options");
         } catch (CommandLine.ParameterException e) {

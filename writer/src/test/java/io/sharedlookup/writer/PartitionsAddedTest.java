@@ -61,7 +61,7 @@ class PartitionsAddedTest {
         kafka.flush();
         Path store = TestKafka.tempStore();
         WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
              SharedLookupStore readers = SharedLookupStore.open(store)) {
             int port = app.httpPort();

@@ -1,5 +1,6 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.demo.kafka.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -100,10 +100,12 @@ class WriterCliTest {
         assertThat(r.exit()).isZero();
         for (String option : List.of("--bootstrap-servers", "--store-dir", "--topic", "--kafka-property",
                 "--kafka-config", "--http-host", "--http-port", "--value-field", "--max-value-bytes",
-                "--reverse-index", "--file-mode", "--dir-mode", "--embedded-kafka", "--demo", "--config",
+                "--reverse-index", "--file-mode", "--dir-mode", "--config",
                 "SHARED_LOOKUP_")) {
             assertThat(r.out()).contains(option);
         }
+        // The broker and the demo are the demo jar's: the production writer has neither.
+        assertThat(r.out()).doesNotContain("--embedded-kafka").doesNotContain("--demo");
     }
 
     @Test
@@ -128,7 +130,9 @@ class WriterCliTest {
                 "--topic", "t", "--max-value-bytes", "-1"},
                 "--max-value-bytes");
         cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store, "--demo", "--topic", "t"},
-                "--embedded-kafka");
+                "shared-lookup-demo.jar");
+        cases.put(new String[] {"--embedded-kafka", "--store-dir", store, "--topic", "t"},
+                "shared-lookup-demo.jar");
         cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
                 "--topic", "a=x", "--topic", "b=x"},
                 "two --topic");

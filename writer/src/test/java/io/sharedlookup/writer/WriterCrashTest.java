@@ -178,8 +178,7 @@ class WriterCrashTest {
         kafka.send(topic, "before", "1");
         kafka.flush();
         WriterConfig config = new WriterConfig(kafka.bootstrap(), TestKafka.tempStore(),
-                List.of(new TopicBinding(topic, topic)), Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20,
-                false, false);
+                List.of(new TopicBinding(topic, topic)), Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
             kafka.broker.stop();
@@ -210,7 +209,7 @@ class WriterCrashTest {
         }
         kafka.flush();
         WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
         WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
         await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
         return app;
@@ -264,7 +263,7 @@ class WriterCrashTest {
         }
         kafka.flush();
         WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
         try (WriterApp first = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(first.httpPort()));
         }
@@ -327,7 +326,7 @@ class WriterCrashTest {
         kafka.flush();
         Path store = TestKafka.tempStore();
         WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false);
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
             long generation = app.statuses().get(topic).generation();
@@ -358,8 +357,7 @@ class WriterCrashTest {
     void brokerUnreachableAtStartServesWhatIsPublishedAndIsNotReady() throws Exception {
         int deadPort = freePort();
         WriterConfig config = new WriterConfig("127.0.0.1:" + deadPort, TestKafka.tempStore(),
-                List.of(new TopicBinding("users", "users")), Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20,
-                false, false);
+                List.of(new TopicBinding("users", "users")), Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
             var ready = Http.get(app.httpPort(), "/ready");

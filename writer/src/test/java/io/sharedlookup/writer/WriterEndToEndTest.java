@@ -51,7 +51,7 @@ class WriterEndToEndTest {
     private static WriterConfig config(Path store, List<TopicBinding> topics, Optional<String> valueField,
                                        int maxValueBytes) {
         return new WriterConfig(kafka.bootstrap(), store, topics, Map.of(), "127.0.0.1", 0, valueField,
-                maxValueBytes, false, false);
+                maxValueBytes);
     }
 
     private static WriterApp start(WriterConfig config) throws Exception {
@@ -217,7 +217,7 @@ class WriterEndToEndTest {
         kafka.flush();
         Path store = TestKafka.tempStore();
         WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding("teams", "teams")),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1000, false, false, true);
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1000, true);
         try (WriterApp app = start(config)) {
             awaitReady(app);
             try (SharedLookupStore s = SharedLookupStore.open(store)) {
@@ -240,7 +240,7 @@ class WriterEndToEndTest {
         kafka.flush();
         Path store = TestKafka.tempStore().resolve("created/by/the/writer");
         WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding("modes", "modes")),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false, false, false,
+                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false,
                 io.sharedlookup.writer.store.StorePermissions.parse("0660", "0770"));
         try (WriterApp app = start(config)) {
             awaitReady(app);
@@ -273,7 +273,7 @@ class WriterEndToEndTest {
         kafka.flush();
         WriterConfig config = new WriterConfig(kafka.bootstrap(), TestKafka.tempStore(),
                 List.of(new TopicBinding("grouped", "grouped")), Map.of("group.id", "lookup-writer"), "127.0.0.1", 0,
-                Optional.empty(), 1 << 20, false, false);
+                Optional.empty(), 1 << 20);
         try (WriterApp app = start(config);
              org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
                      Map.<String, Object>of("bootstrap.servers", kafka.bootstrap()))) {
@@ -371,7 +371,7 @@ class WriterEndToEndTest {
         Path store = TestKafka.tempStore();
         List<TopicBinding> topics = List.of(new TopicBinding("trunc", "trunc"), new TopicBinding("retention", "retention"));
         WriterConfig config = new WriterConfig(kafka.bootstrap(), store, topics, Map.of(), "127.0.0.1", 0,
-                Optional.empty(), 1 << 20, false, false);
+                Optional.empty(), 1 << 20);
         try (WriterApp app = start(config)) {
             awaitReady(app);
         }

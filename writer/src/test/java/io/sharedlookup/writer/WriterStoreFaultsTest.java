@@ -46,7 +46,7 @@ class WriterStoreFaultsTest {
     private static WriterConfig config(Path store, String... topics) {
         List<TopicBinding> bindings = java.util.Arrays.stream(topics).map(t -> new TopicBinding(t, t)).toList();
         return new WriterConfig(kafka.bootstrap(), store, bindings, Map.of(), "127.0.0.1", 0, Optional.empty(),
-                1 << 20, false, false);
+                1 << 20);
     }
 
     private static WriterApp start(WriterConfig config) throws Exception {

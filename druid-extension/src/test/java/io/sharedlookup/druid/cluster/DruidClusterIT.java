@@ -38,7 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the broker answers what the writer's HTTP API answers, and follows a change produced to Kafka within a second.
  *
  * <p>Needs the writer's executable jar ({@code writer/target/shared-lookup-writer.jar}, or system property
- * {@code sharedlookup.test.writerJar}), the extension folder (package phase) and {@code target/druid-cluster.classpath}
+ * {@code sharedlookup.test.writerJar}), the demo's ({@code demo/target/shared-lookup-demo.jar}, or
+ * {@code sharedlookup.test.demoJar}: the Kafka fixture's broker), the extension folder (package phase) and
+ * {@code target/druid-cluster.classpath}
  * (pre-integration-test). Services' output: {@code target/druid-cluster-it/logs/<service>.log}, with the command
  * lines beside them; timings in {@code target/druid-cluster-it/summary.txt}.
  */
@@ -89,9 +91,13 @@ class DruidClusterIT {
     static void startKafkaWriterAndDruid() throws Exception {
         Path writerJar = Path.of(System.getProperty("sharedlookup.test.writerJar",
                 Path.of("..", "writer", "target", "shared-lookup-writer.jar").toString())).toAbsolutePath().normalize();
+        Path demoJar = Path.of(System.getProperty("sharedlookup.test.demoJar",
+                Path.of("..", "demo", "target", "shared-lookup-demo.jar").toString())).toAbsolutePath().normalize();
         Path extensionsDir = Path.of("target").toAbsolutePath();
         Path classPathFile = Path.of("target", "druid-cluster.classpath").toAbsolutePath();
         assertThat(writerJar).as("the writer's executable jar (package the writer module first)").isRegularFile();
+        assertThat(demoJar).as("the demo's executable jar, whose broker the Kafka fixture runs (package the demo module "
+                + "first)").isRegularFile();
         assertThat(extensionsDir.resolve(DruidCluster.EXTENSION))
                 .as("the packaged extension folder (package phase)").isDirectory();
         assertThat(classPathFile).as("Druid's class path (pre-integration-test phase)").isRegularFile();
@@ -108,7 +114,7 @@ class DruidClusterIT {
         Runtime.getRuntime().addShutdownHook(killOnExit);
 
         long t0 = System.nanoTime();
-        kafka = KafkaBroker.start(writerJar, fixture, Files.createDirectories(tmp.resolve("kafka")), logs, TOPIC, 2);
+        kafka = KafkaBroker.start(demoJar, fixture, Files.createDirectories(tmp.resolve("kafka")), logs, TOPIC, 2);
         extraJvmFlags = readExtraJvmFlags();
         druid = new DruidCluster(tmp.resolve("druid"), logs, druidClassPath, extensionsDir, extraJvmFlags);
         druid.start();

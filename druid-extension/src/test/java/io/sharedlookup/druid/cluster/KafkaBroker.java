@@ -8,9 +8,9 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * A real single-node KRaft broker with one compacted topic and a producer, in a child JVM on the writer jar's class
- * path: {@code src/test/resources/cluster/KafkaFixture.java} run in source-file mode, which uses the writer's own
- * {@code EmbeddedKafka}. The test drives the producer over the child's stdin.
+ * A real single-node KRaft broker with one compacted topic and a producer, in a child JVM on the demo jar's class
+ * path (the writer's own jar carries no broker): {@code src/test/resources/cluster/KafkaFixture.java} run in
+ * source-file mode, which uses the demo's {@code EmbeddedKafka}. The test drives the producer over the child's stdin.
  */
 final class KafkaBroker implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
@@ -25,11 +25,11 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** Starts the broker's JVM; {@link #awaitReady} waits for the broker and the topic. */
-    static KafkaBroker start(Path writerJar, Path fixtureSource, Path dataDir, Path logDir, String topic,
+    static KafkaBroker start(Path demoJar, Path fixtureSource, Path dataDir, Path logDir, String topic,
                              int partitions) throws IOException {
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", writerJar.toString(), fixtureSource.toString(),
+                "-cp", demoJar.toString(), fixtureSource.toString(),
                 dataDir.resolve("data").toString(), topic, Integer.toString(partitions));
         return new KafkaBroker(ServiceProcess.start("kafka", cmd, dataDir, logDir));
     }

@@ -82,7 +82,7 @@ class IngestorTest {
 
     private Ingestor start() throws Exception {
         WriterConfig config = new WriterConfig("mock:9092", store, List.of(new TopicBinding(TOPIC, TOPIC)), Map.of(),
-                "127.0.0.1", 0, Optional.empty(), WriterConfig.DEFAULT_MAX_VALUE_BYTES, false, false);
+                "127.0.0.1", 0, Optional.empty(), WriterConfig.DEFAULT_MAX_VALUE_BYTES);
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
         sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
         ingestor = new Ingestor(config, sinks, metrics, consumer, topics -> Map.of());

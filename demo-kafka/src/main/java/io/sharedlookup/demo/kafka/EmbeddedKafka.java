@@ -1,4 +1,4 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.demo.kafka;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,8 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real single-node KRaft broker (combined broker and controller) in this JVM, from the kafka_2.13 jars: for trying
- * the writer out and for tests. Not for production: one node, replication factor 1, data in {@code dataDir}.
+ * A real single-node KRaft broker (combined broker and controller) in this JVM, from the kafka_2.13 jars: for the demo
+ * jar, the tests and the benchmarks. Not for production: one node, replication factor 1, data in {@code dataDir}. The
+ * writer's own jar never carries it.
  *
  * <p>Can be stopped and started again on the same ports and data (tests use that to simulate an outage).
  */
@@ -73,7 +74,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             Path configFile = dataDir.resolve("server.properties");
             Properties props = serverProperties();
             try (Writer w = Files.newBufferedWriter(configFile, StandardCharsets.UTF_8)) {
-                props.store(w, "embedded KRaft node of shared-lookup-writer");
+                props.store(w, "embedded KRaft node of shared-lookup");
             }
             if (!Files.exists(dataDir.resolve("logs").resolve("meta.properties"))) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();

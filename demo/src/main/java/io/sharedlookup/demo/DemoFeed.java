@@ -1,4 +1,4 @@
-package io.sharedlookup.writer;
+package io.sharedlookup.demo;
 
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The --demo data: a compacted topic {@value #TOPIC} of user ids to display names, filled once and then updated a
+ * The demo's data: a compacted topic {@value #TOPIC} of user ids to display names, filled once and then updated a
  * few times a second (renames, and now and then a deletion and re-creation) so that lookups visibly change.
  */
 final class DemoFeed implements AutoCloseable {

@@ -1,0 +1,53 @@
+package io.sharedlookup.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sharedlookup.testing.JarProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's main command, run as a user runs it: plain {@code java -jar shared-lookup-demo.jar} (no flags: they
+ * must come from the manifest), the embedded broker, the demo feed and the writer in one JVM, lookups resolving over
+ * HTTP and through reader-lib, SIGTERM ending it cleanly.
+ */
+class DemoJarIT {
+    @TempDir
+    Path tmp;
+
+    private static String jar() {
+        return System.getProperty("sharedlookup.test.demoJar");
+    }
+
+    @Test
+    void demoRunsFromThePlainJar() throws Exception {
+        int port = JarProcess.freePort();
+        try (JarProcess demo = JarProcess.start(Path.of("target", "demo-jar-it.log"), jar(), "--store-dir",
+                tmp.resolve("store").toString(), "--http-port", Integer.toString(port))) {
+            demo.awaitServing(port, "/ready", "/lookup/users/42");
+            List<String> out = demo.lines();
+            assertThat(out).anyMatch(l -> l.startsWith("Embedded Kafka broker: 127.0.0.1:"));
+            assertThat(out).anyMatch(l -> l.contains("curl http://127.0.0.1:" + port + "/lookup/users/42"));
+            // The demo shows lookups resolving by itself, through reader-lib, following the feed's changes.
+            await("the demo prints resolved lookups").atMost(Duration.ofSeconds(30))
+                    .until(() -> out.stream().anyMatch(l -> l.matches("reader-lib: users/42 = \".+\"; last change "
+                            + "sent: users/\\d+ -> .*, store has .* \\(\\d+ entries\\)")));
+            demo.assertStopsWithinTenSecondsOfSigterm();
+            assertThat(Files.readString(tmp.resolve("store/users/manifest.properties")))
+                    .contains("writer.state=closed");
+        }
+    }
+
+    @Test
+    void anOptionTheDemoSetsItselfExitsWithOneLine() throws Exception {
+        JarProcess p = JarProcess.start(tmp.resolve("out.log"), jar(), "--store-dir", tmp.toString(), "--topic",
+                "items");
+        assertThat(p.awaitExit()).isEqualTo(2);
+        assertThat(p.lines()).singleElement().asString().startsWith("error: the demo sets --topic itself");
+    }
+}
