@@ -47,7 +47,7 @@ class WriterKillTest {
         for (int trial = 0; trial < trials; trial++) {
             boolean bootstrap = trial % 2 == 0;
             long killDelay = bootstrap ? random.nextInt(1500) : 200 + random.nextInt(2000);
-            Updater updater = new Updater(topic, new Random(SEED + trial));
+            SeededUpdates updater = new SeededUpdates(broker, topic, new Random(SEED + trial));
             updater.start();
             try (WriterProcess victim = WriterProcess.start("kill-victim-" + trial, broker.bootstrap(), store, topic)) {
                 if (bootstrap) {
@@ -100,36 +100,5 @@ class WriterKillTest {
                         + worstConverge + " ms; resume after clean stop " + resumeMillis + " ms; 10,000 keys, "
                         + "100,000-record history");
         assertThat(failures).isEmpty();
-    }
-
-    /** Seeded updates and tombstones, paced at about 1000/s. */
-    private static final class Updater extends Thread {
-        private final String topic;
-        private final Random random;
-        private volatile boolean running = true;
-
-        Updater(String topic, Random random) {
-            super("updater");
-            this.topic = topic;
-            this.random = random;
-        }
-
-        @Override
-        public void run() {
-            long n = 0;
-            while (running) {
-                String key = "k" + random.nextInt(12_000);
-                broker.send(topic, key, random.nextInt(10) == 0 ? null : "u-" + n);
-                if (++n % 10 == 0) {
-                    LockSupport.parkNanos(10_000_000L); // load pacing, not synchronisation
-                }
-            }
-        }
-
-        void stopAndJoin() throws InterruptedException {
-            running = false;
-            join();
-            broker.flush();
-        }
     }
 }

@@ -8,6 +8,7 @@ import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.ResumeDecision;
 import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.Snapshots;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.reader.SharedLookupStore;
@@ -70,12 +71,16 @@ public final class WriterApp implements AutoCloseable {
         try {
             for (TopicBinding b : cfg.topics()) {
                 NamespaceWriter w;
+                boolean seeded = cfg.seed().isPresent() && seed(cfg, layout, b.namespace());
                 try {
                     // A namespace built afresh starts numbering at the current Unix time in seconds.
                     w = NamespaceWriter.open(layout, b.namespace(), cfg.permissions(),
                             java.time.Instant.now().getEpochSecond() - 1);
                 } catch (IllegalStateException e) {
                     throw new ConfigException(e.getMessage());
+                }
+                if (seeded) {
+                    w.verifyDigestOnResume(); // copied from another host: the entries must still give its digest
                 }
                 sinks.add(new NamespaceSink(b, w, metrics, attributes));
             }
@@ -178,5 +183,16 @@ public final class WriterApp implements AutoCloseable {
     @Override
     public void close() {
         stop();
+    }
+
+    /** Seeds {@code namespace} from the snapshot; a snapshot that cannot be used only costs the replay it would save. */
+    private static boolean seed(WriterConfig cfg, StoreLayout layout, String namespace) {
+        try {
+            return Snapshots.seed(cfg.seed().orElseThrow(), layout, namespace, cfg.permissions());
+        } catch (IOException | RuntimeException e) {
+            log.warn("Namespace '{}': cannot seed from {} ({}); building it from its topic", namespace,
+                    cfg.seed().orElseThrow(), e.getMessage());
+            return false;
+        }
     }
 }

@@ -83,6 +83,12 @@ final class WriterCommand {
             description = "Mode of the store directories it creates (default: ${DEFAULT-VALUE}). Never world-writable.")
     String dirMode;
 
+    @Option(names = "--seed", paramLabel = "DIR",
+            description = "A snapshot directory (the 'snapshot' command's OUT): namespaces this store lacks are seeded "
+                    + "from it and resume from its offsets instead of replaying their topic (or rebuild from the "
+                    + "topic when those offsets are gone or its entries do not give its digest).")
+    Path seed;
+
     @Option(names = "--config", paramLabel = "FILE", description = "Properties file with any of these options.")
     Path config;
 
@@ -122,8 +128,13 @@ final class WriterCommand {
         int port = parsePort(httpPort);
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
+        if (seed != null && !Files.isDirectory(seed)) {
+            throw new ConfigException("--seed " + seed + " is not a directory: pass the directory the 'snapshot' "
+                    + "command wrote");
+        }
         return new WriterConfig(servers, storeDir.toAbsolutePath().normalize(), bindings, kafkaProps(),
-                httpHost.trim(), port, field, parseBytes(maxValueBytes), reverseIndex, permissions());
+                httpHost.trim(), port, field, parseBytes(maxValueBytes), reverseIndex, permissions(),
+                Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize()));
     }
 
     private StorePermissions permissions() {

@@ -19,12 +19,22 @@ import java.util.Optional;
  * @param maxValueBytes    values larger than this are skipped and counted
  * @param reverseIndex     keep a reverse index (value to keys) beside every generation, for reverse lookups
  * @param permissions      modes of the store directories and files this writer creates
+ * @param seed             a snapshot directory seeding the namespaces the store lacks, if any
  */
 public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                            Map<String, String> kafkaProperties, String httpHost, int httpPort,
                            Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
-                           StorePermissions permissions) {
+                           StorePermissions permissions, Optional<Path> seed) {
     public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
+
+    /** Without a seed. */
+    public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
+                        Map<String, String> kafkaProperties, String httpHost, int httpPort,
+                        Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
+                        StorePermissions permissions) {
+        this(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField, maxValueBytes,
+                reverseIndex, permissions, Optional.empty());
+    }
 
     /** With the default permissions (0640 files, 0750 directories). */
     public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
