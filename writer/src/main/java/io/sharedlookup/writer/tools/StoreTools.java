@@ -119,6 +119,26 @@ public final class StoreTools {
         }
     }
 
+    /** A command on one namespace of one store: {@code STORE NAMESPACE [more]}. */
+    abstract static class NamespaceCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "STORE", description = "The store directory (the writer's --store-dir).")
+        Path store;
+
+        @Parameters(index = "1", paramLabel = "NAMESPACE")
+        String namespace;
+
+        PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+
+        PrintWriter err() {
+            return spec.commandLine().getErr();
+        }
+    }
+
     @Command(name = "inspect", mixinStandardHelpOptions = true,
             description = "Namespaces of a store: generation, entries, capacity, fill, files, offsets, digest, "
                     + "writer state.")
@@ -148,16 +168,7 @@ public final class StoreTools {
 
     @Command(name = "get", mixinStandardHelpOptions = true,
             description = "Prints the value of KEY in NAMESPACE; exit code 1 when absent.")
-    static final class Get implements Callable<Integer> {
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Parameters(index = "0", paramLabel = "STORE")
-        Path store;
-
-        @Parameters(index = "1", paramLabel = "NAMESPACE")
-        String namespace;
-
+    static final class Get extends NamespaceCommand {
         @Parameters(index = "2", paramLabel = "KEY")
         String key;
 
@@ -166,10 +177,10 @@ public final class StoreTools {
             try (Opened o = open(store, namespace)) {
                 String value = o.lookup().get(key);
                 if (value == null) {
-                    spec.commandLine().getErr().println("'" + key + "' is not in namespace '" + namespace + "'");
+                    err().println("'" + key + "' is not in namespace '" + namespace + "'");
                     return 1;
                 }
-                spec.commandLine().getOut().println(value);
+                out().println(value);
                 return 0;
             }
         }
@@ -178,19 +189,10 @@ public final class StoreTools {
     @Command(name = "dump", mixinStandardHelpOptions = true,
             description = "Writes every entry of NAMESPACE as TSV (key, tab, value; \\t \\n \\r \\\\ escaped), "
                     + "streaming, in no particular order.")
-    static final class Dump implements Callable<Integer> {
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Parameters(index = "0", paramLabel = "STORE")
-        Path store;
-
-        @Parameters(index = "1", paramLabel = "NAMESPACE")
-        String namespace;
-
+    static final class Dump extends NamespaceCommand {
         @Override
         public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter out = out();
             try (Opened o = open(store, namespace)) {
                 o.lookup().forEach((k, v) -> out.append(Tsv.escape(k)).append('\t').append(Tsv.escape(v)).append('\n'));
             }
@@ -202,21 +204,11 @@ public final class StoreTools {
             description = "Recomputes NAMESPACE's content digest from its entries and compares it with the one its "
                     + "writer published; exit code 0 when equal, 1 when not. Run it when the topic is idle: updates "
                     + "applied after the writer's last checkpoint differ from the published digest until the next one.")
-    static final class Verify implements Callable<Integer> {
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Parameters(index = "0", paramLabel = "STORE")
-        Path store;
-
-        @Parameters(index = "1", paramLabel = "NAMESPACE")
-        String namespace;
-
+    static final class Verify extends NamespaceCommand {
         @Override
         public Integer call() {
             try (Opened o = open(store, namespace)) {
-                return Digests.verify(store, namespace, o.lookup(), spec.commandLine().getOut(),
-                        spec.commandLine().getErr());
+                return Digests.verify(store, namespace, o.lookup(), out(), err());
             }
         }
     }
@@ -226,16 +218,7 @@ public final class StoreTools {
                     + "copy of its entries with the offsets its manifest had before the copy and the copy's digest. "
                     + "A writer started with --seed OUT on a host whose store lacks the namespace resumes from it "
                     + "instead of replaying the topic.")
-    static final class Snapshot implements Callable<Integer> {
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Parameters(index = "0", paramLabel = "STORE")
-        Path store;
-
-        @Parameters(index = "1", paramLabel = "NAMESPACE")
-        String namespace;
-
+    static final class Snapshot extends NamespaceCommand {
         @Parameters(index = "2", paramLabel = "OUT")
         Path out;
 
@@ -248,7 +231,7 @@ public final class StoreTools {
             } catch (IOException e) {
                 throw new ToolException(e.getMessage());
             }
-            spec.commandLine().getOut().println("snapshot of '" + namespace + "': " + taken.entries() + " entries at "
+            out().println("snapshot of '" + namespace + "': " + taken.entries() + " entries at "
                     + "offsets " + taken.manifest().offsets() + ", digest " + ContentDigest.hex(taken.digest())
                     + ", in " + taken.dir());
             return 0;
