@@ -177,17 +177,18 @@ public final class BootstrapHarness {
 
     /** Starts the writer on {@code store}, waits for /ready, stops it cleanly (SIGTERM); the time to /ready. */
     static Map<String, Object> writer(String java, Path writerJar, String servers, Path store, HttpClient client,
-            long records, Path logs) throws Exception {
+            long records, Path logs, String... extraArgs) throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         Path log = logs.resolve("writer-" + System.nanoTime() + ".log");
         long start = System.nanoTime();
-        Process writer = new ProcessBuilder(java, "-Xmx512m", "-Dchronicle.analytics.disable=true", "-jar",
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-Dchronicle.analytics.disable=true", "-jar",
                 writerJar.toString(), "--bootstrap-servers", servers, "--topic", BootstrapFeed.TOPIC,
-                "--store-dir", store.toString(), "--http-port", Integer.toString(port))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                "--store-dir", store.toString(), "--http-port", Integer.toString(port)));
+        command.addAll(List.of(extraArgs));
+        Process writer = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             WriterProcesses.awaitReady(client, "http://127.0.0.1:" + port, writer, log, 1800);
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -202,7 +203,7 @@ public final class BootstrapHarness {
         }
     }
 
-    private static String codeSource() throws Exception {
+    static String codeSource() throws Exception {
         return Path.of(BootstrapHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 
