@@ -132,9 +132,10 @@ final class WriterCommand {
             throw new ConfigException("--seed " + seed + " is not a directory: pass the directory the 'snapshot' "
                     + "command wrote");
         }
-        return new WriterConfig(servers, storeDir.toAbsolutePath().normalize(), bindings, kafkaProps(),
-                httpHost.trim(), port, field, parseBytes(maxValueBytes), reverseIndex, permissions(),
-                Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize()));
+        return WriterConfig.builder(servers, storeDir.toAbsolutePath().normalize()).topics(bindings)
+                .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(port).valueField(field)
+                .maxValueBytes(parseBytes(maxValueBytes)).reverseIndex(reverseIndex).permissions(permissions())
+                .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).build();
     }
 
     private StorePermissions permissions() {
