@@ -10,11 +10,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /** The command line: option declarations and their validation into a {@link WriterConfig}. */
@@ -37,37 +39,39 @@ final class WriterCommand {
     @Option(names = "--store-dir", paramLabel = "DIR", description = "Store directory shared with readers.")
     Path storeDir;
 
-    @Option(names = "--topic", paramLabel = "TOPIC[=NAMESPACE]", split = ",",
+    @Option(names = "--topic", paramLabel = "TOPIC[=NAMESPACE]", split = ",", converter = TopicConverter.class,
             description = "Topic to consume, repeatable; the namespace defaults to the topic name.")
-    List<String> topics = new ArrayList<>();
+    List<TopicBinding> topics = new ArrayList<>();
 
     // Split only at commas that start a new KEY=: values such as host lists keep their commas.
     @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", split = ",(?=[A-Za-z0-9._-]+=)",
-            splitSynopsisLabel = ",",
+            splitSynopsisLabel = ",", converter = KafkaPropertyConverter.class,
             description = "Consumer property passed as-is, repeatable; overrides --kafka-config.")
-    List<String> kafkaProperties = new ArrayList<>();
+    List<Map.Entry<String, String>> kafkaProperties = new ArrayList<>();
 
     @Option(names = "--kafka-config", paramLabel = "FILE",
             description = "Properties file of consumer properties (SASL/SSL and the rest).")
     Path kafkaConfig;
 
-    @Option(names = "--http-host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+    @Option(names = "--http-host", paramLabel = "HOST", defaultValue = WriterConfig.DEFAULT_HTTP_HOST,
             description = "HTTP bind address (default: ${DEFAULT-VALUE}, loopback only).")
     String httpHost;
 
-    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "7070",
+    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "" + WriterConfig.DEFAULT_HTTP_PORT,
+            converter = PortConverter.class,
             description = "HTTP port (default: ${DEFAULT-VALUE}; 0 picks a free port). Connections are bounded: "
                     + "256 open at most (more get 503), 5 s to send a request (else 408), closed after 30 s idle; "
                     + "a request line or headers over 8 KiB get 414/431, a body over 8 KiB 413, then the close.")
-    String httpPort;
+    int httpPort;
 
     @Option(names = "--value-field", paramLabel = "PATH",
             description = "Values are JSON; store this dotted field (default: the raw UTF-8 value).")
     String valueField;
 
-    @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "1048576",
+    @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "" + WriterConfig.DEFAULT_MAX_VALUE_BYTES,
+            converter = ByteSizeConverter.class,
             description = "Larger values are skipped and counted (default: ${DEFAULT-VALUE}; KiB/MiB suffixes work).")
-    String maxValueBytes;
+    int maxValueBytes;
 
     @Option(names = "--reverse-index",
             description = "Keep a reverse index (value to keys) beside every generation, so reverse lookups "
@@ -107,11 +111,10 @@ final class WriterCommand {
         List<TopicBinding> bindings = new ArrayList<>();
         Set<String> namespaces = new HashSet<>();
         Set<String> topicNames = new HashSet<>();
-        for (String t : topics) {
-            if (t.isBlank()) {
-                continue;
+        for (TopicBinding b : topics) {
+            if (b == null) {
+                continue; // a blank list entry
             }
-            TopicBinding b = TopicBinding.parse(t);
             if (!namespaces.add(b.namespace())) {
                 throw new ConfigException("Namespace '" + b.namespace() + "' is fed by two --topic options: "
                         + "give each topic its own namespace with --topic TOPIC=NAMESPACE");
@@ -125,7 +128,6 @@ final class WriterCommand {
             throw new ConfigException("No topic to consume: pass --topic TOPIC[=NAMESPACE] (repeatable) or set "
                     + "SHARED_LOOKUP_TOPIC");
         }
-        int port = parsePort(httpPort);
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
         if (seed != null && !Files.isDirectory(seed)) {
@@ -133,8 +135,8 @@ final class WriterCommand {
                     + "command wrote");
         }
         return WriterConfig.builder(servers, storeDir.toAbsolutePath().normalize()).topics(bindings)
-                .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(port).valueField(field)
-                .maxValueBytes(parseBytes(maxValueBytes)).reverseIndex(reverseIndex).permissions(permissions())
+                .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(httpPort).valueField(field)
+                .maxValueBytes(maxValueBytes).reverseIndex(reverseIndex).permissions(permissions())
                 .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).build();
     }
 
@@ -158,50 +160,77 @@ final class WriterCommand {
             }
             p.stringPropertyNames().forEach(k -> props.put(k, p.getProperty(k)));
         }
-        for (String kv : kafkaProperties) {
+        kafkaProperties.forEach(e -> props.put(e.getKey(), e.getValue()));
+        return props;
+    }
+
+    /*
+     * The converters throw ConfigException, whose one-line message WriterMain reports as it is (picocli keeps it as
+     * the cause of its ParameterException).
+     */
+
+    /** {@code TOPIC[=NAMESPACE]}; a blank list entry is null, skipped by toConfig. */
+    static final class TopicConverter implements ITypeConverter<TopicBinding> {
+        @Override
+        public TopicBinding convert(String text) {
+            return text.isBlank() ? null : TopicBinding.parse(text);
+        }
+    }
+
+    /** {@code KEY=VALUE}, both trimmed. */
+    static final class KafkaPropertyConverter implements ITypeConverter<Map.Entry<String, String>> {
+        @Override
+        public Map.Entry<String, String> convert(String kv) {
             int eq = kv.indexOf('=');
             if (eq <= 0) {
                 throw new ConfigException("Invalid --kafka-property '" + kv + "': use KEY=VALUE, e.g. "
                         + "--kafka-property security.protocol=SASL_SSL");
             }
-            props.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            return Map.entry(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
-        return props;
     }
 
-    private static int parsePort(String text) {
-        try {
-            int port = Integer.parseInt(text.trim());
-            if (port >= 0 && port <= 65535) {
-                return port;
+    /** A port number from 0 (a free one) to 65535. */
+    static final class PortConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            try {
+                int port = Integer.parseInt(text.trim());
+                if (port >= 0 && port <= 65535) {
+                    return port;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
             }
-        } catch (NumberFormatException e) {
-            // reported below
+            throw new ConfigException("Invalid --http-port '" + text + "': use a port number from 0 to 65535");
         }
-        throw new ConfigException("Invalid --http-port '" + text + "': use a port number from 0 to 65535");
     }
 
-    static int parseBytes(String text) {
-        String t = text.trim();
-        long unit = 1;
-        String lower = t.toLowerCase();
-        for (String[] suffix : new String[][] {{"gib", "1073741824"}, {"mib", "1048576"}, {"kib", "1024"}}) {
-            if (lower.endsWith(suffix[0])) {
-                unit = Long.parseLong(suffix[1]);
-                t = t.substring(0, t.length() - 3).trim();
-                break;
+    /** A positive size in bytes up to 2 GiB, optionally with a KiB, MiB or GiB suffix. */
+    static final class ByteSizeConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            String t = text.trim();
+            long unit = 1;
+            String lower = t.toLowerCase(Locale.ROOT);
+            for (String[] suffix : new String[][] {{"gib", "1073741824"}, {"mib", "1048576"}, {"kib", "1024"}}) {
+                if (lower.endsWith(suffix[0])) {
+                    unit = Long.parseLong(suffix[1]);
+                    t = t.substring(0, t.length() - 3).trim();
+                    break;
+                }
             }
-        }
-        try {
-            long bytes = Long.parseLong(t) * unit;
-            if (bytes > 0 && bytes <= Integer.MAX_VALUE) {
-                return (int) bytes;
+            try {
+                long bytes = Long.parseLong(t) * unit;
+                if (bytes > 0 && bytes <= Integer.MAX_VALUE) {
+                    return (int) bytes;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
             }
-        } catch (NumberFormatException e) {
-            // reported below
+            throw new ConfigException("Invalid --max-value-bytes '" + text + "': use a positive size such as 1048576 "
+                    + "or 1MiB (at most 2GiB)");
         }
-        throw new ConfigException("Invalid --max-value-bytes '" + text + "': use a positive size such as 1048576 "
-                + "or 1MiB (at most 2GiB)");
     }
 
     static final class Version implements picocli.CommandLine.IVersionProvider {
