@@ -59,8 +59,8 @@ class PartitionsAddedTest {
         }
         kafka.flush();
         Path store = TestKafka.tempStore();
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store).topics(List.of(new TopicBinding(topic, topic)))
-                .httpPort(0).build();
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
              SharedLookupStore readers = SharedLookupStore.open(store)) {
             int port = app.httpPort();

@@ -207,8 +207,8 @@ class WriterCrashTest {
             kafka.send(topic, "k" + i, "v1");
         }
         kafka.flush();
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store).topics(List.of(new TopicBinding(topic, topic)))
-                .httpPort(0).build();
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
         await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
         return app;
@@ -261,8 +261,8 @@ class WriterCrashTest {
             kafka.send(topic, "k" + i, big + i);
         }
         kafka.flush();
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store).topics(List.of(new TopicBinding(topic, topic)))
-                .httpPort(0).build();
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         try (WriterApp first = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(first.httpPort()));
         }
@@ -324,8 +324,8 @@ class WriterCrashTest {
         }
         kafka.flush();
         Path store = TestKafka.tempStore();
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store).topics(List.of(new TopicBinding(topic, topic)))
-                .httpPort(0).build();
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
             long generation = app.statuses().get(topic).generation();
