@@ -10,11 +10,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /** The command line: option declarations and their validation into a {@link WriterConfig}. */
@@ -30,66 +32,87 @@ import picocli.CommandLine.Option;
                 + "get STORE NAMESPACE KEY, dump STORE NAMESPACE, verify STORE NAMESPACE, diff STORE_A STORE_B "
                 + "NAMESPACE."})
 final class WriterCommand {
+    // These descriptions are also the option table of docs/writer.md (WriterOptionsDocTest renders it from them).
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
-            description = "Kafka bootstrap servers.")
+            description = "Kafka bootstrap servers to read from (required).")
     String bootstrapServers;
 
-    @Option(names = "--store-dir", paramLabel = "DIR", description = "Store directory shared with readers.")
+    @Option(names = "--store-dir", paramLabel = "DIR",
+            description = "Store directory shared with readers (required); created if missing; must be writable.")
     Path storeDir;
 
-    @Option(names = "--topic", paramLabel = "TOPIC[=NAMESPACE]", split = ",",
-            description = "Topic to consume, repeatable; the namespace defaults to the topic name.")
-    List<String> topics = new ArrayList<>();
+    @Option(names = "--topic", paramLabel = "TOPIC[=NAMESPACE]", split = ",", converter = TopicConverter.class,
+            description = "Topic to consume (at least one), repeatable; the namespace defaults to the topic name; "
+                    + "namespaces: [A-Za-z0-9._-]{1,200}.")
+    List<TopicBinding> topics = new ArrayList<>();
 
     // Split only at commas that start a new KEY=: values such as host lists keep their commas.
     @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", split = ",(?=[A-Za-z0-9._-]+=)",
-            splitSynopsisLabel = ",",
-            description = "Consumer property passed as-is, repeatable; overrides --kafka-config.")
-    List<String> kafkaProperties = new ArrayList<>();
+            splitSynopsisLabel = ",", converter = KafkaPropertyConverter.class,
+            description = "Consumer property, repeatable; passed to the consumer as-is (SASL/SSL, group.id, "
+                    + "isolation.level...); overrides --kafka-config.")
+    List<Map.Entry<String, String>> kafkaProperties = new ArrayList<>();
 
     @Option(names = "--kafka-config", paramLabel = "FILE",
-            description = "Properties file of consumer properties (SASL/SSL and the rest).")
+            description = "Properties file of consumer properties (SASL/SSL and the rest); --kafka-property "
+                    + "overrides it.")
     Path kafkaConfig;
 
-    @Option(names = "--http-host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+    @Option(names = "--http-host", paramLabel = "HOST", defaultValue = WriterConfig.DEFAULT_HTTP_HOST,
             description = "HTTP bind address (default: ${DEFAULT-VALUE}, loopback only).")
     String httpHost;
 
-    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "7070",
-            description = "HTTP port (default: ${DEFAULT-VALUE}; 0 picks a free port). Connections are bounded: "
-                    + "256 open at most (more get 503), 5 s to send a request (else 408), closed after 30 s idle; "
-                    + "a request line or headers over 8 KiB get 414/431, a body over 8 KiB 413, then the close.")
-    String httpPort;
+    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "" + WriterConfig.DEFAULT_HTTP_PORT,
+            converter = PortConverter.class,
+            description = "HTTP port (default: ${DEFAULT-VALUE}; 0 picks a free port, printed at start). Connections "
+                    + "are bounded: at most 256 open (more get 503 and are closed), 5 s to send a complete request "
+                    + "(else 408), 30 s idle keep-alive, 10 s for a client to take a response; a request line, "
+                    + "headers or body over 8 KiB get 414/431/413 and the connection is closed (metrics "
+                    + "sharedlookup_http_open_connections, sharedlookup_http_connections_closed_total{reason}).")
+    int httpPort;
 
     @Option(names = "--value-field", paramLabel = "PATH",
-            description = "Values are JSON; store this dotted field (default: the raw UTF-8 value).")
+            description = "Values are JSON; store this dotted field, e.g. name.display (default: the raw UTF-8 "
+                    + "value). Strings as-is, numbers/booleans as literals, objects/arrays as compact JSON.")
     String valueField;
 
-    @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "1048576",
-            description = "Larger values are skipped and counted (default: ${DEFAULT-VALUE}; KiB/MiB suffixes work).")
-    String maxValueBytes;
+    @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "" + WriterConfig.DEFAULT_MAX_VALUE_BYTES,
+            converter = ByteSizeConverter.class,
+            description = "Larger values are skipped and counted (default: ${DEFAULT-VALUE}; KiB/MiB/GiB suffixes "
+                    + "work).")
+    int maxValueBytes;
 
     @Option(names = "--reverse-index",
             description = "Keep a reverse index (value to keys) beside every generation, so reverse lookups "
-                    + "(Druid filters on looked-up values) need not scan; about doubles the store's size.")
+                    + "(Lookup.keysOf, Druid's unapplyAll for filters on looked-up values) read the index instead of "
+                    + "scanning; about doubles the store on disk and adds two index updates per record. Recorded as "
+                    + "attr.reverse.index in the manifest; changing it makes the next start rebuild. See "
+                    + "docs/store-format.md.")
     boolean reverseIndex;
 
-    @Option(names = "--file-mode", paramLabel = "MODE", defaultValue = "0640",
-            description = "Mode of the store files it creates (default: ${DEFAULT-VALUE}: the group can read). "
-                    + "Readers need read permission only: run them in the writer's group. Never world-writable.")
+    @Option(names = "--file-mode", paramLabel = "MODE", defaultValue = StorePermissions.DEFAULT_FILE_MODE,
+            description = "Mode of the store files it creates (generations, manifests, writer.lock), octal or "
+                    + "rw-r----- (default: ${DEFAULT-VALUE}: the group can read). Readers map the files read-only "
+                    + "and need read permission only: 0640 suits readers running as the writer's user or in its "
+                    + "group. Never world-writable (refused).")
     String fileMode;
 
-    @Option(names = "--dir-mode", paramLabel = "MODE", defaultValue = "0750",
-            description = "Mode of the store directories it creates (default: ${DEFAULT-VALUE}). Never world-writable.")
+    @Option(names = "--dir-mode", paramLabel = "MODE", defaultValue = StorePermissions.DEFAULT_DIRECTORY_MODE,
+            description = "Mode of the store directories it creates: the store root when missing, one per namespace "
+                    + "(default: ${DEFAULT-VALUE}). Never world-writable (refused).")
     String dirMode;
 
     @Option(names = "--seed", paramLabel = "DIR",
-            description = "A snapshot directory (the 'snapshot' command's OUT): namespaces this store lacks are seeded "
-                    + "from it and resume from its offsets instead of replaying their topic (or rebuild from the "
-                    + "topic when those offsets are gone or its entries do not give its digest).")
+            description = "A snapshot directory written by the 'snapshot' command on another host (its OUT): each "
+                    + "namespace this store lacks is copied from it, checked against its digest and resumed from its "
+                    + "offsets instead of replaying the topic. It is built from the topic instead when the snapshot "
+                    + "cannot be used, its offsets are no longer on the broker, it is older than the topic's "
+                    + "delete.retention.ms, its settings differ, or its entries do not give its digest "
+                    + "(docs/scale-out.md).")
     Path seed;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Properties file with any of these options.")
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Properties file with any of these options, named without dashes (bootstrap-servers=...).")
     Path config;
 
     /** Validates the options; every problem is a {@link ConfigException} with a one-line fix. */
@@ -107,11 +130,10 @@ final class WriterCommand {
         List<TopicBinding> bindings = new ArrayList<>();
         Set<String> namespaces = new HashSet<>();
         Set<String> topicNames = new HashSet<>();
-        for (String t : topics) {
-            if (t.isBlank()) {
-                continue;
+        for (TopicBinding b : topics) {
+            if (b == null) {
+                continue; // a blank list entry
             }
-            TopicBinding b = TopicBinding.parse(t);
             if (!namespaces.add(b.namespace())) {
                 throw new ConfigException("Namespace '" + b.namespace() + "' is fed by two --topic options: "
                         + "give each topic its own namespace with --topic TOPIC=NAMESPACE");
@@ -125,16 +147,16 @@ final class WriterCommand {
             throw new ConfigException("No topic to consume: pass --topic TOPIC[=NAMESPACE] (repeatable) or set "
                     + "SHARED_LOOKUP_TOPIC");
         }
-        int port = parsePort(httpPort);
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
         if (seed != null && !Files.isDirectory(seed)) {
             throw new ConfigException("--seed " + seed + " is not a directory: pass the directory the 'snapshot' "
                     + "command wrote");
         }
-        return new WriterConfig(servers, storeDir.toAbsolutePath().normalize(), bindings, kafkaProps(),
-                httpHost.trim(), port, field, parseBytes(maxValueBytes), reverseIndex, permissions(),
-                Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize()));
+        return WriterConfig.builder(servers, storeDir.toAbsolutePath().normalize()).topics(bindings)
+                .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(httpPort).valueField(field)
+                .maxValueBytes(maxValueBytes).reverseIndex(reverseIndex).permissions(permissions())
+                .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).build();
     }
 
     private StorePermissions permissions() {
@@ -157,50 +179,77 @@ final class WriterCommand {
             }
             p.stringPropertyNames().forEach(k -> props.put(k, p.getProperty(k)));
         }
-        for (String kv : kafkaProperties) {
+        kafkaProperties.forEach(e -> props.put(e.getKey(), e.getValue()));
+        return props;
+    }
+
+    /*
+     * The converters throw ConfigException, whose one-line message WriterMain reports as it is (picocli keeps it as
+     * the cause of its ParameterException).
+     */
+
+    /** {@code TOPIC[=NAMESPACE]}; a blank list entry is null, skipped by toConfig. */
+    static final class TopicConverter implements ITypeConverter<TopicBinding> {
+        @Override
+        public TopicBinding convert(String text) {
+            return text.isBlank() ? null : TopicBinding.parse(text);
+        }
+    }
+
+    /** {@code KEY=VALUE}, both trimmed. */
+    static final class KafkaPropertyConverter implements ITypeConverter<Map.Entry<String, String>> {
+        @Override
+        public Map.Entry<String, String> convert(String kv) {
             int eq = kv.indexOf('=');
             if (eq <= 0) {
                 throw new ConfigException("Invalid --kafka-property '" + kv + "': use KEY=VALUE, e.g. "
                         + "--kafka-property security.protocol=SASL_SSL");
             }
-            props.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            return Map.entry(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
-        return props;
     }
 
-    private static int parsePort(String text) {
-        try {
-            int port = Integer.parseInt(text.trim());
-            if (port >= 0 && port <= 65535) {
-                return port;
+    /** A port number from 0 (a free one) to 65535. */
+    static final class PortConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            try {
+                int port = Integer.parseInt(text.trim());
+                if (port >= 0 && port <= 65535) {
+                    return port;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
             }
-        } catch (NumberFormatException e) {
-            // reported below
+            throw new ConfigException("Invalid --http-port '" + text + "': use a port number from 0 to 65535");
         }
-        throw new ConfigException("Invalid --http-port '" + text + "': use a port number from 0 to 65535");
     }
 
-    static int parseBytes(String text) {
-        String t = text.trim();
-        long unit = 1;
-        String lower = t.toLowerCase();
-        for (String[] suffix : new String[][] {{"gib", "1073741824"}, {"mib", "1048576"}, {"kib", "1024"}}) {
-            if (lower.endsWith(suffix[0])) {
-                unit = Long.parseLong(suffix[1]);
-                t = t.substring(0, t.length() - 3).trim();
-                break;
+    /** A positive size in bytes up to 2 GiB, optionally with a KiB, MiB or GiB suffix. */
+    static final class ByteSizeConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            String t = text.trim();
+            long unit = 1;
+            String lower = t.toLowerCase(Locale.ROOT);
+            for (String[] suffix : new String[][] {{"gib", "1073741824"}, {"mib", "1048576"}, {"kib", "1024"}}) {
+                if (lower.endsWith(suffix[0])) {
+                    unit = Long.parseLong(suffix[1]);
+                    t = t.substring(0, t.length() - 3).trim();
+                    break;
+                }
             }
-        }
-        try {
-            long bytes = Long.parseLong(t) * unit;
-            if (bytes > 0 && bytes <= Integer.MAX_VALUE) {
-                return (int) bytes;
+            try {
+                long bytes = Long.parseLong(t) * unit;
+                if (bytes > 0 && bytes <= Integer.MAX_VALUE) {
+                    return (int) bytes;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
             }
-        } catch (NumberFormatException e) {
-            // reported below
+            throw new ConfigException("Invalid --max-value-bytes '" + text + "': use a positive size such as 1048576 "
+                    + "or 1MiB (at most 2GiB)");
         }
-        throw new ConfigException("Invalid --max-value-bytes '" + text + "': use a positive size such as 1048576 "
-                + "or 1MiB (at most 2GiB)");
     }
 
     static final class Version implements picocli.CommandLine.IVersionProvider {

@@ -7,7 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Everything the writer runs with, validated.
+ * Everything the writer runs with, validated. Built by the command line ({@link WriterCommand}) or, in programs and
+ * tests, by {@link #builder}, whose defaults are the command line's.
  *
  * @param bootstrapServers Kafka bootstrap servers
  * @param storeDir         the store directory shared with readers
@@ -25,35 +26,88 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
                            Map<String, String> kafkaProperties, String httpHost, int httpPort,
                            Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
                            StorePermissions permissions, Optional<Path> seed) {
+    // Constants, so that the command line's option annotations take their defaults from here.
+    public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
+    public static final int DEFAULT_HTTP_PORT = 7070;
     public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
-
-    /** Without a seed. */
-    public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
-                        Map<String, String> kafkaProperties, String httpHost, int httpPort,
-                        Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
-                        StorePermissions permissions) {
-        this(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField, maxValueBytes,
-                reverseIndex, permissions, Optional.empty());
-    }
-
-    /** With the default permissions (0640 files, 0750 directories). */
-    public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
-                        Map<String, String> kafkaProperties, String httpHost, int httpPort,
-                        Optional<String> valueField, int maxValueBytes, boolean reverseIndex) {
-        this(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField, maxValueBytes,
-                reverseIndex, StorePermissions.DEFAULT);
-    }
-
-    /** Without a reverse index. */
-    public WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
-                        Map<String, String> kafkaProperties, String httpHost, int httpPort,
-                        Optional<String> valueField, int maxValueBytes) {
-        this(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort, valueField, maxValueBytes,
-                false);
-    }
 
     public WriterConfig {
         topics = List.copyOf(topics);
         kafkaProperties = Map.copyOf(kafkaProperties);
+    }
+
+    /** A builder with the command line's defaults for everything but the Kafka and the store directory. */
+    public static Builder builder(String bootstrapServers, Path storeDir) {
+        return new Builder(bootstrapServers, storeDir);
+    }
+
+    /** Builds a {@link WriterConfig}; each setter replaces the default or the previous value. */
+    public static final class Builder {
+        private final String bootstrapServers;
+        private final Path storeDir;
+        private List<TopicBinding> topics = List.of();
+        private Map<String, String> kafkaProperties = Map.of();
+        private String httpHost = DEFAULT_HTTP_HOST;
+        private int httpPort = DEFAULT_HTTP_PORT;
+        private Optional<String> valueField = Optional.empty();
+        private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
+        private boolean reverseIndex;
+        private StorePermissions permissions = StorePermissions.DEFAULT;
+        private Optional<Path> seed = Optional.empty();
+
+        private Builder(String bootstrapServers, Path storeDir) {
+            this.bootstrapServers = bootstrapServers;
+            this.storeDir = storeDir;
+        }
+
+        public Builder topics(List<TopicBinding> topics) {
+            this.topics = topics;
+            return this;
+        }
+
+        public Builder kafkaProperties(Map<String, String> kafkaProperties) {
+            this.kafkaProperties = kafkaProperties;
+            return this;
+        }
+
+        public Builder httpHost(String httpHost) {
+            this.httpHost = httpHost;
+            return this;
+        }
+
+        public Builder httpPort(int httpPort) {
+            this.httpPort = httpPort;
+            return this;
+        }
+
+        public Builder valueField(Optional<String> valueField) {
+            this.valueField = valueField;
+            return this;
+        }
+
+        public Builder maxValueBytes(int maxValueBytes) {
+            this.maxValueBytes = maxValueBytes;
+            return this;
+        }
+
+        public Builder reverseIndex(boolean reverseIndex) {
+            this.reverseIndex = reverseIndex;
+            return this;
+        }
+
+        public Builder permissions(StorePermissions permissions) {
+            this.permissions = permissions;
+            return this;
+        }
+
+        public Builder seed(Optional<Path> seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        public WriterConfig build() {
+            return new WriterConfig(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort,
+                    valueField, maxValueBytes, reverseIndex, permissions, seed);
+        }
     }
 }

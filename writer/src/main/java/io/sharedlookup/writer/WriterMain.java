@@ -93,6 +93,9 @@ public final class WriterMain {
             throw new ConfigException("Unknown option or argument " + e.getUnmatched()
                     + ": run with --help to list the options");
         } catch (CommandLine.ParameterException e) {
+            if (e.getCause() instanceof ConfigException fromConverter) {
+                throw fromConverter;
+            }
             throw new ConfigException(e.getMessage() + ": run with --help to list the options");
         }
         if (cli.isUsageHelpRequested()) {

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,8 +59,8 @@ class PartitionsAddedTest {
         }
         kafka.flush();
         Path store = TestKafka.tempStore();
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
              SharedLookupStore readers = SharedLookupStore.open(store)) {
             int port = app.httpPort();

@@ -154,6 +154,27 @@ class WriterCliTest {
     }
 
     @Test
+    void typedOptionsReportTheirOwnOneLineMessageFromAnySource() {
+        String store = tmp.toString();
+        assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--http-port", "70000")).isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid --http-port '70000': use a port number from 0 to 65535");
+        assertThatThrownBy(() -> parse(Map.of("SHARED_LOOKUP_MAX_VALUE_BYTES", "3GiB"), "--bootstrap-servers", "k:1",
+                "--store-dir", store, "--topic", "t")).isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid --max-value-bytes '3GiB': use a positive size such as 1048576 or 1MiB (at most "
+                        + "2GiB)");
+        assertThatThrownBy(() -> parse(Map.of("SHARED_LOOKUP_TOPIC", "ok,b@d"), "--bootstrap-servers", "k:1",
+                "--store-dir", store)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid topic 'b@d' in --topic b@d: ");
+        assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--kafka-property", "novalue")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid --kafka-property 'novalue': use KEY=VALUE");
+        WriterConfig blanks = parse(Map.of("SHARED_LOOKUP_TOPIC", "a,,b"), "--bootstrap-servers", "k:1",
+                "--store-dir", store);
+        assertThat(blanks.topics()).extracting(TopicBinding::topic).containsExactly("a", "b");
+    }
+
+    @Test
     void storeModesDefaultToGroupReadableAndAreConfigurable() {
         WriterConfig defaults = parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(),
                 "--topic", "t");

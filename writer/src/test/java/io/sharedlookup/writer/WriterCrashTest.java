@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -177,8 +176,8 @@ class WriterCrashTest {
         kafka.createTopic(topic, 1);
         kafka.send(topic, "before", "1");
         kafka.flush();
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), TestKafka.tempStore(),
-                List.of(new TopicBinding(topic, topic)), Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
+                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
             kafka.broker.stop();
@@ -208,8 +207,8 @@ class WriterCrashTest {
             kafka.send(topic, "k" + i, "v1");
         }
         kafka.flush();
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
         await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
         return app;
@@ -262,8 +261,8 @@ class WriterCrashTest {
             kafka.send(topic, "k" + i, big + i);
         }
         kafka.flush();
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         try (WriterApp first = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(first.httpPort()));
         }
@@ -325,8 +324,8 @@ class WriterCrashTest {
         }
         kafka.flush();
         Path store = TestKafka.tempStore();
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding(topic, topic)),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
             long generation = app.statuses().get(topic).generation();
@@ -356,8 +355,8 @@ class WriterCrashTest {
     @Test
     void brokerUnreachableAtStartServesWhatIsPublishedAndIsNotReady() throws Exception {
         int deadPort = freePort();
-        WriterConfig config = new WriterConfig("127.0.0.1:" + deadPort, TestKafka.tempStore(),
-                List.of(new TopicBinding("users", "users")), Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20);
+        WriterConfig config = WriterConfig.builder("127.0.0.1:" + deadPort, TestKafka.tempStore())
+                .topics(List.of(new TopicBinding("users", "users"))).httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
             var ready = Http.get(app.httpPort(), "/ready");

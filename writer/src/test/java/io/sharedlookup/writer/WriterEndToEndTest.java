@@ -50,8 +50,8 @@ class WriterEndToEndTest {
 
     private static WriterConfig config(Path store, List<TopicBinding> topics, Optional<String> valueField,
                                        int maxValueBytes) {
-        return new WriterConfig(kafka.bootstrap(), store, topics, Map.of(), "127.0.0.1", 0, valueField,
-                maxValueBytes);
+        return WriterConfig.builder(kafka.bootstrap(), store).topics(topics).httpPort(0).valueField(valueField)
+                .maxValueBytes(maxValueBytes).build();
     }
 
     private static WriterApp start(WriterConfig config) throws Exception {
@@ -216,8 +216,9 @@ class WriterEndToEndTest {
         put(expected, "teams", "member-8", null);
         kafka.flush();
         Path store = TestKafka.tempStore();
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding("teams", "teams")),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1000, true);
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding("teams", "teams"))).httpPort(0).maxValueBytes(1000)
+                .reverseIndex(true).build();
         try (WriterApp app = start(config)) {
             awaitReady(app);
             try (SharedLookupStore s = SharedLookupStore.open(store)) {
@@ -239,9 +240,9 @@ class WriterEndToEndTest {
         kafka.send("modes", "1", "one");
         kafka.flush();
         Path store = TestKafka.tempStore().resolve("created/by/the/writer");
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, List.of(new TopicBinding("modes", "modes")),
-                Map.of(), "127.0.0.1", 0, Optional.empty(), 1 << 20, false,
-                io.sharedlookup.writer.store.StorePermissions.parse("0660", "0770"));
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding("modes", "modes"))).httpPort(0)
+                .permissions(io.sharedlookup.writer.store.StorePermissions.parse("0660", "0770")).build();
         try (WriterApp app = start(config)) {
             awaitReady(app);
             assertThat(mode(store)).as("the store root it created").isEqualTo("rwxrwx---");
@@ -271,9 +272,9 @@ class WriterEndToEndTest {
             kafka.send("grouped", "k" + i, "v" + i);
         }
         kafka.flush();
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), TestKafka.tempStore(),
-                List.of(new TopicBinding("grouped", "grouped")), Map.of("group.id", "lookup-writer"), "127.0.0.1", 0,
-                Optional.empty(), 1 << 20);
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
+                .topics(List.of(new TopicBinding("grouped", "grouped")))
+                .kafkaProperties(Map.of("group.id", "lookup-writer")).httpPort(0).build();
         try (WriterApp app = start(config);
              org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
                      Map.<String, Object>of("bootstrap.servers", kafka.bootstrap()))) {
@@ -370,8 +371,7 @@ class WriterEndToEndTest {
         kafka.flush();
         Path store = TestKafka.tempStore();
         List<TopicBinding> topics = List.of(new TopicBinding("trunc", "trunc"), new TopicBinding("retention", "retention"));
-        WriterConfig config = new WriterConfig(kafka.bootstrap(), store, topics, Map.of(), "127.0.0.1", 0,
-                Optional.empty(), 1 << 20);
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store).topics(topics).httpPort(0).build();
         try (WriterApp app = start(config)) {
             awaitReady(app);
         }

@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,8 +44,7 @@ class WriterStoreFaultsTest {
 
     private static WriterConfig config(Path store, String... topics) {
         List<TopicBinding> bindings = java.util.Arrays.stream(topics).map(t -> new TopicBinding(t, t)).toList();
-        return new WriterConfig(kafka.bootstrap(), store, bindings, Map.of(), "127.0.0.1", 0, Optional.empty(),
-                1 << 20);
+        return WriterConfig.builder(kafka.bootstrap(), store).topics(bindings).httpPort(0).build();
     }
 
     private static WriterApp start(WriterConfig config) throws Exception {

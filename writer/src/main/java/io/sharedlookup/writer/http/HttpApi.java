@@ -1,7 +1,7 @@
 package io.sharedlookup.writer.http;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.NamespaceNames;
 import io.sharedlookup.writer.WriterMetrics;
@@ -13,6 +13,7 @@ import io.sharedlookup.reader.SharedLookupStore;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -77,41 +78,36 @@ public final class HttpApi {
         };
     }
 
+    /** The body of /ready: the namespaces not ready with their reasons, then whether none is. */
+    record ReadyJson(Map<String, String> notReady, boolean ready) {
+    }
+
+    /** One namespace in /namespaces; the reason is omitted while it is ready. */
+    record NamespaceJson(String topic, String state, boolean ready,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) String notReadyReason, boolean caughtUp,
+                         long generation, long entries, long capacity, double fillRatio, Map<Integer, Long> lag,
+                         String lastUpdate, String lastError, Map<Integer, Long> offsets, String digest) {
+        static NamespaceJson of(NamespaceStatus s) {
+            return new NamespaceJson(s.topic(), s.state().name(), s.ready(), s.notReadyReason(), s.caughtUp(),
+                    s.generation(), s.entries(), s.capacity(), Math.round(s.fillRatio() * 10000) / 10000.0, s.lag(),
+                    s.lastUpdateMillis() == 0 ? null : Instant.ofEpochMilli(s.lastUpdateMillis()).toString(),
+                    s.lastError(), s.offsets(), s.digest() == null ? null : ContentDigest.hex(s.digest()));
+        }
+    }
+
     private Response ready() {
-        ObjectNode body = JSON.createObjectNode();
-        ObjectNode notReady = body.putObject("notReady");
+        Map<String, String> notReady = new LinkedHashMap<>();
         for (NamespaceStatus s : statuses.get().values()) {
             if (!s.ready()) {
                 notReady.put(s.namespace(), s.notReadyReason());
             }
         }
-        body.put("ready", notReady.isEmpty());
-        return json(notReady.isEmpty() ? 200 : 503, body);
+        return json(notReady.isEmpty() ? 200 : 503, new ReadyJson(notReady, notReady.isEmpty()));
     }
 
-    private ObjectNode namespaces() {
-        ObjectNode body = JSON.createObjectNode();
-        for (NamespaceStatus s : statuses.get().values()) {
-            ObjectNode n = body.putObject(s.namespace());
-            n.put("topic", s.topic());
-            n.put("state", s.state().name());
-            n.put("ready", s.ready());
-            if (!s.ready()) {
-                n.put("notReadyReason", s.notReadyReason());
-            }
-            n.put("caughtUp", s.caughtUp());
-            n.put("generation", s.generation());
-            n.put("entries", s.entries());
-            n.put("capacity", s.capacity());
-            n.put("fillRatio", Math.round(s.fillRatio() * 10000) / 10000.0);
-            ObjectNode lag = n.putObject("lag");
-            s.lag().forEach((p, l) -> lag.put(Integer.toString(p), l));
-            n.put("lastUpdate", s.lastUpdateMillis() == 0 ? null : Instant.ofEpochMilli(s.lastUpdateMillis()).toString());
-            n.put("lastError", s.lastError());
-            ObjectNode offsets = n.putObject("offsets");
-            s.offsets().forEach((p, o) -> offsets.put(Integer.toString(p), o));
-            n.put("digest", s.digest() == null ? null : ContentDigest.hex(s.digest()));
-        }
+    private Map<String, NamespaceJson> namespaces() {
+        Map<String, NamespaceJson> body = new LinkedHashMap<>();
+        statuses.get().values().forEach(s -> body.put(s.namespace(), NamespaceJson.of(s)));
         return body;
     }
 
@@ -178,7 +174,7 @@ public final class HttpApi {
         }
     }
 
-    private static Response json(int status, ObjectNode body) {
+    private static Response json(int status, Object body) {
         try {
             return new Response(status, JSON_TYPE, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(body));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

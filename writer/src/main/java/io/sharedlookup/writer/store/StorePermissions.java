@@ -31,7 +31,11 @@ import java.util.Set;
  * world-writable, is refused with {@link UnsafeStoreException}.
  */
 public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermission> directory) {
-    public static final StorePermissions DEFAULT = parse("rw-r-----", "rwxr-x---");
+    /** Default mode of the files a writer creates: the group can read. */
+    public static final String DEFAULT_FILE_MODE = "0640";
+    /** Default mode of the directories a writer creates. */
+    public static final String DEFAULT_DIRECTORY_MODE = "0750";
+    public static final StorePermissions DEFAULT = parse(DEFAULT_FILE_MODE, DEFAULT_DIRECTORY_MODE);
 
     public StorePermissions {
         file = Set.copyOf(file);

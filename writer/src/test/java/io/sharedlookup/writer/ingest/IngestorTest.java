@@ -22,7 +22,6 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -81,8 +80,8 @@ class IngestorTest {
     }
 
     private Ingestor start() throws Exception {
-        WriterConfig config = new WriterConfig("mock:9092", store, List.of(new TopicBinding(TOPIC, TOPIC)), Map.of(),
-                "127.0.0.1", 0, Optional.empty(), WriterConfig.DEFAULT_MAX_VALUE_BYTES);
+        WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
+                .httpPort(0).build();
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
         sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
         ingestor = new Ingestor(config, sinks, metrics, consumer, topics -> Map.of());
