@@ -114,6 +114,8 @@ public final class Snapshots {
             throw new IOException("Snapshot " + sourceManifest + " is not a finished snapshot (no clean close or no "
                     + "digest): take it again with the writer's 'snapshot' command");
         }
+        // As the writer creates a store: the root with the store's directory mode, never world-writable.
+        StorePermissions.requireNotWorldWritable(permissions.createDirectory(layout.storeDir()), "Store directory");
         Path targetDir = permissions.createOwnDirectory(layout.namespaceDir(namespace));
         List<Path> files = new ArrayList<>();
         Path data = from.namespaceDir(namespace).resolve(snapshot.dataFile());

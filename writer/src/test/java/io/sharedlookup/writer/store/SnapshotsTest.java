@@ -64,6 +64,8 @@ class SnapshotsTest {
 
         StoreLayout layout = new StoreLayout(seeded);
         assertThat(Snapshots.seed(snapshot, layout, "users", StorePermissions.DEFAULT)).isTrue();
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(seeded)))
+                .as("a store root created by seeding has the store's directory mode").isEqualTo("rwxr-x---");
         assertThat(Snapshots.seed(snapshot, layout, "users", StorePermissions.DEFAULT))
                 .as("never over a namespace the store has").isFalse();
         assertThat(Snapshots.seed(snapshot, layout, "items", StorePermissions.DEFAULT)).as("no snapshot of it")
