@@ -17,9 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,19 +33,8 @@ class PartitionsAddedTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Partitions added are noticed within the consumer's metadata refresh (5 s), then read from their beginning. */
     private static final Duration VISIBLE_WITHIN = Duration.ofSeconds(30);
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = new TestKafka();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension
+    static final TestKafka kafka = new TestKafka();
 
     @Test
     void recordsOnPartitionsAddedWhileRunningReachReadersAndTheManifest() throws Exception {

@@ -15,18 +15,41 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** A real KRaft broker for one test class, plus a producer that remembers the latest value per key. */
-final class TestKafka implements AutoCloseable {
-    final EmbeddedKafka broker;
+/**
+ * A real KRaft broker for one test class, plus a producer. As a JUnit extension
+ * ({@code @RegisterExtension static final TestKafka kafka = new TestKafka();}) it starts before the class's tests and
+ * stops after them, deleting the stores made with {@link #tempStore()}; {@link #started()} gives one to close yourself.
+ */
+final class TestKafka implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
+    EmbeddedKafka broker;
     private KafkaProducer<byte[], byte[]> producer;
+    private Path brokerDir;
 
-    private final Path brokerDir;
+    /** A broker started now, for a try-with-resources block. */
+    static TestKafka started() throws Exception {
+        TestKafka kafka = new TestKafka();
+        kafka.start();
+        return kafka;
+    }
 
-    TestKafka() throws Exception {
+    private void start() throws Exception {
         brokerDir = Files.createTempDirectory("writer-test-kafka-");
         broker = EmbeddedKafka.start(brokerDir);
         producer = newProducer();
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        start();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 
     /**
@@ -161,6 +184,9 @@ final class TestKafka implements AutoCloseable {
 
     @Override
     public void close() {
+        if (broker == null) {
+            return; // never started
+        }
         producer.close();
         broker.close();
         deleteRecursively(brokerDir);

@@ -20,26 +20,14 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Writers in separate JVMs killed with SIGKILL, stopped with SIGTERM; the broker stopped under a running writer. */
 class WriterCrashTest {
     private static final Path LOGS = Path.of("target", "child-logs");
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = new TestKafka();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension
+    static final TestKafka kafka = new TestKafka();
 
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -27,26 +27,14 @@ import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The writer in this JVM against a real KRaft broker; readers in this JVM and in a separate one. */
 class WriterEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = new TestKafka();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension
+    static final TestKafka kafka = new TestKafka();
 
     private static WriterConfig config(Path store, List<TopicBinding> topics, Optional<String> valueField,
                                        int maxValueBytes) {

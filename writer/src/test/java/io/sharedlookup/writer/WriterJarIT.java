@@ -23,7 +23,7 @@ class WriterJarIT {
     @Test
     void servesLookupsFromThePlainJar() throws Exception {
         int port = JarProcess.freePort();
-        try (TestKafka kafka = new TestKafka()) {
+        try (TestKafka kafka = TestKafka.started()) {
             kafka.createTopic("users", 3);
             for (int id = 1; id <= 100; id++) {
                 kafka.send("users", Integer.toString(id), "user " + id);

@@ -19,28 +19,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The store directory in states the writer did not leave it in: an old generation that cannot be deleted, a manifest
  * that is empty or garbage, links and world-writable directories planted in it. A real writer against a real broker.
  */
 class WriterStoreFaultsTest {
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = new TestKafka();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension
+    static final TestKafka kafka = new TestKafka();
 
     private static WriterConfig config(Path store, String... topics) {
         List<TopicBinding> bindings = java.util.Arrays.stream(topics).map(t -> new TopicBinding(t, t)).toList();
