@@ -1,7 +1,5 @@
 package io.sharedlookup.internal.store;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * The content digest of a namespace: an order-independent 64-bit summary of all its (key, value) pairs, so that two
  * stores — two hosts' writers off the same topic — can be compared without comparing entries.
@@ -15,15 +13,53 @@ public final class ContentDigest {
     private ContentDigest() {
     }
 
+    /** Scratch space for a pair's bytes: the writer takes a term per record, so this path allocates nothing. */
+    private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[256]});
+
     /** The term one (key, value) pair adds to the digest. */
     public static long of(CharSequence key, CharSequence value) {
-        byte[] k = key.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] v = value.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] pair = new byte[k.length + 1 + v.length];
-        System.arraycopy(k, 0, pair, 0, k.length);
-        pair[k.length] = (byte) 0xFF;
-        System.arraycopy(v, 0, pair, k.length + 1, v.length);
-        return Xxh64.hash(pair, pair.length);
+        byte[][] holder = SCRATCH.get();
+        int max = 3 * (key.length() + value.length()) + 1; // UTF-8 takes at most 3 bytes per char
+        if (holder[0].length < max) {
+            holder[0] = new byte[Math.max(max, holder[0].length * 2)];
+        }
+        byte[] pair = holder[0];
+        int n = encodeUtf8(key, pair, 0);
+        pair[n++] = (byte) 0xFF;
+        n = encodeUtf8(value, pair, n);
+        return Xxh64.hash(pair, n);
+    }
+
+    /**
+     * Writes {@code s} as UTF-8 at {@code at}, as {@code String.getBytes(UTF_8)} does (an unpaired surrogate becomes
+     * {@code '?'}); returns the index after the last byte.
+     */
+    private static int encodeUtf8(CharSequence s, byte[] out, int at) {
+        int length = s.length();
+        for (int i = 0; i < length; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                out[at++] = (byte) c;
+            } else if (c < 0x800) {
+                out[at++] = (byte) (0xC0 | (c >> 6));
+                out[at++] = (byte) (0x80 | (c & 0x3F));
+            } else if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    int cp = Character.toCodePoint(c, s.charAt(++i));
+                    out[at++] = (byte) (0xF0 | (cp >> 18));
+                    out[at++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+                    out[at++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+                    out[at++] = (byte) (0x80 | (cp & 0x3F));
+                } else {
+                    out[at++] = '?';
+                }
+            } else {
+                out[at++] = (byte) (0xE0 | (c >> 12));
+                out[at++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                out[at++] = (byte) (0x80 | (c & 0x3F));
+            }
+        }
+        return at;
     }
 
     /** As written in manifests and shown to people: 16 lower-case hex digits. */

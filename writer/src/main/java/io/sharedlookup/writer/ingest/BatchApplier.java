@@ -78,9 +78,15 @@ final class BatchApplier {
             }
             NamespaceSink sink = byTopic.get(topic);
             boolean whole = true;
+            // Counted per batch, not per record: a labelled counter and a map update per record showed in profiles.
+            long read = 0;
+            long applied = 0;
             for (ConsumerRecord<byte[], byte[]> r : list) {
                 try {
-                    applyRecord(sink, r, positions);
+                    read++;
+                    if (applyRecord(sink, r, positions)) {
+                        applied++;
+                    }
                 } catch (StalledException e) {
                     // Not applied: read it again once the namespace can take it.
                     consumer.seek(tp, r.offset());
@@ -104,6 +110,8 @@ final class BatchApplier {
                 }
                 offsets.applied(tp, r.offset() + 1);
             }
+            metrics.records.labelValues(sink.binding().namespace()).inc(read);
+            offsets.countApplied(topic, applied);
             if (whole) {
                 // The consumer's position may be past the last record (transaction markers, compaction gaps).
                 offsets.appliedUpToPosition(tp);
@@ -118,17 +126,20 @@ final class BatchApplier {
         }
     }
 
-    /** Decodes and applies one record; problems with the record itself are counted, logged and skipped. */
-    private void applyRecord(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, Positions positions) {
+    /**
+     * Decodes and applies one record; problems with the record itself are counted, logged and skipped.
+     *
+     * @return whether it was applied (false: skipped)
+     */
+    private boolean applyRecord(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, Positions positions) {
         String ns = sink.binding().namespace();
         String topic = r.topic();
-        metrics.records.labelValues(ns).inc();
         try {
             if (r.key() == null) {
                 metrics.nullKeys.labelValues(ns).inc();
                 badRecords.warn("Skipped a record with a null key at {}-{} offset {}", topic, r.partition(),
                         r.offset());
-                return;
+                return false;
             }
             String key = decoder.key(r.key());
             String value = null;
@@ -138,12 +149,12 @@ final class BatchApplier {
                 metrics.oversize.labelValues(ns).inc();
                 badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
                         r.value().length, maxValueBytes, topic, r.partition(), r.offset());
-                return;
+                return false;
             } else {
                 value = decoder.value(r.value());
             }
             sink.apply(key, value, positions);
-            offsets.countApplied(topic);
+            return true;
         } catch (RecordDecoder.DecodeException e) {
             metrics.decodeErrors.labelValues(ns).inc();
             badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
@@ -152,5 +163,6 @@ final class BatchApplier {
             badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
                     e.getMessage());
         }
+        return false;
     }
 }

@@ -136,8 +136,10 @@ final class PartitionOffsets {
         return applied.get(tp);
     }
 
-    void countApplied(String topic) {
-        appliedSinceStart.merge(topic, 1L, Long::sum);
+    void countApplied(String topic, long records) {
+        if (records > 0) {
+            appliedSinceStart.merge(topic, records, Long::sum);
+        }
     }
 
     /** Caught up once the position reached the end offset captured at start on every partition; then it stays so. */

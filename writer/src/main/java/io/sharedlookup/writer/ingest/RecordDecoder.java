@@ -32,12 +32,26 @@ public final class RecordDecoder {
     }
 
     private String decode(byte[] bytes, String what) {
+        if (isAscii(bytes)) {
+            // Most ids and names are ASCII, which is valid UTF-8 as it stands; ISO-8859-1 copies it into a compact
+            // String without the strict decoder's buffers (they showed in bootstrap profiles).
+            return new String(bytes, StandardCharsets.ISO_8859_1);
+        }
         try {
             CharBuffer chars = utf8.decode(ByteBuffer.wrap(bytes));
             return chars.toString();
         } catch (CharacterCodingException e) {
             throw new DecodeException(what + " is not valid UTF-8");
         }
+    }
+
+    private static boolean isAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A record that cannot be stored; it is counted, logged (rate-limited) and skipped. */

@@ -32,7 +32,11 @@ final class Growth {
     private static final double GROW_NOW_AT = 1.5;
     /** Past this fill ratio, with growth failing, consumption pauses rather than risk Chronicle's hard limit. */
     private static final double STALL_AT = 1.8;
-    /** The fill ratio is looked at once every this many records within a batch. */
+    /**
+     * The fill ratio is looked at once every this many records within a batch, or every 1/1024 of the capacity if
+     * that is more: counting entries reads every segment's header, and between {@link #GROW_NOW_AT} and Chronicle's
+     * limit (about 2.2) there is room for far more records than that.
+     */
     private static final int RECORDS_PER_CHECK = 64;
     /**
      * Chronicle's free space (percent) below which a generation is replaced even though its entry count is low: when
@@ -95,11 +99,11 @@ final class Growth {
 
     /** Within a batch: past {@link #GROW_NOW_AT} (or low on free space), grows now rather than after the batch. */
     void checkWithinBatch(Positions positions) {
-        if (++opsSinceCheck < RECORDS_PER_CHECK) {
+        GenerationFile t = generations.target();
+        if (++opsSinceCheck < Math.max(RECORDS_PER_CHECK, t.capacity() >> 10)) {
             return;
         }
         opsSinceCheck = 0;
-        GenerationFile t = generations.target();
         if ((double) t.size() / t.capacity() >= GROW_NOW_AT || lowOnFreeSpace(t)) {
             if (growing != null) {
                 finish(positions, false);

@@ -4,21 +4,39 @@ import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * How big the first generation of a rebuild is made: as many entries as the topic holds records (capped), each of the
- * average key and value size of the first records read, which are held back until it exists. Also the averages of a
- * resumed generation, which are not recorded with it.
+ * How big the first generation of a rebuild is made, from the first records read, which are held back until it exists:
+ * the distinct keys expected (the topic's record count times the share of distinct keys in the sample), each of the
+ * sample's average key and value size, bounded by the disk space the file may take. Also the averages of a resumed
+ * generation, which are not recorded with it.
+ *
+ * <p>Sizing right up front matters for a bootstrap: every growth step copies the whole generation while the ingest
+ * thread writes each record twice, and a 10M-record topic grew three times from a fixed 2M cap.
  */
 final class InitialSizing {
     /**
-     * The first generation is sized for at most this many entries. {@code endOffset - beginningOffset} counts every
-     * update not yet compacted away: on a busy topic it can exceed the distinct keys a thousandfold, and a generation
-     * is preallocated on disk. Beyond this, growth takes over (each step doubles).
+     * The first generation may always be sized for this many entries, whatever the disk says.
+     * {@code endOffset - beginningOffset} counts every update not yet compacted away: on a busy topic it can exceed
+     * the distinct keys a thousandfold, and a generation is preallocated on disk. Beyond this bound and
+     * {@link #DISK_SHARE}, growth takes over (each step doubles).
      */
-    static final long MAX_EXPECTED_ENTRIES = 2_000_000;
+    static final long ALWAYS_ALLOWED_ENTRIES = 2_000_000;
+    /**
+     * A first generation larger than {@link #ALWAYS_ALLOWED_ENTRIES} may take at most this share of the usable space
+     * of the store's file system, leaving room for the next generation when it grows and for other namespaces.
+     */
+    static final double DISK_SHARE = 0.25;
+    /**
+     * Preallocated bytes per entry of capacity beyond the key and value bytes (Chronicle's entry header and alignment,
+     * hash-lookup slot, free-list bits, the sequence file), rounded up from measured files: a 6.75M-entry generation of
+     * 7 B keys and 13 B values took 311 MB, 46 B per entry.
+     */
+    static final double OVERHEAD_BYTES_PER_ENTRY = 32;
     private static final int SAMPLE_RECORDS = 1000;
     private static final long SAMPLE_BYTES = 4 << 20;
 
@@ -58,8 +76,11 @@ final class InitialSizing {
         return samples.size();
     }
 
-    /** The first generation's sizing: the expected entries, capped, and the sample's average sizes. */
-    GenerationSizing sizing() {
+    /**
+     * The first generation's sizing: the distinct keys expected, bounded by {@code usableDiskBytes}, and the sample's
+     * average sizes.
+     */
+    GenerationSizing sizing(long usableDiskBytes) {
         double avgKey = 0;
         double avgValue = 0;
         int values = 0;
@@ -72,7 +93,33 @@ final class InitialSizing {
         }
         avgKey = samples.isEmpty() ? 0 : avgKey / samples.size();
         avgValue = values == 0 ? 0 : avgValue / values;
-        return GenerationSizing.forExpected(Math.min(expectedEntries, MAX_EXPECTED_ENTRIES), avgKey, avgValue);
+        return GenerationSizing.forExpected(expectedDistinct(expectedEntries, distinctShare(), avgKey, avgValue,
+                usableDiskBytes), avgKey, avgValue);
+    }
+
+    /** The share of the sampled records whose keys are distinct; 1 for an empty sample. */
+    double distinctShare() {
+        if (samples.isEmpty()) {
+            return 1;
+        }
+        Set<String> keys = new HashSet<>();
+        for (String[] s : samples) {
+            keys.add(s[0]);
+        }
+        return (double) keys.size() / samples.size();
+    }
+
+    /**
+     * The entries to size a first generation for: {@code records} (an upper bound on distinct keys) times the share of
+     * distinct keys seen in the sample, at most what takes {@link #DISK_SHARE} of {@code usableDiskBytes} and never
+     * held below {@link #ALWAYS_ALLOWED_ENTRIES}.
+     */
+    static long expectedDistinct(long records, double distinctShare, double avgKeyBytes, double avgValueBytes,
+            long usableDiskBytes) {
+        long estimate = (long) Math.ceil(records * Math.min(1.0, Math.max(0.0, distinctShare)));
+        double bytesPerEntry = (avgKeyBytes + avgValueBytes + OVERHEAD_BYTES_PER_ENTRY) * GenerationSizing.HEADROOM;
+        long diskBound = (long) (Math.max(0, usableDiskBytes) * DISK_SHARE / bytesPerEntry);
+        return Math.min(estimate, Math.max(ALWAYS_ALLOWED_ENTRIES, diskBound));
     }
 
     /** Ends sampling once the generation exists: returns the records held back, in order, to apply to it. */

@@ -192,7 +192,7 @@ public final class NamespaceSink {
 
     /** Creates the rebuild's generation, sized from the sample, and applies the records held back for it. */
     private void finishSampling() {
-        GenerationSizing sizing = initialSizing.sizing();
+        GenerationSizing sizing = initialSizing.sizing(writer.usableSpace());
         generations.setSizing(sizing);
         GenerationFile building;
         try {

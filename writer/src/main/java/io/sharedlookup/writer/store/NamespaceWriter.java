@@ -237,6 +237,15 @@ public final class NamespaceWriter implements AutoCloseable {
         return createGeneration(sizing, false);
     }
 
+    /** Bytes the store's file system has for this namespace now; 0 when it cannot say. */
+    public long usableSpace() {
+        try {
+            return Files.getFileStore(layout.namespaceDir(namespace)).getUsableSpace();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
     /** Like {@link #createGeneration(GenerationSizing)}, with a reverse index (value to keys) kept beside it. */
     public GenerationFile createGeneration(GenerationSizing sizing, boolean reverseIndex) throws IOException {
         long next = Math.max(Math.max(published == null ? 0 : published.generation(), generationFloor),
