@@ -44,86 +44,131 @@ import org.openjdk.jmh.annotations.TearDown;
 public class WriterPutBenchmark {
     static final int RECORDS = 1_000_000;
     private static final long LOCK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final GenerationSizing SIZING = GenerationSizing.forExpected(RECORDS, 7, 14);
 
     String[] keys;
     String[] values;
-    Path dir;
-    GenerationFile generation;
-    /** With a reverse index (writer option {@code --reverse-index}): every put also updates value to keys. */
-    GenerationFile indexed;
-    ChronicleMap<CharSequence, CharSequence> chronicle;
-    ConcurrentHashMap<String, String> heap;
 
     @Setup(Level.Trial)
-    public void data() throws IOException {
+    public void data() {
         keys = new String[RECORDS];
         values = new String[RECORDS];
         for (int i = 0; i < RECORDS; i++) {
             keys[i] = BenchData.key(i);
             values[i] = BenchData.value(i);
         }
-        dir = Files.createTempDirectory("put-bench");
     }
 
-    @Setup(Level.Invocation)
-    public void empty() throws IOException {
-        GenerationSizing sizing = GenerationSizing.forExpected(RECORDS, 7, 14);
-        generation = GenerationFile.create(dir.resolve("g0000000001.cmap"), sizing, StorePermissions.DEFAULT, false);
-        indexed = GenerationFile.create(dir.resolve("g0000000002.cmap"), sizing, StorePermissions.DEFAULT, true);
-        chronicle = ChronicleMapBuilder.of(CharSequence.class, CharSequence.class).entries(sizing.entries())
-                .averageKeySize(sizing.averageKeyBytes()).averageValueSize(sizing.averageValueBytes())
-                .maxBloatFactor(sizing.maxBloatFactor()).checksumEntries(false)
-                .createPersistedTo(dir.resolve("raw.cmap").toFile());
-        heap = new ConcurrentHashMap<>((int) sizing.entries());
+    /** A new, empty generation per invocation (each benchmark has its own, so none pays for another's setup). */
+    @State(Scope.Benchmark)
+    public static class Generation {
+        Path dir;
+        GenerationFile file;
+
+        GenerationFile create(boolean reverseIndex) throws IOException {
+            dir = Files.createTempDirectory("put-bench");
+            file = GenerationFile.create(dir.resolve("g0000000001.cmap"), SIZING, StorePermissions.DEFAULT,
+                    reverseIndex);
+            return file;
+        }
+
+        void delete() throws IOException {
+            file.close();
+            LookupBenchmark.deleteTree(dir);
+        }
     }
 
-    @TearDown(Level.Invocation)
-    public void drop() throws IOException {
-        generation.close();
-        indexed.close();
-        chronicle.close();
-        heap = null;
-        LookupBenchmark.deleteTree(dir);
-        Files.createDirectories(dir);
+    /** Without a reverse index. */
+    public static class Plain extends Generation {
+        @Setup(Level.Invocation)
+        public void empty() throws IOException {
+            create(false);
+        }
+
+        @TearDown(Level.Invocation)
+        public void drop() throws IOException {
+            delete();
+        }
     }
 
-    @TearDown(Level.Trial)
-    public void delete() throws IOException {
-        LookupBenchmark.deleteTree(dir);
+    /** With a reverse index (writer option {@code --reverse-index}): every put also updates value to keys. */
+    public static class Indexed extends Generation {
+        @Setup(Level.Invocation)
+        public void empty() throws IOException {
+            create(true);
+        }
+
+        @TearDown(Level.Invocation)
+        public void drop() throws IOException {
+            delete();
+        }
+    }
+
+    /** A bare Chronicle Map of the same layout, no sequence counters, digest or bounded locks. */
+    @State(Scope.Benchmark)
+    public static class Bare {
+        Path dir;
+        ChronicleMap<CharSequence, CharSequence> map;
+
+        @Setup(Level.Invocation)
+        public void empty() throws IOException {
+            dir = Files.createTempDirectory("put-bench");
+            map = ChronicleMapBuilder.of(CharSequence.class, CharSequence.class).entries(SIZING.entries())
+                    .averageKeySize(SIZING.averageKeyBytes()).averageValueSize(SIZING.averageValueBytes())
+                    .maxBloatFactor(SIZING.maxBloatFactor()).checksumEntries(false)
+                    .createPersistedTo(dir.resolve("bare.cmap").toFile());
+        }
+
+        @TearDown(Level.Invocation)
+        public void drop() throws IOException {
+            map.close();
+            LookupBenchmark.deleteTree(dir);
+        }
+    }
+
+    /** What a heap lookup fills. */
+    @State(Scope.Benchmark)
+    public static class Heap {
+        ConcurrentHashMap<String, String> map;
+
+        @Setup(Level.Invocation)
+        public void empty() {
+            map = new ConcurrentHashMap<>((int) SIZING.entries());
+        }
     }
 
     @Benchmark
-    public boolean generationFilePut() {
+    public boolean generationFilePut(Plain generation) {
+        return putAll(generation.file);
+    }
+
+    @Benchmark
+    public boolean generationFilePutReverseIndex(Indexed generation) {
+        return putAll(generation.file);
+    }
+
+    private boolean putAll(GenerationFile file) {
         boolean changed = false;
         for (int i = 0; i < RECORDS; i++) {
-            changed |= generation.put(keys[i], values[i], LOCK_NANOS);
+            changed |= file.put(keys[i], values[i], LOCK_NANOS);
         }
         return changed;
     }
 
     @Benchmark
-    public boolean generationFilePutReverseIndex() {
-        boolean changed = false;
-        for (int i = 0; i < RECORDS; i++) {
-            changed |= indexed.put(keys[i], values[i], LOCK_NANOS);
-        }
-        return changed;
-    }
-
-    @Benchmark
-    public int chronicleMapPut() {
+    public int chronicleMapPut(Bare bare) {
         int previous = 0;
         for (int i = 0; i < RECORDS; i++) {
-            previous += chronicle.put(keys[i], values[i]) == null ? 0 : 1;
+            previous += bare.map.put(keys[i], values[i]) == null ? 0 : 1;
         }
         return previous;
     }
 
     @Benchmark
-    public int concurrentHashMapPut() {
+    public int concurrentHashMapPut(Heap heap) {
         int previous = 0;
         for (int i = 0; i < RECORDS; i++) {
-            previous += heap.put(keys[i], values[i]) == null ? 0 : 1;
+            previous += heap.map.put(keys[i], values[i]) == null ? 0 : 1;
         }
         return previous;
     }

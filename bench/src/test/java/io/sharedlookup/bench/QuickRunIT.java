@@ -34,7 +34,8 @@ class QuickRunIT {
     void quickRunProducesEveryResultAndChart() throws Exception {
         List<Path> outputs = List.of(results.resolve("lookup-quick.json"), results.resolve("reverse-quick.json"),
                 results.resolve("druid-quick.json"), results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"),
-                results.resolve("http-quick.json"), results.resolve("bootstrap-quick.json"));
+                results.resolve("http-quick.json"), results.resolve("bootstrap-quick.json"),
+                results.resolve("put-quick.json"), results.resolve("seed-quick.json"));
         for (Path p : outputs) {
             Files.deleteIfExists(p); // a stale file from an earlier run must not pass
         }
@@ -124,10 +125,20 @@ class QuickRunIT {
             assertThat(bootstrap.path(reader).path("medianMillis").asLong()).as(reader).isPositive();
         }
 
+        // 4b. The writer's put floor beside a bare Chronicle Map and a heap map.
+        Map<String, JsonNode> puts = byBenchmark(results.resolve("put-quick.json"));
+        assertThat(puts.keySet()).containsExactlyInAnyOrder("generationFilePut", "generationFilePutReverseIndex",
+                "chronicleMapPut", "concurrentHashMapPut");
+        puts.forEach((name, row) -> assertThat(score(row)).as(name).isPositive().isFinite());
+
+        // 6b. A new host: ready from a snapshot and from the topic, both timed.
+        JsonNode seed = JSON.readTree(results.resolve("seed-quick.json").toFile());
+        assertThat(seed.path("snapshotToTopicRatio").asDouble()).isPositive().isFinite();
+
         // Charts rendered from these results.
         for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
                 "bench-reverse-quick-avgt.png", "bench-druid-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png",
-                "bench-http-quick.png", "bench-bootstrap-quick.png")) {
+                "bench-http-quick.png", "bench-bootstrap-quick.png", "bench-put-quick-ss.png")) {
             Path png = charts.resolve(chart);
             assertThat(png).as(chart).exists();
             byte[] head = new byte[4];
