@@ -54,9 +54,11 @@ class ContentDigestTest {
                 }
                 if (i % 5_000 == 0) {
                     assertThat(g.contentDigest()).isEqualTo(digestOf(model));
+                    assertThat(g.size()).as("the kept entry count").isEqualTo(model.size());
                 }
             }
             assertThat(g.contentDigest()).isEqualTo(digestOf(model));
+            assertThat(g.size()).as("the kept entry count").isEqualTo(model.size());
         }
     }
 
