@@ -16,7 +16,7 @@ import java.time.Instant;
 final class Suite {
     static final boolean FULL = Boolean.getBoolean("reliability.full");
     static final Path LOGS = Path.of("target", "child-logs");
-    static final Path ROOT = Path.of(System.getProperty("reliability.rootDir", "..")).toAbsolutePath().normalize();
+    static final Path ROOT = Path.of(System.getProperty("reliability.rootDir", "../..")).toAbsolutePath().normalize();
     private static final Path FIGURES = Path.of(System.getProperty("reliability.figuresDir",
             "target/reliability-figures"));
 

@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 
 /**
  * Collects the per-scenario figure files into one JSON array and renders them as the figures table of
- * docs/reliability.md (between the {@code figures:begin}/{@code figures:end} markers). Run by {@code reliability/run}
+ * docs/reliability.md (between the {@code figures:begin}/{@code figures:end} markers). Run by {@code tests/reliability/run}
  * on this module's test class path: {@code RenderReport <figuresDir> <out.json> <reliability.md> <run description>}.
  */
 public final class RenderReport {
