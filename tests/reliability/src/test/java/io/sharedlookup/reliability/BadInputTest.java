@@ -9,6 +9,9 @@ import io.sharedlookup.reader.NamespaceNotFoundException;
 import io.sharedlookup.reader.SharedLookupException;
 import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.Contents;
+import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
 import io.sharedlookup.writer.WriterMain;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
 class BadInputTest {
     private static final long SEED = 0xF6L;
     @RegisterExtension
-    static final Broker broker = new Broker();
+    static final TestKafka broker = Suite.broker();
     private static int cases;
     @RegisterExtension
     static final Suite.FailedTests failed = new Suite.FailedTests();
@@ -92,11 +95,11 @@ class BadInputTest {
         sendGood(topic, expected, "h");
         broker.flush();
         Path store = Stores.temp("bad-");
-        try (WriterProcess w = WriterProcess.start("f-writer", broker.bootstrap(), store, topic)) {
+        try (WriterProcess w = Children.writer("f-writer", broker.bootstrap(), store, topic)) {
             w.awaitReady(Duration.ofSeconds(120));
             AtomicReference<String> diff = new AtomicReference<>();
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                diff.set(Stores.diff(Stores.dump(store, topic), expected));
+                diff.set(Contents.diff(Stores.dump(store, topic), expected));
                 return diff.get() == null;
             });
             assertThat(w.metric("sharedlookup_writer_null_keys_total" + ns(topic))).isEqualTo(1.0);
@@ -129,10 +132,10 @@ class BadInputTest {
         expected.put("j4", "{\"first\":\"a\"}");
         broker.flush();
         Path store = Stores.temp("json-");
-        try (WriterProcess w = WriterProcess.start("f-json-writer", broker.bootstrap(), store, topic,
+        try (WriterProcess w = Children.writer("f-json-writer", broker.bootstrap(), store, topic,
                 "--value-field", "name")) {
             w.awaitReady(Duration.ofSeconds(120));
-            await().atMost(Duration.ofSeconds(30)).until(() -> Stores.diff(Stores.dump(store, topic), expected) == null);
+            await().atMost(Duration.ofSeconds(30)).until(() -> Contents.diff(Stores.dump(store, topic), expected) == null);
             assertThat(w.metric("sharedlookup_writer_decode_errors_total" + ns(topic))).isEqualTo(3.0);
         }
         cases++;
@@ -203,16 +206,16 @@ class BadInputTest {
             // Several refresh intervals pass; the old generation keeps answering.
             await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
                     .until(() -> "good-7".equals(lookup.get("g7")) && lookup.generation() == generation);
-            assertThat(Stores.diff(Stores.dump(store, topic), expected)).isNull();
+            assertThat(Contents.diff(Stores.dump(store, topic), expected)).isNull();
         }
         // The writer, restarted on a store whose live generation is corrupt, rebuilds from the topic.
         Path corrupt = copy(store);
         try (var ch = Files.newByteChannel(generation(corrupt, topic), StandardOpenOption.WRITE)) {
             ch.write(java.nio.ByteBuffer.wrap(new byte[4096]));
         }
-        try (WriterProcess w = WriterProcess.start("f-writer-corrupt", broker.bootstrap(), corrupt, topic)) {
+        try (WriterProcess w = Children.writer("f-writer-corrupt", broker.bootstrap(), corrupt, topic)) {
             w.awaitReady(Duration.ofSeconds(120));
-            await().atMost(Duration.ofSeconds(30)).until(() -> Stores.diff(Stores.dump(corrupt, topic), expected) == null);
+            await().atMost(Duration.ofSeconds(30)).until(() -> Contents.diff(Stores.dump(corrupt, topic), expected) == null);
             assertThat(w.metric("sharedlookup_writer_rebuilds_total" + ns(topic))).isEqualTo(1.0);
         }
         // An unwritable store directory: a clear error and exit code 2. As root, permissions do not stop writes, so

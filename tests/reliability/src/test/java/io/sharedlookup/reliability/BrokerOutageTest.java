@@ -5,6 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.Contents;
+import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -23,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 class BrokerOutageTest {
     private static final long SEED = 0xD4L;
     @RegisterExtension
-    static final Broker broker = new Broker();
+    static final TestKafka broker = Suite.broker();
 
 
 
@@ -44,7 +47,7 @@ class BrokerOutageTest {
         long worstLookup;
         long outageRecovery;
         long wipeRecovery;
-        try (WriterProcess writer = WriterProcess.start("d-writer", broker.bootstrap(), store, topic);
+        try (WriterProcess writer = Children.writer("d-writer", broker.bootstrap(), store, topic);
              SharedLookupStore readers = SharedLookupStore.open(store)) {
             writer.awaitReady(Duration.ofSeconds(120));
             Lookup lookup = readers.lookup(topic);
@@ -97,12 +100,12 @@ class BrokerOutageTest {
         Map<String, String> expected = broker.latest(topic);
         assertThat(expected).hasSize(100);
         long started = System.nanoTime();
-        try (WriterProcess writer = WriterProcess.start("d-writer-after-wipe", broker.bootstrap(), store, topic)) {
+        try (WriterProcess writer = Children.writer("d-writer-after-wipe", broker.bootstrap(), store, topic)) {
             writer.awaitReady(Duration.ofSeconds(120));
             AtomicReference<String> diff = new AtomicReference<>();
             await("store equals the recreated topic").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> {
-                        diff.set(Stores.diff(Stores.dump(store, topic), expected));
+                        diff.set(Contents.diff(Stores.dump(store, topic), expected));
                         return diff.get() == null;
                     });
             wipeRecovery = (System.nanoTime() - started) / 1_000_000;
@@ -127,7 +130,7 @@ class BrokerOutageTest {
             await("store equals the topic recreated under the running writer").atMost(Duration.ofSeconds(120))
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> {
-                        diff.set(Stores.diff(Stores.dump(store, topic), again));
+                        diff.set(Contents.diff(Stores.dump(store, topic), again));
                         return diff.get() == null && writer.ready();
                     });
             long underRecovery = (System.nanoTime() - wipedAt) / 1_000_000;

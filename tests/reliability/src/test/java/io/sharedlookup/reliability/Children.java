@@ -1,64 +1,44 @@
 package io.sharedlookup.reliability;
 
 import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.WriterProcess;
+import io.sharedlookup.writer.WriterMain;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.List;
 
 /**
- * Every child JVM a scenario starts, by PID. Scenarios close their children in {@code finally}; this also kills any
- * survivor by PID when the test JVM exits (e.g. Surefire's timeout), so nothing outlives the suite.
+ * The child JVMs a scenario starts, logging to {@link Suite#LOGS}. Scenarios close their children in {@code finally};
+ * {@link ChildJvm} also kills any survivor by PID when the test JVM exits (e.g. Surefire's timeout), and
+ * {@link Suite#broker()} kills them all before its broker stops, so nothing outlives the suite.
  */
 final class Children {
-    private static final Set<Long> PIDS = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(Children::killAll, "kill reliability children"));
-    }
-
     private Children() {
     }
 
     static ChildJvm start(String name, Class<?> main, String... args) throws IOException {
-        ChildJvm jvm = ChildJvm.start(name, Suite.LOGS, main, args);
-        PIDS.add(jvm.pid());
-        return jvm;
+        return ChildJvm.start(name, Suite.LOGS, main, args);
     }
 
     /** A reader JVM as users run one: no JVM flag (reader-lib needs none). */
     static ChildJvm startWithoutFlags(String name, Class<?> main, String... args) throws IOException {
-        ChildJvm jvm = ChildJvm.start(name, Suite.LOGS, java.util.List.of(), main, args);
-        PIDS.add(jvm.pid());
-        return jvm;
+        return ChildJvm.start(name, Suite.LOGS, List.of(), main, args);
     }
 
-    /** SIGKILL by PID and forget it. */
-    static void kill(ChildJvm jvm) throws InterruptedException {
+    /** The writer in a JVM of its own: its real main class, with Chronicle's flags, as {@code java -jar} runs it. */
+    static WriterProcess writer(String name, String bootstrap, Path store, String topic, String... extra)
+            throws IOException {
+        return WriterProcess.start(args -> start(name, WriterMain.class, args), bootstrap, store, topic, extra);
+    }
+
+    /** SIGKILL. */
+    static void kill(ChildJvm jvm) {
         jvm.kill();
-        PIDS.remove(jvm.pid());
     }
 
     static void close(ChildJvm jvm) {
-        if (jvm == null) {
-            return;
-        }
-        try {
+        if (jvm != null) {
             jvm.close();
-        } catch (Exception e) {
-            ProcessHandle.of(jvm.pid()).ifPresent(ProcessHandle::destroyForcibly);
         }
-        PIDS.remove(jvm.pid());
-    }
-
-    static void killAll() {
-        for (Long pid : PIDS) {
-            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-        }
-        PIDS.clear();
-    }
-
-    static Path logs() {
-        return Suite.LOGS;
     }
 }

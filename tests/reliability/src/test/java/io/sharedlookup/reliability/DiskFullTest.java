@@ -5,6 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.Contents;
+import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,7 +35,7 @@ class DiskFullTest {
     private static final long SEED = 0xE2L;
     private static final int BASE = 2_000;
     @RegisterExtension
-    static final Broker broker = new Broker();
+    static final TestKafka broker = Suite.broker();
 
     private static void fill(String topic, int from, int to, String tag) {
         String pad = "x".repeat(120);
@@ -85,7 +88,7 @@ class DiskFullTest {
         Path store = mount.resolve("store");
         long slowest = 0;
         long recovery;
-        try (WriterProcess w = WriterProcess.start("e2-writer", broker.bootstrap(), store, topic)) {
+        try (WriterProcess w = Children.writer("e2-writer", broker.bootstrap(), store, topic)) {
             w.awaitReady(Duration.ofSeconds(120));
             double rebuilds = w.metric("sharedlookup_writer_rebuilds_total" + ns); // the first build counts as one
             Path filler = mount.resolve("filler");
@@ -117,7 +120,7 @@ class DiskFullTest {
             AtomicReference<String> diff = new AtomicReference<>();
             await("store equals the topic once there is room").atMost(Duration.ofSeconds(120))
                     .pollInterval(Duration.ofMillis(250)).until(() -> {
-                        diff.set(Stores.diff(Stores.dump(store, topic), expected));
+                        diff.set(Contents.diff(Stores.dump(store, topic), expected));
                         return diff.get() == null || !w.jvm.isAlive();
                     });
             assertThat(diff.get()).as("writer output: %s", w.jvm.lines()).isNull();

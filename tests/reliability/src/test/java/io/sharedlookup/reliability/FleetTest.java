@@ -7,6 +7,9 @@ import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.Contents;
+import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
 import io.sharedlookup.writer.WriterMain;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +34,7 @@ class FleetTest {
     private static final long SEED = 0x1F7L;
     private static final String TOPIC = "fleet";
     @RegisterExtension
-    static final Broker broker = new Broker();
+    static final TestKafka broker = Suite.broker();
 
     private static Manifest manifest(Path store) throws Exception {
         return Manifest.read(new StoreLayout(store).manifest(TOPIC));
@@ -55,16 +58,16 @@ class FleetTest {
         long seededReadyMillis;
         try {
             long t0 = System.nanoTime();
-            WriterProcess hostA = WriterProcess.start("fleet-a", broker.bootstrap(), a, TOPIC);
+            WriterProcess hostA = Children.writer("fleet-a", broker.bootstrap(), a, TOPIC);
             hosts.add(hostA);
             hostA.awaitReady(Duration.ofSeconds(120));
             coldReadyMillis = (System.nanoTime() - t0) / 1_000_000;
             updates.start();
 
-            WriterProcess hostB = WriterProcess.start("fleet-b", broker.bootstrap(), b, TOPIC);
+            WriterProcess hostB = Children.writer("fleet-b", broker.bootstrap(), b, TOPIC);
             hostB.awaitReady(Duration.ofSeconds(120));
             hostB.kill(); // SIGKILL under updates: the restart rebuilds from the topic
-            hostB = WriterProcess.start("fleet-b-restarted", broker.bootstrap(), b, TOPIC);
+            hostB = Children.writer("fleet-b-restarted", broker.bootstrap(), b, TOPIC);
             hosts.add(hostB);
 
             // Host C joins late, seeded from a snapshot of A taken while A keeps applying updates.
@@ -72,7 +75,7 @@ class FleetTest {
                     snapshot.toString());
             assertThat(snap.waitFor()).as("snapshot output: %s", snap.lines()).isZero();
             long t1 = System.nanoTime();
-            WriterProcess hostC = WriterProcess.start("fleet-c", broker.bootstrap(), c, TOPIC, "--seed",
+            WriterProcess hostC = Children.writer("fleet-c", broker.bootstrap(), c, TOPIC, "--seed",
                     snapshot.toString());
             hosts.add(hostC);
             hostC.awaitReady(Duration.ofSeconds(120));
@@ -98,7 +101,7 @@ class FleetTest {
             assertThat(manifest(b).offsets()).isEqualTo(manifest(a).offsets());
             assertThat(manifest(c).offsets()).isEqualTo(manifest(a).offsets());
             for (Path store : List.of(a, b, c)) {
-                assertThat(Stores.diff(Stores.dump(store, TOPIC), expected)).as(store.toString()).isNull();
+                assertThat(Contents.diff(Stores.dump(store, TOPIC), expected)).as(store.toString()).isNull();
             }
         } finally {
             if (updates.isAlive()) {

@@ -6,6 +6,10 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.Contents;
+import io.sharedlookup.testing.ReaderProbe;
+import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +36,7 @@ class GrowthTest {
     private static final long SEED = 0xE5L;
     private static final int BASE = 1_000;
     @RegisterExtension
-    static final Broker broker = new Broker();
+    static final TestKafka broker = Suite.broker();
 
 
 
@@ -61,7 +65,7 @@ class GrowthTest {
         Map<String, String> expected = broker.latest(topic);
         AtomicReference<String> diff = new AtomicReference<>();
         await("store equals the topic").atMost(atMost).pollInterval(Duration.ofMillis(250)).until(() -> {
-            diff.set(Stores.diff(Stores.dump(store, topic), expected));
+            diff.set(Contents.diff(Stores.dump(store, topic), expected));
             return diff.get() == null;
         });
     }
@@ -78,13 +82,13 @@ class GrowthTest {
         long slowest = 0;
         long growMillis;
         long diskFullRecovery;
-        try (WriterProcess w = WriterProcess.start("e-writer", broker.bootstrap(), store, topic);
+        try (WriterProcess w = Children.writer("e-writer", broker.bootstrap(), store, topic);
              SharedLookupStore local = SharedLookupStore.open(store)) {
             w.awaitReady(Duration.ofSeconds(120));
             for (int i = 0; i < 2; i++) {
-                ChildJvm r = Children.start("e-reader-" + i, ReaderMain.class, store.toString(), topic,
+                ChildJvm r = Children.start("e-reader-" + i, ReaderProbe.class, "load", store.toString(), topic,
                         Integer.toString(BASE * 10), "50", Long.toString(SEED + i));
-                warmFrom.add(ReaderMain.awaitWarm(r));
+                warmFrom.add(Readers.awaitWarm(r));
                 readers.add(r);
             }
             long t0 = System.nanoTime();
@@ -122,7 +126,7 @@ class GrowthTest {
                 List<String> lines = readers.get(i).lines();
                 for (String l : lines.subList(warmFrom.get(i), lines.size())) {
                     if (l.startsWith("STATS")) {
-                        slowest = Math.max(slowest, ReaderMain.maxMillis(l));
+                        slowest = Math.max(slowest, Readers.maxMillis(l));
                     }
                 }
             }

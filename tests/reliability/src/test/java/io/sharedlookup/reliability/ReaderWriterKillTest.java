@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.Contents;
+import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +34,7 @@ class ReaderWriterKillTest {
     /** The documented bound: lockTimeout plus scheduling delay on an overloaded two-core box (as the other tests). */
     private static final long LOOKUP_BOUND_MILLIS = LOCK_TIMEOUT_MILLIS + 950;
     @RegisterExtension
-    static final Broker broker = new Broker();
+    static final TestKafka broker = Suite.broker();
     private final List<ChildJvm> readers = new ArrayList<>();
     private WriterProcess writer;
 
@@ -57,9 +60,8 @@ class ReaderWriterKillTest {
     }
 
     private ChildJvm startReader(String name, Path store, String topic, long seed) throws Exception {
-        ChildJvm r = Children.startWithoutFlags(name, ReaderMain.class, store.toString(), topic, Integer.toString(KEYS),
-                Long.toString(LOCK_TIMEOUT_MILLIS), Long.toString(seed));
-        ReaderMain.awaitWarm(r);
+        ChildJvm r = Readers.start(name, store, topic, KEYS, LOCK_TIMEOUT_MILLIS, seed);
+        Readers.awaitWarm(r);
         return r;
     }
 
@@ -84,7 +86,7 @@ class ReaderWriterKillTest {
             List<String> lines = readers.get(i).lines();
             for (int j = from.get(i); j < lines.size(); j++) {
                 if (lines.get(j).startsWith("STATS")) {
-                    worst = Math.max(worst, ReaderMain.maxMillis(lines.get(j)));
+                    worst = Math.max(worst, Readers.maxMillis(lines.get(j)));
                 }
             }
         }
@@ -107,7 +109,7 @@ class ReaderWriterKillTest {
         AtomicReference<String> diff = new AtomicReference<>();
         await("every key's final value visible").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
                 .until(() -> {
-                    diff.set(Stores.diff(Stores.dump(store, topic), expected));
+                    diff.set(Contents.diff(Stores.dump(store, topic), expected));
                     return diff.get() == null;
                 });
     }
@@ -123,7 +125,7 @@ class ReaderWriterKillTest {
         String topic = "readerkill";
         Path store = fill(topic);
         Random random = new Random(seed);
-        writer = WriterProcess.start("b-writer", broker.bootstrap(), store, topic);
+        writer = Children.writer("b-writer", broker.bootstrap(), store, topic);
         writer.awaitReady(Duration.ofSeconds(120));
         long generation = Stores.publishedGeneration(store, topic);
         long rebuildsAtStart = rebuilds(topic); // the first build from the topic counts as one
@@ -177,7 +179,7 @@ class ReaderWriterKillTest {
         String topic = "readerpause";
         Path store = fill(topic);
         Random random = new Random(seed);
-        writer = WriterProcess.start("b2-writer", broker.bootstrap(), store, topic);
+        writer = Children.writer("b2-writer", broker.bootstrap(), store, topic);
         writer.awaitReady(Duration.ofSeconds(120));
         long generation = Stores.publishedGeneration(store, topic);
         long rebuildsAtStart = rebuilds(topic);
@@ -226,7 +228,7 @@ class ReaderWriterKillTest {
         String topic = "writerkill";
         Path store = fill(topic);
         Random random = new Random(seed);
-        writer = WriterProcess.start("c-writer", broker.bootstrap(), store, topic);
+        writer = Children.writer("c-writer", broker.bootstrap(), store, topic);
         writer.awaitReady(Duration.ofSeconds(120));
         for (int i = 0; i < READERS; i++) {
             readers.add(startReader("c-reader-" + i, store, topic, seed + i));
@@ -250,7 +252,7 @@ class ReaderWriterKillTest {
             long killed = System.nanoTime();
             busy.join();
             writer.close();
-            writer = WriterProcess.start("c-writer-" + trial, broker.bootstrap(), store, topic);
+            writer = Children.writer("c-writer-" + trial, broker.bootstrap(), store, topic);
             String probe = "c-" + trial;
             update(topic, random, 10, round + 500, probe);
             try {

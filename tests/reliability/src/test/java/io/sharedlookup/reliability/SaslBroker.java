@@ -1,6 +1,7 @@
 package io.sharedlookup.reliability;
 
 import io.sharedlookup.demo.kafka.EmbeddedKafka;
+import io.sharedlookup.testing.TempTrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -42,6 +43,6 @@ final class SaslBroker implements AutoCloseable {
     @Override
     public void close() {
         kafka.close();
-        Broker.deleteRecursively(dataDir);
+        TempTrees.delete(dataDir);
     }
 }

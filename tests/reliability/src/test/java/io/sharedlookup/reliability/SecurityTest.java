@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
 import io.sharedlookup.writer.WriterMain;
 import java.net.ConnectException;
 import java.net.Inet4Address;
@@ -41,7 +43,7 @@ import org.junit.jupiter.api.Timeout;
 class SecurityTest {
     private static final long SEED = 0x67L;
     @RegisterExtension
-    static final Broker broker = new Broker();
+    static final TestKafka broker = Suite.broker();
     private static int checks;
     @RegisterExtension
     static final Suite.FailedTests failed = new Suite.FailedTests();
@@ -63,7 +65,7 @@ class SecurityTest {
         broker.send(topic, "1", "alice");
         broker.flush();
         Path store = Stores.temp("sec-");
-        try (WriterProcess w = WriterProcess.start("g-writer", broker.bootstrap(), store, topic)) {
+        try (WriterProcess w = Children.writer("g-writer", broker.bootstrap(), store, topic)) {
             w.awaitReady(Duration.ofSeconds(120));
             // Permissions: directories 0750, files 0640.
             Path nsDir = store.resolve(topic);
@@ -147,7 +149,7 @@ class SecurityTest {
                 p.send(new ProducerRecord<>("secure", "42", "douglas")).get(60, TimeUnit.SECONDS);
             }
             Path store = Stores.temp("sasl-");
-            try (WriterProcess w = WriterProcess.start("g-sasl-writer", sasl.bootstrap(), store, "secure",
+            try (WriterProcess w = Children.writer("g-sasl-writer", sasl.bootstrap(), store, "secure",
                     "--kafka-property", "security.protocol=SASL_PLAINTEXT",
                     "--kafka-property", "sasl.mechanism=PLAIN",
                     "--kafka-property", "sasl.jaas.config=" + SaslBroker.WRITER_JAAS)) {
@@ -156,7 +158,7 @@ class SecurityTest {
             }
             // Without credentials the same broker is not usable: the writer never becomes ready.
             Path store2 = Stores.temp("sasl-none-");
-            try (WriterProcess w = WriterProcess.start("g-plain-writer", sasl.bootstrap(), store2, "secure")) {
+            try (WriterProcess w = Children.writer("g-plain-writer", sasl.bootstrap(), store2, "secure")) {
                 await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(20))
                         .until(() -> !w.ready());
             }

@@ -1,16 +1,17 @@
 package io.sharedlookup.reliability;
 
+import io.sharedlookup.testing.TestKafka;
 import java.util.Random;
 import java.util.concurrent.locks.LockSupport;
 
 /** Seeded updates and tombstones (one in ten) over 12,000 keys, paced at about 1000 records/s, until stopped. */
 final class SeededUpdates extends Thread {
-    private final Broker broker;
+    private final TestKafka broker;
     private final String topic;
     private final Random random;
     private volatile boolean running = true;
 
-    SeededUpdates(Broker broker, String topic, Random random) {
+    SeededUpdates(TestKafka broker, String topic, Random random) {
         super("updater");
         this.broker = broker;
         this.topic = topic;

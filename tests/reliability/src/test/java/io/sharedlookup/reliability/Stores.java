@@ -3,14 +3,9 @@ package io.sharedlookup.reliability;
 import io.sharedlookup.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
-/** Reads a whole namespace through reader-lib, and compares contents with readable failures. */
+/** Scenario stores under target/stores, and what a namespace holds (compared with {@code Contents.diff}). */
 final class Stores {
     private Stores() {
     }
@@ -29,24 +24,5 @@ final class Stores {
 
     static Map<String, String> dump(Path store, String namespace) {
         return TestStores.contents(store, namespace);
-    }
-
-    /** Null when equal, else a short description of the first differences. */
-    static String diff(Map<String, String> actual, Map<String, String> expected) {
-        List<String> diffs = new ArrayList<>();
-        TreeSet<String> keys = new TreeSet<>(expected.keySet());
-        keys.addAll(actual.keySet());
-        for (String k : keys) {
-            if (!Objects.equals(actual.get(k), expected.get(k))) {
-                diffs.add("'" + abbreviate(k) + "': expected " + abbreviate(expected.get(k)) + " but was "
-                        + abbreviate(actual.get(k)));
-            }
-        }
-        return diffs.isEmpty() ? null : diffs.size() + " of " + keys.size() + " keys differ, e.g. "
-                + diffs.subList(0, Math.min(5, diffs.size()));
-    }
-
-    private static String abbreviate(String s) {
-        return s == null || s.length() < 60 ? s : s.substring(0, 60) + "…(" + s.length() + " chars)";
     }
 }

@@ -1,6 +1,8 @@
 package io.sharedlookup.reliability;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.TestKafka;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -21,6 +23,14 @@ final class Suite {
             "target/reliability-figures"));
 
     private Suite() {
+    }
+
+    /**
+     * The scenarios' broker, one per scenario class ({@code @RegisterExtension}): every child JVM still alive is killed
+     * by PID before the broker stops after the class's last test.
+     */
+    static TestKafka broker() {
+        return new TestKafka().beforeStop(ChildJvm::killAll);
     }
 
     /** Trials for the current form. */

@@ -3,6 +3,9 @@ package io.sharedlookup.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.sharedlookup.testing.Contents;
+import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 class WriterKillTest {
     private static final long SEED = 0xA1L;
     @RegisterExtension
-    static final Broker broker = new Broker();
+    static final TestKafka broker = Suite.broker();
 
 
 
@@ -49,7 +52,7 @@ class WriterKillTest {
             long killDelay = bootstrap ? random.nextInt(1500) : 200 + random.nextInt(2000);
             SeededUpdates updater = new SeededUpdates(broker, topic, new Random(SEED + trial));
             updater.start();
-            try (WriterProcess victim = WriterProcess.start("kill-victim-" + trial, broker.bootstrap(), store, topic)) {
+            try (WriterProcess victim = Children.writer("kill-victim-" + trial, broker.bootstrap(), store, topic)) {
                 if (bootstrap) {
                     victim.jvm.awaitLine(Duration.ofSeconds(60), l -> l.contains("new generation"));
                 } else {
@@ -62,7 +65,7 @@ class WriterKillTest {
                 updater.stopAndJoin();
             }
             long restart = System.nanoTime();
-            try (WriterProcess next = WriterProcess.start("kill-restart-" + trial, broker.bootstrap(), store, topic)) {
+            try (WriterProcess next = Children.writer("kill-restart-" + trial, broker.bootstrap(), store, topic)) {
                 next.awaitReady(Duration.ofSeconds(120));
                 long rebuilt = System.nanoTime();
                 worstRebuild = Math.max(worstRebuild, (rebuilt - restart) / 1_000_000);
@@ -71,7 +74,7 @@ class WriterKillTest {
                 try {
                     await("store equals the topic").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                             .until(() -> {
-                                lastDiff.set(Stores.diff(Stores.dump(store, topic), expected));
+                                lastDiff.set(Contents.diff(Stores.dump(store, topic), expected));
                                 return lastDiff.get() == null;
                             });
                 } catch (org.awaitility.core.ConditionTimeoutException e) {
@@ -88,11 +91,11 @@ class WriterKillTest {
         // After the last clean stop the next writer resumes instead of rebuilding.
         long restart = System.nanoTime();
         long resumeMillis;
-        try (WriterProcess resumed = WriterProcess.start("kill-resume", broker.bootstrap(), store, topic)) {
+        try (WriterProcess resumed = Children.writer("kill-resume", broker.bootstrap(), store, topic)) {
             resumed.awaitReady(Duration.ofSeconds(60));
             resumeMillis = (System.nanoTime() - restart) / 1_000_000;
             assertThat(resumed.jvm.printed(l -> l.contains("resuming generation"))).isTrue();
-            assertThat(Stores.diff(Stores.dump(store, topic), broker.latest(topic))).isNull();
+            assertThat(Contents.diff(Stores.dump(store, topic), broker.latest(topic))).isNull();
         }
         Suite.figures("a-writer-kill", "writer kill -9 during bootstrap and steady updates", SEED, trials,
                 failures.size(), worstConverge, -1,
