@@ -1,12 +1,13 @@
 package io.sharedlookup.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sharedlookup.testing.Ports;
+import io.sharedlookup.testing.TempTrees;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -98,7 +99,7 @@ public final class BootstrapHarness {
             Files.createDirectories(result.toAbsolutePath().getParent());
             Files.writeString(result, json);
             System.out.println(json);
-            LookupBenchmark.deleteTree(logs); // kept only when something failed
+            TempTrees.delete(logs); // kept only when something failed
         } finally {
             for (Process p : processes) {
                 p.getOutputStream().close(); // the feed stops its broker when stdin closes
@@ -106,7 +107,7 @@ public final class BootstrapHarness {
                     WriterProcesses.stop(p);
                 }
             }
-            LookupBenchmark.deleteTree(store);
+            TempTrees.delete(store);
         }
     }
 
@@ -178,10 +179,7 @@ public final class BootstrapHarness {
     /** Starts the writer on {@code store}, waits for /ready, stops it cleanly (SIGTERM); the time to /ready. */
     static Map<String, Object> writer(String java, Path writerJar, String servers, Path store, HttpClient client,
             long records, Path logs, String... extraArgs) throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = Ports.freePort();
         Path log = logs.resolve("writer-" + System.nanoTime() + ".log");
         long start = System.nanoTime();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-Dchronicle.analytics.disable=true", "-jar",

@@ -1,56 +1,39 @@
 package io.sharedlookup.bench;
 
+import io.sharedlookup.druid.MapLookupProvider;
+import io.sharedlookup.druid.SegmentQueries;
 import io.sharedlookup.druid.SharedLookupConfig;
 import io.sharedlookup.druid.SharedLookupExtractorFactory;
+import io.sharedlookup.testing.TempTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.druid.data.input.InputRow;
 import org.apache.druid.data.input.MapBasedInputRow;
-import org.apache.druid.data.input.impl.DimensionsSpec;
-import org.apache.druid.data.input.impl.StringDimensionSchema;
 import org.apache.druid.java.util.common.DateTimes;
 import org.apache.druid.java.util.common.Intervals;
 import org.apache.druid.java.util.common.granularity.Granularities;
 import org.apache.druid.java.util.common.io.Closer;
 import org.apache.druid.query.Druids;
 import org.apache.druid.query.Query;
-import org.apache.druid.query.QueryPlus;
-import org.apache.druid.query.QueryRunner;
-import org.apache.druid.query.QueryRunnerFactory;
-import org.apache.druid.query.QueryRunnerFactoryConglomerate;
-import org.apache.druid.query.QueryRunnerTestHelper;
 import org.apache.druid.query.aggregation.CountAggregatorFactory;
 import org.apache.druid.query.aggregation.LongSumAggregatorFactory;
 import org.apache.druid.query.dimension.LookupDimensionSpec;
 import org.apache.druid.query.filter.SelectorDimFilter;
 import org.apache.druid.query.groupby.GroupByQuery;
-import org.apache.druid.query.groupby.GroupByQueryRunnerTestHelper;
 import org.apache.druid.query.lookup.LookupExtractorFactory;
-import org.apache.druid.query.lookup.LookupExtractorFactoryContainer;
 import org.apache.druid.query.lookup.LookupExtractorFactoryContainerProvider;
 import org.apache.druid.query.lookup.MapLookupExtractorFactory;
 import org.apache.druid.query.lookup.LookupExtractionFn;
 import org.apache.druid.query.lookup.LookupExtractor;
 import org.apache.druid.query.spec.MultipleIntervalSegmentSpec;
 import org.apache.druid.query.spec.QuerySegmentSpec;
-import org.apache.druid.segment.IndexBuilder;
-import org.apache.druid.segment.QueryableIndex;
-import org.apache.druid.segment.QueryableIndexSegment;
-import org.apache.druid.segment.Segment;
-import org.apache.druid.segment.incremental.IncrementalIndexSchema;
-import org.apache.druid.segment.writeout.OffHeapMemorySegmentWriteOutMediumFactory;
-import org.apache.druid.server.QueryStackTests;
-import org.apache.druid.timeline.SegmentId;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -102,8 +85,7 @@ public class DruidQueryBenchmark {
     private final Closer closer = Closer.create();
     private final SplittableRandom random = new SplittableRandom(11);
     private Path dir;
-    private QueryRunnerFactoryConglomerate conglomerate;
-    private Segment segment;
+    private SegmentQueries queries;
     private LookupExtractorFactoryContainerProvider mapLookup;
     private LookupExtractorFactoryContainerProvider sharedLookup;
     private LookupExtractorFactoryContainerProvider sharedLookupWithoutReverseIndex;
@@ -119,20 +101,8 @@ public class DruidQueryBenchmark {
         sharedLookup = provider(sharedFactory(dir.resolve("store"), true));
         sharedLookupWithoutReverseIndex = provider(sharedFactory(dir.resolve("store-scan"), false));
 
-        conglomerate = QueryStackTests.createQueryRunnerFactoryConglomerate(closer);
-        QueryableIndex index = IndexBuilder.create()
-                .tmpDir(dir.resolve("segment").toFile())
-                .segmentWriteOutMediumFactory(OffHeapMemorySegmentWriteOutMediumFactory.instance())
-                .schema(IncrementalIndexSchema.builder()
-                        .withMinTimestamp(DateTimes.of("2024-01-01").getMillis())
-                        .withDimensionsSpec(new DimensionsSpec(List.of(new StringDimensionSchema("user_id"))))
-                        .withMetrics(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
-                        .withRollup(false)
-                        .build())
-                .rows(rows())
-                .buildMMappedIndex();
-        closer.register(index);
-        segment = new QueryableIndexSegment(index, SegmentId.dummy(DATASOURCE));
+        queries = SegmentQueries.over(dir.resolve("segment").toFile(), DATASOURCE, List.of("user_id"), rows());
+        closer.register(queries);
 
         checkSameAnswers();
     }
@@ -140,9 +110,7 @@ public class DruidQueryBenchmark {
     @TearDown(Level.Trial)
     public void close() throws IOException {
         closer.close();
-        try (var files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TempTrees.delete(dir);
     }
 
     private SharedLookupExtractorFactory sharedFactory(Path store, boolean reverseIndex) throws IOException {
@@ -158,23 +126,7 @@ public class DruidQueryBenchmark {
     }
 
     private static LookupExtractorFactoryContainerProvider provider(LookupExtractorFactory factory) {
-        LookupExtractorFactoryContainer container = new LookupExtractorFactoryContainer("v1", factory);
-        return new LookupExtractorFactoryContainerProvider() {
-            @Override
-            public Set<String> getAllLookupNames() {
-                return Set.of(BenchData.NAMESPACE);
-            }
-
-            @Override
-            public Optional<LookupExtractorFactoryContainer> get(String name) {
-                return BenchData.NAMESPACE.equals(name) ? Optional.of(container) : Optional.empty();
-            }
-
-            @Override
-            public String getCanonicalLookupName(String name) {
-                return name;
-            }
-        };
+        return new MapLookupProvider(Map.of(BenchData.NAMESPACE, factory));
     }
 
     /** {@code rows} rows spread evenly over the ids, plus 1% whose id is not in the lookup. */
@@ -218,17 +170,8 @@ public class DruidQueryBenchmark {
                 .build();
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
     private List<Object> run(Query<?> query) {
-        QueryRunnerFactory factory = conglomerate.findFactory(query);
-        QueryRunner runner = QueryRunnerTestHelper.makeQueryRunner(factory, segment, "segment");
-        List<Object> results = new ArrayList<>();
-        if (query instanceof GroupByQuery) {
-            GroupByQueryRunnerTestHelper.runQuery(factory, runner, query).forEach(results::add);
-        } else {
-            results.addAll(runner.run(QueryPlus.wrap(query)).toList());
-        }
-        return results;
+        return queries.run(query);
     }
 
     private void checkSameAnswers() {

@@ -4,13 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.LookupTimeoutException;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.Ports;
+import io.sharedlookup.testing.TempTrees;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -132,10 +133,7 @@ public final class FreshnessHarness {
             String bootstrap = expect(feedOut, "BOOTSTRAP ", feed, logs.resolve("feed.err")).substring(10);
 
             // 2. The writer, as deployed.
-            int httpPort;
-            try (ServerSocket s = new ServerSocket(0)) {
-                httpPort = s.getLocalPort();
-            }
+            int httpPort = Ports.freePort();
             List<String> writerCmd = new ArrayList<>(List.of(java));
             writerCmd.addAll(WRITER_SIDECAR_FLAGS);
             writerCmd.addAll(List.of("-jar", writerJar.toString(), "--bootstrap-servers", bootstrap,
@@ -213,7 +211,7 @@ public final class FreshnessHarness {
                     p.destroyForcibly().waitFor();
                 }
             }
-            LookupBenchmark.deleteTree(store);
+            TempTrees.delete(store);
         }
     }
 

@@ -1,7 +1,8 @@
 package io.sharedlookup.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.ServerSocket;
+import io.sharedlookup.testing.Ports;
+import io.sharedlookup.testing.TempTrees;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,10 +53,7 @@ public final class HttpHarness {
         Path store = Files.createTempDirectory("http-store");
         Path log = Files.createTempFile("http-writer", ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = Ports.freePort();
         Process writer = new ProcessBuilder(java, "-Xmx512m", "-Dchronicle.analytics.disable=true", "-jar",
                 demoJar.toString(), "--store-dir", store.toString(), "--http-port",
                 Integer.toString(port)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -93,7 +91,7 @@ public final class HttpHarness {
             System.out.println(json);
         } finally {
             WriterProcesses.stop(writer);
-            LookupBenchmark.deleteTree(store);
+            TempTrees.delete(store);
             Files.deleteIfExists(log);
         }
     }

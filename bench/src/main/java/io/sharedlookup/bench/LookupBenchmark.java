@@ -2,10 +2,11 @@ package io.sharedlookup.bench;
 
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.Ports;
+import io.sharedlookup.testing.TempTrees;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -116,7 +117,7 @@ public class LookupBenchmark {
         @TearDown(Level.Trial)
         public void close() throws IOException {
             store.close();
-            deleteTree(dir);
+            TempTrees.delete(dir);
         }
     }
 
@@ -205,7 +206,7 @@ public class LookupBenchmark {
         @TearDown(Level.Trial)
         public void close() throws IOException {
             env.close();
-            deleteTree(dir);
+            TempTrees.delete(dir);
         }
     }
 
@@ -286,9 +287,7 @@ public class LookupBenchmark {
                 throw new IllegalStateException("redis-server is not installed (not on the PATH): cannot run redisGet");
             }
             dir = Files.createTempDirectory("redis-bench");
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
+            port = Ports.freePort();
             server = new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--loglevel", "warning")
                     .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
@@ -329,7 +328,7 @@ public class LookupBenchmark {
                 }
             }
             if (dir != null) {
-                deleteTree(dir);
+                TempTrees.delete(dir);
             }
         }
     }
@@ -366,14 +365,4 @@ public class LookupBenchmark {
         return redis.jedis.get(nextKey(caller));
     }
 
-    static void deleteTree(Path dir) throws IOException {
-        try (var files = Files.walk(dir)) {
-            List<Path> paths = files.sorted(Comparator.reverseOrder()).toList();
-            for (Path p : paths) {
-                Files.deleteIfExists(p);
-            }
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-    }
 }

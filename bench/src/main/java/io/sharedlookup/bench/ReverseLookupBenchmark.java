@@ -2,9 +2,9 @@ package io.sharedlookup.bench;
 
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.TempTrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -58,9 +58,7 @@ public class ReverseLookupBenchmark {
     @TearDown(Level.Trial)
     public void close() throws Exception {
         store.close();
-        try (var files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TempTrees.delete(dir);
     }
 
     @Benchmark

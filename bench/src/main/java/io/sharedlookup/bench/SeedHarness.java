@@ -1,6 +1,7 @@
 package io.sharedlookup.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sharedlookup.testing.TempTrees;
 import java.io.File;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
@@ -83,7 +84,7 @@ public final class SeedHarness {
                     WriterProcesses.stop(p);
                 }
             }
-            LookupBenchmark.deleteTree(work);
+            TempTrees.delete(work);
         }
     }
 

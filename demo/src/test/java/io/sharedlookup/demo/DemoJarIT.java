@@ -3,7 +3,8 @@ package io.sharedlookup.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.sharedlookup.testing.JarProcess;
+import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.Ports;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,14 +21,14 @@ class DemoJarIT {
     @TempDir
     Path tmp;
 
-    private static String jar() {
-        return System.getProperty("sharedlookup.test.demoJar");
+    private static Path jar() {
+        return Path.of(System.getProperty("sharedlookup.test.demoJar"));
     }
 
     @Test
     void demoRunsFromThePlainJar() throws Exception {
-        int port = JarProcess.freePort();
-        try (JarProcess demo = JarProcess.start(Path.of("target", "demo-jar-it.log"), jar(), "--store-dir",
+        int port = Ports.freePort();
+        try (ChildJvm demo = ChildJvm.startJar("demo-jar-it", Path.of("target"), jar(), "--store-dir",
                 tmp.resolve("store").toString(), "--http-port", Integer.toString(port))) {
             demo.awaitServing(port, "/ready", "/lookup/users/42");
             List<String> out = demo.lines();
@@ -35,7 +36,7 @@ class DemoJarIT {
             assertThat(out).anyMatch(l -> l.contains("curl http://127.0.0.1:" + port + "/lookup/users/42"));
             // The demo shows lookups resolving by itself, through reader-lib, following the feed's changes.
             await("the demo prints resolved lookups").atMost(Duration.ofSeconds(30))
-                    .until(() -> out.stream().anyMatch(l -> l.matches("reader-lib: users/42 = \".+\"; last change "
+                    .until(() -> demo.printed(l -> l.matches("reader-lib: users/42 = \".+\"; last change "
                             + "sent: users/\\d+ -> .*, store has .* \\(\\d+ entries\\)")));
             demo.assertStopsWithinTenSecondsOfSigterm();
             assertThat(Files.readString(tmp.resolve("store/users/manifest.properties")))
@@ -45,7 +46,7 @@ class DemoJarIT {
 
     @Test
     void anOptionTheDemoSetsItselfExitsWithOneLine() throws Exception {
-        JarProcess p = JarProcess.start(tmp.resolve("out.log"), jar(), "--store-dir", tmp.toString(), "--topic",
+        ChildJvm p = ChildJvm.startJar("out", tmp, jar(), "--store-dir", tmp.toString(), "--topic",
                 "items");
         assertThat(p.awaitExit()).isEqualTo(2);
         assertThat(p.lines()).singleElement().asString().startsWith("error: the demo sets --topic itself");

@@ -16,20 +16,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.druid.data.input.InputRow;
 import org.apache.druid.data.input.MapBasedInputRow;
-import org.apache.druid.data.input.impl.DimensionsSpec;
-import org.apache.druid.data.input.impl.StringDimensionSchema;
 import org.apache.druid.java.util.common.DateTimes;
 import org.apache.druid.java.util.common.Intervals;
 import org.apache.druid.java.util.common.granularity.Granularities;
-import org.apache.druid.java.util.common.io.Closer;
 import org.apache.druid.math.expr.ExprMacroTable;
 import org.apache.druid.query.Druids;
 import org.apache.druid.query.Query;
-import org.apache.druid.query.QueryPlus;
-import org.apache.druid.query.QueryRunner;
-import org.apache.druid.query.QueryRunnerFactory;
-import org.apache.druid.query.QueryRunnerFactoryConglomerate;
-import org.apache.druid.query.QueryRunnerTestHelper;
 import org.apache.druid.query.aggregation.CountAggregatorFactory;
 import org.apache.druid.query.aggregation.LongSumAggregatorFactory;
 import org.apache.druid.query.dimension.DefaultDimensionSpec;
@@ -40,7 +32,6 @@ import org.apache.druid.query.filter.EqualityFilter;
 import org.apache.druid.query.filter.InDimFilter;
 import org.apache.druid.query.filter.SelectorDimFilter;
 import org.apache.druid.query.groupby.GroupByQuery;
-import org.apache.druid.query.groupby.GroupByQueryRunnerTestHelper;
 import org.apache.druid.query.lookup.LookupExtractionFn;
 import org.apache.druid.query.lookup.LookupExtractor;
 import org.apache.druid.query.lookup.LookupExtractorFactoryContainerProvider;
@@ -49,16 +40,9 @@ import org.apache.druid.query.lookup.RegisteredLookupExtractionFn;
 import org.apache.druid.query.spec.MultipleIntervalSegmentSpec;
 import org.apache.druid.query.spec.QuerySegmentSpec;
 import org.apache.druid.query.topn.TopNQueryBuilder;
-import org.apache.druid.segment.IndexBuilder;
 import org.apache.druid.segment.QueryableIndex;
-import org.apache.druid.segment.QueryableIndexSegment;
-import org.apache.druid.segment.Segment;
 import org.apache.druid.segment.column.ColumnType;
-import org.apache.druid.segment.incremental.IncrementalIndexSchema;
 import org.apache.druid.segment.virtual.ExpressionVirtualColumn;
-import org.apache.druid.segment.writeout.OffHeapMemorySegmentWriteOutMediumFactory;
-import org.apache.druid.server.QueryStackTests;
-import org.apache.druid.timeline.SegmentId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,6 +56,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DruidQueryEngineTest {
     private static final String DATASOURCE = "events";
+    private static final List<String> DIMENSIONS = List.of("user_id", "country");
     private static final String[] NAMES = {"Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace"};
     private static final QuerySegmentSpec INTERVAL =
             new MultipleIntervalSegmentSpec(List.of(Intervals.of("2024-01-01/2024-01-08")));
@@ -79,9 +64,7 @@ class DruidQueryEngineTest {
     @TempDir
     static Path tmp;
 
-    private final Closer closer = Closer.create();
-    private QueryRunnerFactoryConglomerate conglomerate;
-    private Segment segment;
+    private SegmentQueries queries;
     private Map<String, String> users;
     private TestStores.Published published;
     private SharedLookupExtractorFactory shared;
@@ -97,33 +80,19 @@ class DruidQueryEngineTest {
         assertThat(shared.start()).isTrue();
         shared.awaitInitialization();
 
-        conglomerate = QueryStackTests.createQueryRunnerFactoryConglomerate(closer);
-        QueryableIndex index = buildIndex(tmp.resolve("segment").toFile());
-        closer.register(index);
-        segment = new QueryableIndexSegment(index, SegmentId.dummy(DATASOURCE));
+        queries = SegmentQueries.over(tmp.resolve("segment").toFile(), DATASOURCE, DIMENSIONS, rows());
     }
 
     @AfterAll
     void tearDown() throws Exception {
         shared.close();
         published.close();
-        closer.close();
+        queries.close();
     }
 
     /** A memory-mapped segment of {@link #rows()}: dimensions user_id and country, metrics rows and amount. */
     static QueryableIndex buildIndex(java.io.File dir) {
-        return IndexBuilder.create()
-                .tmpDir(dir)
-                .segmentWriteOutMediumFactory(OffHeapMemorySegmentWriteOutMediumFactory.instance())
-                .schema(IncrementalIndexSchema.builder()
-                        .withMinTimestamp(DateTimes.of("2024-01-01").getMillis())
-                        .withDimensionsSpec(new DimensionsSpec(List.of(
-                                new StringDimensionSchema("user_id"), new StringDimensionSchema("country"))))
-                        .withMetrics(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
-                        .withRollup(false)
-                        .build())
-                .rows(rows())
-                .buildMMappedIndex();
+        return SegmentQueries.buildIndex(dir, DIMENSIONS, rows());
     }
 
     /** ids 1..80 map to 7 names (many ids per name); ids 81..100 are absent; id 13 maps to "" (a value, not null). */
@@ -258,17 +227,8 @@ class DruidQueryEngineTest {
 
     // ---- running them ----
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
     private List<Object> run(Query<?> query) {
-        QueryRunnerFactory factory = conglomerate.findFactory(query);
-        QueryRunner runner = QueryRunnerTestHelper.makeQueryRunner(factory, segment, "segment");
-        List<Object> results = new ArrayList<>();
-        if (query instanceof GroupByQuery) {
-            GroupByQueryRunnerTestHelper.runQuery(factory, runner, query).forEach(results::add);
-        } else {
-            results.addAll(runner.run(QueryPlus.wrap(query)).toList());
-        }
-        return results;
+        return queries.run(query);
     }
 
     private void assertSameAsMapLookup(Function<LookupExtractorFactoryContainerProvider, Query<?>> query) {

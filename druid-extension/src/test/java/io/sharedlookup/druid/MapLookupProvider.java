@@ -7,11 +7,11 @@ import org.apache.druid.query.lookup.LookupExtractorFactory;
 import org.apache.druid.query.lookup.LookupExtractorFactoryContainer;
 import org.apache.druid.query.lookup.LookupExtractorFactoryContainerProvider;
 
-/** Registered lookups by name, as Druid's LookupReferencesManager hands them to queries. */
-final class MapLookupProvider implements LookupExtractorFactoryContainerProvider {
+/** Registered lookups by name, as Druid's LookupReferencesManager hands them to queries (the benchmarks use it too). */
+public final class MapLookupProvider implements LookupExtractorFactoryContainerProvider {
     private final Map<String, LookupExtractorFactoryContainer> lookups;
 
-    MapLookupProvider(Map<String, ? extends LookupExtractorFactory> factories) {
+    public MapLookupProvider(Map<String, ? extends LookupExtractorFactory> factories) {
         this.lookups = new java.util.HashMap<>();
         factories.forEach((name, f) -> lookups.put(name, new LookupExtractorFactoryContainer("v1", f)));
     }

@@ -2,6 +2,8 @@ package io.sharedlookup.reader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.testing.ReaderProbe;
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.testing.TestStores;
 import java.io.File;
 import java.io.IOException;
@@ -38,9 +40,7 @@ class ReaderNeedsReadPermissionOnlyTest {
 
     @AfterEach
     void deleteRoot() throws IOException {
-        try (Stream<Path> files = Files.walk(root)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TempTrees.delete(root);
     }
 
     static List<String> javaHomes() {
@@ -67,11 +67,14 @@ class ReaderNeedsReadPermissionOnlyTest {
             }
         }
         assertThat(cp).as("reader-lib and slf4j-api").hasSize(2);
-        Path probe = classPath.resolve("ReaderProbe.java");
-        try (var in = getClass().getResourceAsStream("/reader-probe/ReaderProbe.java")) {
+        // Under a path that matches its package: JDK 22+ runs a source file only from there.
+        Path sources = root.resolve("probe");
+        Path probe = Files.createDirectories(sources.resolve("io/sharedlookup/testing")).resolve("ReaderProbe.java");
+        try (var in = ReaderProbe.class.getResourceAsStream("ReaderProbe.java")) {
             Files.copy(in, probe);
         }
         makeReadable(classPath);
+        makeReadable(sources);
 
         try (TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "Ada", "2", "Grâce"))) {
             List<String> cmd = new ArrayList<>();
@@ -80,7 +83,8 @@ class ReaderNeedsReadPermissionOnlyTest {
                 cmd.addAll(List.of("setpriv", "--reuid", "65534", "--regid", "0", "--clear-groups"));
             }
             cmd.addAll(List.of(Path.of(javaHome, "bin", "java").toString(), "-Xmx64m",
-                    "-cp", String.join(File.pathSeparator, cp), probe.toString(), store.toString(), "users", "Ada L."));
+                    "-cp", String.join(File.pathSeparator, cp), probe.toString(), "follow", store.toString(), "users",
+                    "Ada L."));
             Process reader = new ProcessBuilder(cmd).start();
             var stdout = new java.io.BufferedReader(new java.io.InputStreamReader(reader.getInputStream(),
                     StandardCharsets.UTF_8));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -86,9 +87,7 @@ class SharedLookupStoreTest {
                 assertThat(users.get("1")).isEqualTo("Ada");
             }
             // What the corrupt-manifest message tells operators to do: delete the directory, let the writer rebuild.
-            try (var files = Files.walk(store.resolve("users"))) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            TempTrees.delete(store.resolve("users"));
             try (TestStores.Published rebuilt = TestStores.publish(store, "users", Map.of("1", "Bob"))) {
                 assertThat(rebuilt.writer.published().orElseThrow().generation()).isEqualTo(users.generation());
                 await().atMost(Duration.ofSeconds(2)).until(() -> "Bob".equals(users.get("1")));

@@ -3,6 +3,7 @@ package io.sharedlookup.reader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.NamespaceWriter;
@@ -54,9 +55,7 @@ class StoreFormatPropertyTest {
 
     @AfterProperty
     void deleteStore() throws Exception {
-        try (var files = Files.walk(store)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TempTrees.delete(store);
     }
 
     private static List<String> keysOf(Map<String, String> model, String value) {

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Writes namespaces through the store format's write side, the way the writer does. Shared by the modules' tests
- * through reader-lib's test jar.
+ * through the writer's test jar (not tests/fixtures: it drives the writer's store code, and the writer's own tests use
+ * the fixtures module, so that module cannot depend on the writer).
  */
 public final class TestStores {
     public static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);

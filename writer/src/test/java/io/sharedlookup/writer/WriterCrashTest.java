@@ -6,12 +6,14 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.Contents;
+import io.sharedlookup.testing.Ports;
+import io.sharedlookup.testing.TestKafka;
 import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.testing.WriterProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -29,20 +31,9 @@ class WriterCrashTest {
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
-    private record Writer(ChildJvm jvm, int port) {
-    }
-
-    private static Writer startWriter(String name, Path store, String topic) throws IOException {
-        int port = freePort();
-        ChildJvm jvm = ChildJvm.start(name, LOGS, WriterMain.class, "--bootstrap-servers", kafka.bootstrap(),
-                "--store-dir", store.toString(), "--topic", topic, "--http-port", Integer.toString(port));
-        return new Writer(jvm, port);
+    private static WriterProcess startWriter(String name, Path store, String topic) throws IOException {
+        return WriterProcess.start(args -> ChildJvm.start(name, LOGS, WriterMain.class, args), kafka.bootstrap(),
+                store, topic);
     }
 
     private static boolean ready(int port) {
@@ -53,10 +44,10 @@ class WriterCrashTest {
         }
     }
 
-    private static void awaitReady(Writer w) {
-        await(w.jvm() + " ready").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
-                .until(() -> ready(w.port()) || !w.jvm().isAlive());
-        assertThat(w.jvm().isAlive()).as("writer alive; output: %s", w.jvm().lines()).isTrue();
+    private static void awaitReady(WriterProcess w) {
+        await(w.jvm + " ready").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+                .until(() -> ready(w.port) || !w.jvm.isAlive());
+        assertThat(w.jvm.isAlive()).as("writer alive; output: %s", w.jvm.lines()).isTrue();
     }
 
     @Test
@@ -100,7 +91,7 @@ class WriterCrashTest {
         int killsBeforePublish = 0;
         try {
             for (int trial = 0; trial < 5; trial++) {
-                try (ChildJvm bootstrapping = startWriter("bootstrap-" + trial, store, topic).jvm()) {
+                try (ChildJvm bootstrapping = startWriter("bootstrap-" + trial, store, topic).jvm) {
                     // Killed once it is filling a new generation (usually before it publishes it).
                     bootstrapping.awaitLine(Duration.ofSeconds(60), l -> l.contains("new generation"));
                     bootstrapping.kill();
@@ -109,12 +100,12 @@ class WriterCrashTest {
                         killsBeforePublish++;
                     }
                 }
-                Writer steady = startWriter("steady-" + trial, store, topic);
-                try (ChildJvm jvm = steady.jvm()) {
+                WriterProcess steady = startWriter("steady-" + trial, store, topic);
+                try (ChildJvm jvm = steady.jvm) {
                     awaitReady(steady);
                     // Let it apply updates for a while before the kill, at a moment the test does not choose.
                     long target = 100 + random.nextInt(400);
-                    await().atMost(Duration.ofSeconds(30)).until(() -> metric(steady.port(), topic) >= target);
+                    await().atMost(Duration.ofSeconds(30)).until(() -> metric(steady.port, topic) >= target);
                     jvm.kill();
                     kills++;
                 }
@@ -126,8 +117,8 @@ class WriterCrashTest {
         assertThat(kills).isEqualTo(10);
         assertThat(killsBeforePublish).as("bootstrap kills that hit an unpublished generation").isGreaterThanOrEqualTo(3);
 
-        Writer last = startWriter("final", store, topic);
-        try (ChildJvm jvm = last.jvm()) {
+        WriterProcess last = startWriter("final", store, topic);
+        try (ChildJvm jvm = last.jvm) {
             awaitReady(last);
             assertThat(jvm.printed(l -> l.contains("did not stop cleanly"))).isTrue();
             await("store converges to the topic").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
@@ -138,11 +129,11 @@ class WriterCrashTest {
         }
         Manifest manifest = Manifest.read(new StoreLayout(store).manifest(topic));
         assertThat(manifest.writerState()).isEqualTo(Manifest.WriterState.CLOSED);
-        TestKafka.assertSameContent(TestStores.contents(store, topic), expected);
+        Contents.assertSame(TestStores.contents(store, topic), expected);
 
         // After the clean stop, the next writer resumes instead of rebuilding.
-        Writer resumed = startWriter("resumed", store, topic);
-        try (ChildJvm jvm = resumed.jvm()) {
+        WriterProcess resumed = startWriter("resumed", store, topic);
+        try (ChildJvm jvm = resumed.jvm) {
             awaitReady(resumed);
             assertThat(jvm.printed(l -> l.contains("resuming generation"))).isTrue();
             jvm.terminate(Duration.ofSeconds(10));
@@ -168,7 +159,7 @@ class WriterCrashTest {
                 .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
-            kafka.broker.stop();
+            kafka.stop();
             await("not ready while Kafka is down").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                     .until(() -> {
                         var r = Http.get(app.httpPort(), "/ready");
@@ -176,7 +167,7 @@ class WriterCrashTest {
                     });
             assertThat(Http.get(app.httpPort(), "/lookup/outage/before").body()).isEqualTo("1");
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
-            kafka.broker.start();
+            kafka.start();
             kafka.send(topic, "after", "2");
             kafka.flush();
             await("ready and caught up after Kafka is back").atMost(Duration.ofSeconds(90))
@@ -331,7 +322,7 @@ class WriterCrashTest {
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> ready(app.httpPort()) && app.statuses().get(topic).generation() > generation
                             && "new-3".equals(Http.get(app.httpPort(), "/lookup/recreated/k3").body()));
-            TestKafka.assertSameContent(TestStores.contents(store, topic), expected);
+            Contents.assertSame(TestStores.contents(store, topic), expected);
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"recreated\"}"))
                     .isEqualTo(2);
@@ -342,7 +333,7 @@ class WriterCrashTest {
 
     @Test
     void brokerUnreachableAtStartServesWhatIsPublishedAndIsNotReady() throws Exception {
-        int deadPort = freePort();
+        int deadPort = Ports.freePort();
         WriterConfig config = WriterConfig.builder("127.0.0.1:" + deadPort, TestKafka.tempStore())
                 .topics(List.of(new TopicBinding("users", "users"))).httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {

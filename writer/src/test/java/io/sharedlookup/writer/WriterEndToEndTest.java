@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.Contents;
+import io.sharedlookup.testing.TestKafka;
 import io.sharedlookup.testing.TestStores;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -106,7 +108,7 @@ class WriterEndToEndTest {
         Map<String, String> mixedBytes = new HashMap<>();
         try (WriterApp app = start(config(store, List.of(topics.get(0)), Optional.empty(), 1000))) {
             awaitReady(app);
-            TestKafka.assertSameContent(dumpInChildJvm(store, "mixed"), mixed);
+            Contents.assertSame(dumpInChildJvm(store, "mixed"), mixed);
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_oversize_skips_total{namespace=\"mixed\"}")).isEqualTo(1);
             assertThat(Http.metric(metrics, "sharedlookup_writer_null_keys_total{namespace=\"mixed\"}")).isEqualTo(1);
@@ -336,7 +338,7 @@ class WriterEndToEndTest {
             reader.join();
             assertThat(readerErrors).isEmpty();
             assertThat(reads.get()).isPositive();
-            TestKafka.assertSameContent(TestStores.contents(store, "grow"), expected);
+            Contents.assertSame(TestStores.contents(store, "grow"), expected);
             assertThat(app.statuses().get("grow").capacity()).isGreaterThan(firstCapacity);
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_growths_total{namespace=\"grow\"}"))

@@ -3,7 +3,9 @@ package io.sharedlookup.writer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.sharedlookup.testing.JarProcess;
+import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.Ports;
+import io.sharedlookup.testing.TestKafka;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,19 +22,22 @@ class WriterJarIT {
     @TempDir
     Path tmp;
 
+    private static Path writerJar() {
+        return Path.of(System.getProperty("sharedlookup.test.writerJar"));
+    }
+
     @Test
     void servesLookupsFromThePlainJar() throws Exception {
-        int port = JarProcess.freePort();
+        int port = Ports.freePort();
         try (TestKafka kafka = TestKafka.started()) {
             kafka.createTopic("users", 3);
             for (int id = 1; id <= 100; id++) {
                 kafka.send("users", Integer.toString(id), "user " + id);
             }
             kafka.flush();
-            try (JarProcess writer = JarProcess.start(Path.of("target", "writer-jar-it.log"),
-                    System.getProperty("sharedlookup.test.writerJar"), "--bootstrap-servers", kafka.bootstrap(),
-                    "--topic", "users", "--store-dir", tmp.resolve("store").toString(), "--http-port",
-                    Integer.toString(port))) {
+            try (ChildJvm writer = ChildJvm.startJar("writer-jar-it", Path.of("target"), writerJar(),
+                    "--bootstrap-servers", kafka.bootstrap(), "--topic", "users", "--store-dir",
+                    tmp.resolve("store").toString(), "--http-port", Integer.toString(port))) {
                 writer.awaitServing(port, "/ready", "/lookup/users/42");
                 assertThat(writer.lines()).anyMatch(l -> l.contains("HTTP http://127.0.0.1:" + port));
                 assertThat(Http.get(port, "/lookup/users/42").body()).isEqualTo("user 42");
@@ -51,7 +56,7 @@ class WriterJarIT {
     /** The production jar carries the Kafka client only: the broker (kafka_2.13, Scala) is the demo jar's. */
     @Test
     void carriesNoKafkaServerAndNoScala() throws Exception {
-        Path jar = Path.of(System.getProperty("sharedlookup.test.writerJar"));
+        Path jar = writerJar();
         List<String> entries;
         try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
             entries = zip.stream().map(java.util.zip.ZipEntry::getName).toList();
@@ -67,16 +72,15 @@ class WriterJarIT {
 
     @Test
     void embeddedKafkaPointsToTheDemoJar() throws Exception {
-        JarProcess p = JarProcess.start(tmp.resolve("out.log"), System.getProperty("sharedlookup.test.writerJar"),
-                "--embedded-kafka", "--store-dir", tmp.toString());
+        ChildJvm p = ChildJvm.startJar("out", tmp, writerJar(), "--embedded-kafka", "--store-dir",
+                tmp.toString());
         assertThat(p.awaitExit()).isEqualTo(2);
         assertThat(p.lines()).singleElement().asString().startsWith("error: ").contains("shared-lookup-demo.jar");
     }
 
     @Test
     void badOptionExitsWithOneLine() throws Exception {
-        JarProcess p = JarProcess.start(tmp.resolve("out.log"), System.getProperty("sharedlookup.test.writerJar"),
-                "--bogus");
+        ChildJvm p = ChildJvm.startJar("out", tmp, writerJar(), "--bogus");
         assertThat(p.awaitExit()).isEqualTo(2);
         assertThat(p.lines()).hasSize(1);
         assertThat(p.lines().get(0)).startsWith("error: Unknown option");

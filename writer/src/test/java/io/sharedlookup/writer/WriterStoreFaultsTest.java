@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.TempTrees;
+import io.sharedlookup.testing.TestKafka;
 import io.sharedlookup.testing.TestStores;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -184,9 +186,7 @@ class WriterStoreFaultsTest {
         }
         long first = publishedGeneration(store, "renumbered");
         assertThat(first).as("a fresh namespace is numbered from the Unix time in seconds").isGreaterThanOrEqualTo(before);
-        try (var files = Files.walk(store.resolve("renumbered"))) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TempTrees.delete(store.resolve("renumbered"));
         await("the clock passes the first number").atMost(Duration.ofSeconds(5))
                 .until(() -> java.time.Instant.now().getEpochSecond() > first);
         put(expected, "renumbered", "k", "v2");

@@ -2,6 +2,8 @@ package io.sharedlookup.druid.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.Ports;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,18 +52,18 @@ final class DruidCluster implements AutoCloseable {
     private final String classPath;
     private final Path extensionsDir;
     private final List<String> extraJvmFlags;
-    private final List<ServiceProcess> services = new ArrayList<>();
+    private final List<ChildJvm> services = new ArrayList<>();
 
-    final int zooKeeperPort = ServiceProcess.freePort();
-    final int derbyPort = ServiceProcess.freePort();
-    final int coordinatorPort = ServiceProcess.freePort();
-    final int brokerPort = ServiceProcess.freePort();
-    final int historicalPort = ServiceProcess.freePort();
+    final int zooKeeperPort = Ports.freePort();
+    final int derbyPort = Ports.freePort();
+    final int coordinatorPort = Ports.freePort();
+    final int brokerPort = Ports.freePort();
+    final int historicalPort = Ports.freePort();
 
-    private ServiceProcess zooKeeper;
-    private ServiceProcess coordinator;
-    private ServiceProcess broker;
-    private ServiceProcess historical;
+    private ChildJvm zooKeeper;
+    private ChildJvm coordinator;
+    private ChildJvm broker;
+    private ChildJvm historical;
 
     /**
      * @param classPath     Druid's runtime class path (druid-services and its dependencies)
@@ -127,15 +129,15 @@ final class DruidCluster implements AutoCloseable {
                 () -> HttpJson.get(historicalPort, "/druid/historical/v1/readiness").ok());
     }
 
-    ServiceProcess coordinator() {
+    ChildJvm coordinator() {
         return coordinator;
     }
 
-    ServiceProcess broker() {
+    ChildJvm broker() {
         return broker;
     }
 
-    ServiceProcess historical() {
+    ChildJvm historical() {
         return historical;
     }
 
@@ -164,7 +166,7 @@ final class DruidCluster implements AutoCloseable {
         return p;
     }
 
-    private ServiceProcess launchDruid(String name, Map<String, String> props, String heap, String directMemory)
+    private ChildJvm launchDruid(String name, Map<String, String> props, String heap, String directMemory)
             throws IOException {
         Path dir = workDir.resolve(name);
         Path conf = conf(dir, props);
@@ -220,16 +222,16 @@ final class DruidCluster implements AutoCloseable {
         return b.toString();
     }
 
-    private ServiceProcess launch(String name, Path dir, Path conf, List<String> jvmOptions, String main,
+    private ChildJvm launch(String name, Path dir, Path conf, List<String> jvmOptions, String main,
                                   String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add(ChildJvm.java());
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(conf + File.pathSeparator + classPath);
         cmd.add(main);
         cmd.addAll(List.of(args));
-        ServiceProcess p = ServiceProcess.start(name, cmd, dir, logDir);
+        ChildJvm p = ChildJvm.start(name, cmd, dir, logDir);
         services.add(p);
         return p;
     }
@@ -248,8 +250,8 @@ final class DruidCluster implements AutoCloseable {
     /** Stops the Druid services together (SIGTERM, SIGKILL after a grace period), then ZooKeeper. */
     @Override
     public void close() {
-        List<ServiceProcess> druid = services.stream().filter(s -> s != zooKeeper).toList();
-        druid.forEach(ServiceProcess::terminate);
+        List<ChildJvm> druid = services.stream().filter(s -> s != zooKeeper).toList();
+        druid.forEach(ChildJvm::terminate);
         druid.forEach(s -> s.stop(Duration.ofSeconds(20)));
         if (zooKeeper != null) {
             zooKeeper.stop(Duration.ofSeconds(10));
@@ -258,6 +260,6 @@ final class DruidCluster implements AutoCloseable {
 
     /** SIGKILL to everything still running: the test JVM's shutdown hook. */
     void kill() {
-        services.forEach(ServiceProcess::kill);
+        services.forEach(ChildJvm::kill);
     }
 }

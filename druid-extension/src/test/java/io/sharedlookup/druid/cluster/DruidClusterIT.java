@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sharedlookup.testing.ChildJvm;
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.testing.WriterProcess;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,14 +16,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -78,7 +79,7 @@ class DruidClusterIT {
     static Path tmp;
 
     private static KafkaBroker kafka;
-    private static WriterService writer;
+    private static WriterProcess writer;
     private static DruidCluster druid;
     private static Path storeDir;
     private static Thread killOnExit;
@@ -107,7 +108,7 @@ class DruidClusterIT {
                 .anyMatch(e -> e.contains("zookeeper-3."));
         Path fixture = Path.of(DruidClusterIT.class.getResource("/cluster/KafkaFixture.java").toURI());
 
-        deleteRecursively(OUT);
+        TempTrees.delete(OUT);
         Path logs = Files.createDirectories(OUT.resolve("logs"));
         storeDir = Files.createDirectories(tmp.resolve("store"));
         killOnExit = new Thread(DruidClusterIT::killAll, "kill the cluster's processes");
@@ -121,9 +122,15 @@ class DruidClusterIT {
 
         kafka.awaitReady();
         USERS.forEach(kafka::send);
-        writer = WriterService.start(writerJar, kafka.bootstrap(), TOPIC, storeDir,
-                Files.createDirectories(tmp.resolve("writer")), logs);
-        writer.awaitReady();
+        Path writerDir = Files.createDirectories(tmp.resolve("writer"));
+        // The writer as users run it: java -jar (its JVM flags come from the jar's manifest), HTTP on 127.0.0.1.
+        writer = WriterProcess.start(args -> {
+            List<String> cmd = new ArrayList<>(List.of(ChildJvm.java(), "-Xms64m", "-Xmx192m", "-jar",
+                    writerJar.toString()));
+            cmd.addAll(List.of(args));
+            return ChildJvm.start("writer", cmd, writerDir, logs);
+        }, kafka.bootstrap(), storeDir, TOPIC);
+        writer.awaitReady(Duration.ofSeconds(90));
         note("Kafka up, %d records produced, writer ready: %d ms", USERS.size(), millisSince(t0));
 
         druid.awaitUp();
@@ -223,7 +230,7 @@ class DruidClusterIT {
                         last[0] = sqlLookup(id);
                         return Objects.equals(last[0], value);
                     }, () -> "the last SQL answer: " + last[0] + druid.extensionLogExcerpts() + "\n"
-                            + writer.process().tail(20));
+                            + writer.jvm.tail(20));
             long seen = System.nanoTime();
             note("Propagation of %s -> %s: %d ms from the send to Druid's SQL answer (Kafka ack after %d ms)",
                     id, value, (seen - t0) / 1_000_000, (acked - t0) / 1_000_000);
@@ -292,7 +299,7 @@ class DruidClusterIT {
         }
     }
 
-    private static long refusals(ServiceProcess node, String reason) {
+    private static long refusals(ChildJvm node, String reason) {
         // Druid's lookup manager alerts each refusal, logged as one ERROR line that carries the start's message.
         return node.lines(l -> l.contains("Exception occurred while handling lookup notice") && l.contains(reason))
                 .size();
@@ -418,14 +425,4 @@ class DruidClusterIT {
         }
     }
 
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
 }

@@ -1,5 +1,6 @@
 package io.sharedlookup.druid.cluster;
 
+import io.sharedlookup.testing.ChildJvm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -16,22 +17,22 @@ final class KafkaBroker implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(30);
 
-    private final ServiceProcess process;
+    private final ChildJvm process;
     private String bootstrap;
     private int requests;
 
-    private KafkaBroker(ServiceProcess process) {
+    private KafkaBroker(ChildJvm process) {
         this.process = process;
     }
 
     /** Starts the broker's JVM; {@link #awaitReady} waits for the broker and the topic. */
     static KafkaBroker start(Path demoJar, Path fixtureSource, Path dataDir, Path logDir, String topic,
                              int partitions) throws IOException {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> cmd = List.of(ChildJvm.java(),
                 "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", demoJar.toString(), fixtureSource.toString(),
                 dataDir.resolve("data").toString(), topic, Integer.toString(partitions));
-        return new KafkaBroker(ServiceProcess.start("kafka", cmd, dataDir, logDir));
+        return new KafkaBroker(ChildJvm.start("kafka", cmd, dataDir, logDir));
     }
 
     void awaitReady() {
@@ -66,7 +67,8 @@ final class KafkaBroker implements AutoCloseable {
      */
     @Override
     public void close() {
-        process.close();
+        process.closeInput();
+        process.stop(Duration.ofSeconds(15));
     }
 
     void kill() {

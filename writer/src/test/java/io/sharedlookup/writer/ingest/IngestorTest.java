@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.Http;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterConfig;
@@ -22,7 +23,6 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -226,7 +226,7 @@ class IngestorTest {
         startReading(Map.of(P0, 0L, P1, 0L), Map.of(P0, 1L, P1, 0L));
         atNextPoll(() -> {
             // The namespace directory vanishes (as good as a file system refusing new files): no generation.
-            deleteRecursively(new StoreLayout(store).namespaceDir(TOPIC));
+            TempTrees.delete(new StoreLayout(store).namespaceDir(TOPIC));
             consumer.addRecord(record(P0, 0, "1", "Alice"));
         });
 
@@ -238,11 +238,4 @@ class IngestorTest {
         });
     }
 
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 }

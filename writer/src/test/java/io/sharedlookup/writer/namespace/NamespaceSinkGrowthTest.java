@@ -3,6 +3,7 @@ package io.sharedlookup.writer.namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.NamespaceWriter;
@@ -67,9 +68,7 @@ class NamespaceSinkGrowthTest {
         }
         // The namespace directory vanishes (as good as a file system that refuses new files): no generation.
         Path dir = layout.namespaceDir("full");
-        try (var files = java.nio.file.Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TempTrees.delete(dir);
         assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class);
         NamespaceStatus stalled = sink.status(Map.of(), null);
         assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.testing.TempTrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,9 +38,7 @@ class ReadOnlyReaderPropertyTest {
 
     @AfterProperty
     void deleteDir() throws Exception {
-        try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TempTrees.delete(dir);
     }
 
     record Op(String key, String value) { // value null = remove
