@@ -70,7 +70,9 @@ import org.apache.druid.timeline.SegmentId;
  * reported, not a harness failure.
  *
  * <p>Usage: {@code GcStoryHarness <entries> <rows> <ids> <heap, e.g. 2g> <warm-up s> <measure s>
- * <allocation MB/s> <result.json>}; children are this class with {@code --child=<mode>}.
+ * <allocation MB/s> <result.json> [--together]}; children are this class with {@code --child=<mode>}.
+ * {@code --together} runs both children at once, for the smoke run only: it saves a JVM start, and its figures mean
+ * nothing (the two JVMs share the cores).
  */
 public final class GcStoryHarness {
     private static final String DATASOURCE = "events";
@@ -97,6 +99,7 @@ public final class GcStoryHarness {
         int measure = Integer.parseInt(args[5]);
         int allocRate = Integer.parseInt(args[6]);
         Path result = Path.of(args[7]);
+        boolean together = args.length > 8 && args[8].equals("--together");
         Path work = Files.createTempDirectory("gc-story");
         try {
             Map<String, Object> out = new LinkedHashMap<>();
@@ -125,11 +128,22 @@ public final class GcStoryHarness {
             List<String> flags = childFlags(heap);
             out.put("childJvmFlags", flags);
             long limitSeconds = warmup + measure + 600L;
-            Map<String, Object> map = runChild("map", flags, work, store, segment, entries, ids, warmup, measure,
-                    allocRate, limitSeconds);
-            out.put("loadAverageBetween", loadAverage());
-            Map<String, Object> shared = runChild("shared", flags, work, store, segment, entries, ids, warmup,
-                    measure, allocRate, limitSeconds);
+            Map<String, Object> map;
+            Map<String, Object> shared;
+            if (together) { // the smoke form: both at once, to save a JVM start; figures then mean nothing
+                out.put("childrenRunTogether", true);
+                var mapRun = java.util.concurrent.CompletableFuture.supplyAsync(() -> uncheckedRunChild("map",
+                        flags, work, store, segment, entries, ids, warmup, measure, allocRate, limitSeconds));
+                shared = runChild("shared", flags, work, store, segment, entries, ids, warmup, measure, allocRate,
+                        limitSeconds);
+                map = mapRun.join();
+            } else {
+                map = runChild("map", flags, work, store, segment, entries, ids, warmup, measure, allocRate,
+                        limitSeconds);
+                out.put("loadAverageBetween", loadAverage());
+                shared = runChild("shared", flags, work, store, segment, entries, ids, warmup, measure, allocRate,
+                        limitSeconds);
+            }
             out.put("mapLookup", map);
             out.put("sharedLookup", shared);
             out.put("loadAverageAtEnd", loadAverage());
@@ -192,6 +206,15 @@ public final class GcStoryHarness {
                         .build())
                 .rows(list)
                 .buildMMappedIndexFile();
+    }
+
+    private static Map<String, Object> uncheckedRunChild(String mode, List<String> flags, Path work, Path store,
+            File segment, int entries, int ids, int warmup, int measure, int allocRate, long limitSeconds) {
+        try {
+            return runChild(mode, flags, work, store, segment, entries, ids, warmup, measure, allocRate, limitSeconds);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static Map<String, Object> runChild(String mode, List<String> flags, Path work, Path store, File segment,
