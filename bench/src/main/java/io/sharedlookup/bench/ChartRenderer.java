@@ -24,7 +24,9 @@ import org.knowm.xchart.style.Styler;
  *   <li>{@link MemoryHarness} results (an object): {@code bench-<file>.png}, heap per JVM and total PSS;</li>
  *   <li>{@link FreshnessHarness} results: {@code bench-<file>.png}, p50/p99/p99.9 per update rate;</li>
  *   <li>{@link HttpHarness} results: {@code bench-<file>.png}, p50/p99/p99.9 at the fixed request rate;</li>
- *   <li>{@link BootstrapHarness} results: {@code bench-<file>.png}, seconds from process start to done per peer.</li>
+ *   <li>{@link BootstrapHarness} results: {@code bench-<file>.png}, seconds from process start to done per peer;</li>
+ *   <li>{@link GcStoryHarness} results: {@code bench-<file>.png}, three panels side by side: query latency
+ *       p50/p99/max, GC pauses (total and longest) during the measurement, heap after GC.</li>
  * </ul>
  * Usage: {@code ChartRenderer <output dir> <result.json>...}; prints every file written.
  */
@@ -69,6 +71,9 @@ public final class ChartRenderer {
         }
         if (root.has("fixedRate")) {
             return List.of(renderHttp(base, root, outDir));
+        }
+        if (root.has("mapLookup") && root.has("sharedLookup")) {
+            return List.of(renderGcStory(base, root, outDir));
         }
         return List.of();
     }
@@ -246,8 +251,75 @@ public final class ChartRenderer {
         return save(chart, outDir.resolve("bench-" + base + ".png"));
     }
 
+    /** Three panels in one image: latency percentiles, GC pauses, heap; one series per lookup. */
+    private static Path renderGcStory(String base, JsonNode root, Path outDir) throws IOException {
+        Map<String, String> modes = new LinkedHashMap<>();
+        modes.put("mapLookup", "map lookup (HashMap on the heap)");
+        modes.put("sharedLookup", "sharedLookup (off-heap store)");
+        String setting = String.format("%s entries, %s rows, %s ids, -Xmx%s, %d MB/s allocated alongside, %d s",
+                count(root.path("entries").asText()), count(root.path("rows").asText()),
+                count(root.path("ids").asText()), root.path("heap").asText(),
+                root.path("allocationMBPerSecond").asInt(), root.path("measureSeconds").asInt());
+        JsonNode map = root.path("mapLookup");
+        JsonNode shared = root.path("sharedLookup");
+        int panel = WIDTH * 2 / 3;
+        CategoryChart latency = chart(String.format("groupBy latency, log scale (queries: %,d vs %,d)",
+                map.path("queries").asLong(), shared.path("queries").asLong()), "ms", panel);
+        CategoryChart gc = chart(String.format("GC pauses while measuring (%d vs %d; full: %d vs %d)",
+                map.path("gc").path("pauses").asInt(), shared.path("gc").path("pauses").asInt(),
+                map.path("gc").path("fullPauses").asInt(), shared.path("gc").path("fullPauses").asInt()), "ms",
+                panel);
+        CategoryChart heap = chart("heap after GC", "MB", panel);
+        double min = Double.MAX_VALUE;
+        for (String mode : modes.keySet()) {
+            min = Math.min(min, positive(root.path(mode).path("p50Millis").asDouble()));
+        }
+        latency.getStyler().setYAxisLogarithmic(true);
+        latency.getStyler().setYAxisMin(floor(min));
+        for (var mode : modes.entrySet()) {
+            JsonNode row = root.path(mode.getKey());
+            String outcome = row.path("outcome").asText();
+            String label = mode.getValue() + ("completed".equals(outcome) ? "" : ": " + outcome);
+            latency.addSeries(label, List.of("p50", "p99", "max"), List.of(
+                    Math.max(positive(row.path("p50Millis").asDouble()), floor(min)),
+                    Math.max(positive(row.path("p99Millis").asDouble()), floor(min)),
+                    Math.max(positive(row.path("maxMillis").asDouble()), floor(min))));
+            JsonNode pauses = row.path("gc");
+            gc.addSeries(label, List.of("total", "longest"),
+                    List.of(pauses.path("pauseTotalMillis").asDouble(), pauses.path("pauseMaxMillis").asDouble()));
+            heap.addSeries(label, List.of("after load", "highest after a GC", "live at the end"), List.of(
+                    row.path("heapAfterLoadMB").asDouble(), Math.max(0, pauses.path("heapAfterGcMaxMB").asDouble()),
+                    row.path("liveHeapAfterFinalFullGcMB").asDouble()));
+        }
+        java.awt.image.BufferedImage image = new java.awt.image.BufferedImage(panel * 3, HEIGHT + 40,
+                java.awt.image.BufferedImage.TYPE_INT_RGB);
+        java.awt.Graphics2D g = image.createGraphics();
+        g.setColor(java.awt.Color.WHITE);
+        g.fillRect(0, 0, image.getWidth(), image.getHeight());
+        g.setColor(java.awt.Color.BLACK);
+        g.setRenderingHint(java.awt.RenderingHints.KEY_TEXT_ANTIALIASING,
+                java.awt.RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+        g.setFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.BOLD, 16));
+        g.drawString(base + ": " + setting, 12, 26);
+        int x = 0;
+        for (CategoryChart c : List.of(latency, gc, heap)) {
+            c.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+            c.getStyler().setYAxisDecimalPattern("#,##0.#");
+            g.drawImage(BitmapEncoder.getBufferedImage(c), x, 40, null);
+            x += panel;
+        }
+        g.dispose();
+        Path file = outDir.resolve("bench-" + base + ".png");
+        javax.imageio.ImageIO.write(image, "png", file.toFile());
+        return file;
+    }
+
     private static CategoryChart chart(String title, String unit) {
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).yAxisTitle(unit)
+        return chart(title, unit, WIDTH);
+    }
+
+    private static CategoryChart chart(String title, String unit, int width) {
+        CategoryChart chart = new CategoryChartBuilder().width(width).height(HEIGHT).title(title).yAxisTitle(unit)
                 .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);

@@ -2,6 +2,7 @@ package io.sharedlookup.bench;
 
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -74,7 +75,7 @@ public class WriterPutBenchmark {
 
         void delete() throws IOException {
             file.close();
-            LookupBenchmark.deleteTree(dir);
+            TempTrees.delete(dir);
         }
     }
 
@@ -122,7 +123,7 @@ public class WriterPutBenchmark {
         @TearDown(Level.Invocation)
         public void drop() throws IOException {
             map.close();
-            LookupBenchmark.deleteTree(dir);
+            TempTrees.delete(dir);
         }
     }
 

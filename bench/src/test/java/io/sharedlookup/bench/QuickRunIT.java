@@ -33,7 +33,8 @@ class QuickRunIT {
     @Test
     void quickRunProducesEveryResultAndChart() throws Exception {
         List<Path> outputs = List.of(results.resolve("lookup-quick.json"), results.resolve("reverse-quick.json"),
-                results.resolve("druid-quick.json"), results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"),
+                results.resolve("druid-quick.json"), results.resolve("gc-story-quick.json"),
+                results.resolve("memory-quick.json"), results.resolve("freshness-quick.json"),
                 results.resolve("http-quick.json"), results.resolve("bootstrap-quick.json"),
                 results.resolve("put-quick.json"), results.resolve("seed-quick.json"));
         for (Path p : outputs) {
@@ -87,6 +88,22 @@ class QuickRunIT {
                 "filterMapLookup", "filterSharedLookupReverseIndex", "filterSharedLookupScan");
         druid.forEach((name, row) -> assertThat(score(row)).as(name).isPositive().isFinite());
 
+        // 9. The GC story: both JVMs (map lookup on the heap, sharedLookup) served the groupBy with the same answer,
+        // latencies and the GC log's pauses recorded. The small quick sizes leave the map JVM room, so both complete.
+        JsonNode gcStory = JSON.readTree(results.resolve("gc-story-quick.json").toFile());
+        assertThat(gcStory.path("sameAnswers").asBoolean()).as("same groupBy answer in both JVMs").isTrue();
+        for (String mode : List.of("mapLookup", "sharedLookup")) {
+            JsonNode row = gcStory.path(mode);
+            assertThat(row.path("outcome").asText()).as(mode).isEqualTo("completed");
+            assertThat(row.path("queries").asLong()).as(mode).isPositive();
+            assertThat(row.path("p50Millis").asDouble()).as(mode).isPositive();
+            assertThat(row.path("maxMillis").asDouble()).as(mode)
+                    .isGreaterThanOrEqualTo(row.path("p99Millis").asDouble());
+            assertThat(row.path("allocatorMBPerSecond").asDouble()).as(mode).isPositive();
+            assertThat(row.path("gcWholeRun").path("pauses").asInt()).as(mode + " pauses in the GC log").isPositive();
+            assertThat(row.path("liveHeapAfterFinalFullGcMB").asLong()).as(mode).isPositive();
+        }
+
         // 2 and 3. Memory: every JVM of every role measured.
         JsonNode memory = JSON.readTree(results.resolve("memory-quick.json").toFile());
         assertThat(memory.path("storeFileBytes").asLong()).isPositive();
@@ -137,8 +154,9 @@ class QuickRunIT {
 
         // Charts rendered from these results.
         for (String chart : List.of("bench-lookup-quick-avgt.png", "bench-lookup-quick-alloc.png",
-                "bench-reverse-quick-avgt.png", "bench-druid-quick-avgt.png", "bench-memory-quick.png", "bench-freshness-quick.png",
-                "bench-http-quick.png", "bench-bootstrap-quick.png", "bench-put-quick-ss.png")) {
+                "bench-reverse-quick-avgt.png", "bench-druid-quick-avgt.png", "bench-gc-story-quick.png",
+                "bench-memory-quick.png", "bench-freshness-quick.png", "bench-http-quick.png",
+                "bench-bootstrap-quick.png", "bench-put-quick-ss.png")) {
             Path png = charts.resolve(chart);
             assertThat(png).as(chart).exists();
             byte[] head = new byte[4];
