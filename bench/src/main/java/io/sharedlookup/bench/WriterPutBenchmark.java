@@ -1,8 +1,8 @@
 package io.sharedlookup.bench;
 
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.nio.file.Files;
