@@ -3,6 +3,7 @@ package io.sharedlookup.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sharedlookup.druid.SharedLookupConfig;
 import io.sharedlookup.druid.SharedLookupExtractorFactory;
+import io.sharedlookup.testing.TempTrees;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -162,7 +163,7 @@ public final class GcStoryHarness {
             Files.writeString(result, json);
             System.out.println(json);
         } finally {
-            LookupBenchmark.deleteTree(work);
+            TempTrees.delete(work);
         }
     }
 
