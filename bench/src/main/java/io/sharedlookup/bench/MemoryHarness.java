@@ -4,6 +4,7 @@ import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.testing.TempTrees;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
@@ -11,10 +12,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * Multi-JVM memory comparison on the same data (benchmarks 2 and 3): N reader JVMs holding one shared store open vs N
@@ -104,12 +107,24 @@ public final class MemoryHarness {
         return rows;
     }
 
+    /**
+     * The children's class path: the benchmarks' classes, reader-lib and slf4j-api, what an application embedding
+     * reader-lib has. The benchmarks' whole class path carries Druid's log4j, whose buffers alone took ~10 MiB of every
+     * child's heap (12.9 MiB for a reader that needs 0.2 MiB over an idle JVM), in both roles alike.
+     */
+    private static String childClassPath() {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(e -> e.contains("bench/target/classes") || e.matches(".*/(shared-lookup-reader|slf4j-api|"
+                        + "shared-lookup-testing)-[^/]*\\.jar") || e.endsWith("reader-lib/target/classes"))
+                .collect(Collectors.joining(File.pathSeparator));
+    }
+
     private static Process start(String role, int entries, Path dir) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx3g", "-XX:+UseG1GC", "-Dchronicle.analytics.disable=true"));
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("--add-")).toList());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MemoryHarness.class.getName(),
+        cmd.addAll(List.of("-cp", childClassPath(), MemoryHarness.class.getName(),
                 "--child=" + role, Integer.toString(entries), dir.toString()));
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
