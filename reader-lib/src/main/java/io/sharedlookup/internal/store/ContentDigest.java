@@ -14,16 +14,22 @@ public final class ContentDigest {
     }
 
     /** Scratch space for a pair's bytes: the writer takes a term per record, so this path allocates nothing. */
+    private static final int KEPT_SCRATCH_BYTES = 64 * 1024;
     private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[256]});
 
     /** The term one (key, value) pair adds to the digest. */
     public static long of(CharSequence key, CharSequence value) {
-        byte[][] holder = SCRATCH.get();
         int max = 3 * (key.length() + value.length()) + 1; // UTF-8 takes at most 3 bytes per char
-        if (holder[0].length < max) {
-            holder[0] = new byte[Math.max(max, holder[0].length * 2)];
+        byte[] pair;
+        if (max > KEPT_SCRATCH_BYTES) {
+            pair = new byte[max]; // a rare large pair: not kept for the thread's lifetime
+        } else {
+            byte[][] holder = SCRATCH.get();
+            if (holder[0].length < max) {
+                holder[0] = new byte[Math.min(KEPT_SCRATCH_BYTES, Math.max(max, holder[0].length * 2))];
+            }
+            pair = holder[0];
         }
-        byte[] pair = holder[0];
         int n = encodeUtf8(key, pair, 0);
         pair[n++] = (byte) 0xFF;
         n = encodeUtf8(value, pair, n);

@@ -34,8 +34,8 @@ final class Growth {
     private static final double STALL_AT = 1.8;
     /**
      * The fill ratio is looked at once every this many records within a batch, or every 1/1024 of the capacity if
-     * that is more: counting entries reads every segment's header, and between {@link #GROW_NOW_AT} and Chronicle's
-     * limit (about 2.2) there is room for far more records than that.
+     * that is more: between {@link #GROW_NOW_AT} and Chronicle's limit (about 2.2) there is room for far more records
+     * than that, and each look may also ask Chronicle for its free space (see {@link #lowOnFreeSpace}).
      */
     private static final int RECORDS_PER_CHECK = 64;
     /**
