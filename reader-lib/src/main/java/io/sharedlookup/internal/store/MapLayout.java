@@ -19,8 +19,9 @@ import java.util.TreeMap;
  * A tier: hash lookup ({@code hashLookupCapacity} slots of {@code slotSize} bytes, each {@code key | chunk << keyBits},
  * 0 = empty, linear probing) at 0; the tier counters at {@code countersOffset} (next tier i64 at +0, entries u32 at
  * +32, deleted u32 at +36); entries at {@code entrySpaceOffset + chunk * chunkSize}: stop-bit key size, key bytes,
- * stop-bit value size, value bytes (then a checksum readers ignore). Text is Chronicle's per-char UTF-8 (a surrogate
- * is three bytes). A key's hash is XXH64 (seed 0) of its bytes; {@link #segmentOf} and {@link #slotKeyOf} split it.
+ * stop-bit value size, value bytes (then, in files written with entry checksums, a checksum readers ignore). Text
+ * is Chronicle's per-char UTF-8 (a surrogate is three bytes). A key's hash is XXH64 (seed 0) of its bytes;
+ * {@link #segmentOf} and {@link #slotKeyOf} split it.
  *
  * @param chronicleMapVersion the Chronicle Map version that wrote the file (informational)
  */
