@@ -1,14 +1,21 @@
 package io.sharedlookup.bench;
 
+import io.sharedlookup.internal.store.MapLayout;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import net.openhft.chronicle.algo.hashing.LongHashFunction;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -29,6 +36,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@link GenerationFile#put} (segment sequence counters, content digest, bounded locks), through a bare
  * {@link ChronicleMap#put} on the same layout, and into a {@link ConcurrentHashMap} (what a heap lookup does). Keys and
  * values are created up front, so only the put is measured; each invocation starts from a new, empty map.
+ *
+ * <p>One more: the same puts split over two threads by segment (even segments on one, odd on the other), the shape
+ * an applier per group of segments would have. Chronicle's segment locks allow it and every key stays on one thread;
+ * it says how far writing from more than one thread can take a bootstrap on this machine's cores.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -49,6 +60,9 @@ public class WriterPutBenchmark {
 
     String[] keys;
     String[] values;
+    /** Indexes of the keys in even and in odd segments of {@link #SIZING}'s layout, computed on first use. */
+    int[][] bySegmentParity;
+    ExecutorService second;
 
     @Setup(Level.Trial)
     public void data() {
@@ -58,6 +72,12 @@ public class WriterPutBenchmark {
             keys[i] = BenchData.key(i);
             values[i] = BenchData.value(i);
         }
+        second = Executors.newSingleThreadExecutor();
+    }
+
+    @TearDown(Level.Trial)
+    public void stopSecondThread() {
+        second.shutdownNow();
     }
 
     /** A new, empty generation per invocation (each benchmark has its own, so none pays for another's setup). */
@@ -146,6 +166,40 @@ public class WriterPutBenchmark {
     @Benchmark
     public boolean generationFilePutReverseIndex(Indexed generation) {
         return putAll(generation.file);
+    }
+
+    @Benchmark
+    public boolean generationFilePutTwoThreads(Plain generation) throws Exception {
+        if (bySegmentParity == null) {
+            bySegmentParity = splitBySegmentParity(generation.file.layout());
+        }
+        Future<Boolean> odd = second.submit(() -> putAll(generation.file, bySegmentParity[1]));
+        return putAll(generation.file, bySegmentParity[0]) | odd.get();
+    }
+
+    private int[][] splitBySegmentParity(MapLayout layout) {
+        LongHashFunction xx = LongHashFunction.xx_r39(); // Chronicle's key hash: the segment a put locks
+        int[] even = new int[RECORDS];
+        int[] odd = new int[RECORDS];
+        int evens = 0;
+        int odds = 0;
+        for (int i = 0; i < RECORDS; i++) {
+            int segment = layout.segmentOf(xx.hashBytes(keys[i].getBytes(StandardCharsets.UTF_8)));
+            if ((segment & 1) == 0) {
+                even[evens++] = i;
+            } else {
+                odd[odds++] = i;
+            }
+        }
+        return new int[][] {Arrays.copyOf(even, evens), Arrays.copyOf(odd, odds)};
+    }
+
+    private boolean putAll(GenerationFile file, int[] indexes) {
+        boolean changed = false;
+        for (int i : indexes) {
+            changed |= file.put(keys[i], values[i], LOCK_NANOS);
+        }
+        return changed;
     }
 
     private boolean putAll(GenerationFile file) {

@@ -142,10 +142,10 @@ class QuickRunIT {
             assertThat(bootstrap.path(reader).path("medianMillis").asLong()).as(reader).isPositive();
         }
 
-        // 4b. The writer's put floor beside a bare Chronicle Map and a heap map.
+        // 4b. The writer's put floor beside a bare Chronicle Map and a heap map, and split over two threads.
         Map<String, JsonNode> puts = byBenchmark(results.resolve("put-quick.json"));
         assertThat(puts.keySet()).containsExactlyInAnyOrder("generationFilePut", "generationFilePutReverseIndex",
-                "chronicleMapPut", "concurrentHashMapPut");
+                "generationFilePutTwoThreads", "chronicleMapPut", "concurrentHashMapPut");
         puts.forEach((name, row) -> assertThat(score(row)).as(name).isPositive().isFinite());
 
         // 6b. A new host: ready from a snapshot and from the topic, both timed.
