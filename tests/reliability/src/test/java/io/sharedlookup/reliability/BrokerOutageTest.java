@@ -28,7 +28,24 @@ class BrokerOutageTest {
     @RegisterExtension
     static final TestKafka broker = Suite.broker();
 
-
+    /**
+     * The broker loses everything; the topic comes back with {@code partitions} partitions and {@code records} keys
+     * {@code k0…}, each set to {@code valuePrefix + i}.
+     *
+     * @return the recreated topic's latest value per key, as the broker has it
+     */
+    private Map<String, String> wipeAndRecreate(String topic, int partitions, int records, String valuePrefix)
+            throws Exception {
+        broker.wipeAndRestart();
+        broker.createTopic(topic, partitions);
+        for (int i = 0; i < records; i++) {
+            broker.send(topic, "k" + i, valuePrefix + i);
+        }
+        broker.flush();
+        Map<String, String> latest = broker.latest(topic);
+        assertThat(latest).hasSize(records);
+        return latest;
+    }
 
     private static String ns(String topic) {
         return "{namespace=\"" + topic + "\"}";
@@ -91,14 +108,7 @@ class BrokerOutageTest {
                         + "after the restart is visible; lookups served from the store throughout the outage");
 
         // The broker loses everything; the topic comes back with fewer, different records.
-        broker.wipeAndRestart();
-        broker.createTopic(topic, 3);
-        for (int i = 0; i < 100; i++) {
-            broker.send(topic, "k" + i, "recreated-" + i);
-        }
-        broker.flush();
-        Map<String, String> expected = broker.latest(topic);
-        assertThat(expected).hasSize(100);
+        Map<String, String> expected = wipeAndRecreate(topic, 3, 100, "recreated-");
         long started = System.nanoTime();
         try (WriterProcess writer = Children.writer("d-writer-after-wipe", broker.bootstrap(), store, topic)) {
             writer.awaitReady(Duration.ofSeconds(120));
@@ -119,14 +129,7 @@ class BrokerOutageTest {
             // topic's end (with a different partition count), and replaying the new topic over the old generation
             // would keep the keys that are gone.
             long wipedAt = System.nanoTime();
-            broker.wipeAndRestart();
-            broker.createTopic(topic, 2);
-            for (int i = 0; i < 30; i++) {
-                broker.send(topic, "k" + i, "again-" + i);
-            }
-            broker.flush();
-            Map<String, String> again = broker.latest(topic);
-            assertThat(again).hasSize(30);
+            Map<String, String> again = wipeAndRecreate(topic, 2, 30, "again-");
             await("store equals the topic recreated under the running writer").atMost(Duration.ofSeconds(120))
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> {
