@@ -2,6 +2,7 @@ package io.sharedlookup.bench;
 
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.reader.ValueBuffer;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -49,18 +50,28 @@ public final class LookupCpuTimeHarness {
         try (SharedLookupStore store = SharedLookupStore.open(dir)) {
             Lookup lookup = store.lookup(BenchData.NAMESPACE);
             StringBuilder out = new StringBuilder(64);
+            ValueBuffer value = new ValueBuffer();
             double[] shared = new double[rounds];
+            double[] buffered = new double[rounds];
             double[] heap = new double[rounds];
-            for (int round = -1; round < rounds; round++) { // round -1 warms both up
+            for (int round = -1; round < rounds; round++) { // round -1 warms all three up
                 double s = timeGetInto(lookup, keys, out, roundNanos);
+                double b = timeGetIntoBuffer(lookup, keys, value, roundNanos);
                 double h = timeMap(map, keys, roundNanos);
                 if (round >= 0) {
                     shared[round] = s;
+                    buffered[round] = b;
                     heap[round] = h;
-                    System.out.printf("round %d: getInto %.0f ns, ConcurrentHashMap.get %.0f ns, ratio %.2f%n",
-                            round, s, h, s / h);
+                    System.out.printf("round %d: getInto %.0f ns, getInto(ValueBuffer) %.0f ns, "
+                            + "ConcurrentHashMap.get %.0f ns, ratios %.2f and %.2f%n", round, s, b, h, s / h, b / h);
                 }
             }
+            double[] bufferRatios = new double[rounds];
+            for (int i = 0; i < rounds; i++) {
+                bufferRatios[i] = buffered[i] / heap[i];
+            }
+            System.out.printf("getInto(ValueBuffer) median %.0f ns (best %.0f), ratio median %.2f (range %.2f-%.2f)%n",
+                    median(buffered), min(buffered), median(bufferRatios), min(bufferRatios), max(bufferRatios));
             double[] ratios = new double[rounds];
             for (int i = 0; i < rounds; i++) {
                 ratios[i] = shared[i] / heap[i];
@@ -72,6 +83,34 @@ public final class LookupCpuTimeHarness {
     }
 
     private static double timeGetInto(Lookup lookup, String[] keys, StringBuilder out, long roundNanos) {
+        SplittableRandom random = new SplittableRandom(7);
+        boolean chain = chained;
+        long calls = 0;
+        long misses = 0;
+        int previous = 0;
+        long start = THREADS.getCurrentThreadCpuTime();
+        long now;
+        do {
+            for (int i = 0; i < 10_000; i++) {
+                int index = random.nextInt(keys.length);
+                if (chain) {
+                    index = Math.max(0, index - (previous & 1));
+                }
+                if (!lookup.getInto(keys[index], out)) {
+                    misses++;
+                }
+                previous = out.length();
+            }
+            calls += 10_000;
+            now = THREADS.getCurrentThreadCpuTime();
+        } while (now - start < roundNanos);
+        if (misses != 0) {
+            throw new IllegalStateException(misses + " keys not found");
+        }
+        return (double) (now - start) / calls;
+    }
+
+    private static double timeGetIntoBuffer(Lookup lookup, String[] keys, ValueBuffer out, long roundNanos) {
         SplittableRandom random = new SplittableRandom(7);
         boolean chain = chained;
         long calls = 0;

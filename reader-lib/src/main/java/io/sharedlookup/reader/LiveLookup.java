@@ -162,6 +162,22 @@ final class LiveLookup implements Lookup {
     }
 
     @Override
+    public boolean getInto(CharSequence key, ValueBuffer out) {
+        if (key == null) {
+            out.text.clear();
+            return false;
+        }
+        PublishedGeneration g = acquire();
+        try {
+            return g.getInto(key, out.text, lockTimeoutNanos);
+        } catch (LockTimeoutException e) {
+            throw timedOut(g, e);
+        } catch (StoreFormatException e) {
+            throw damaged(g, e);
+        }
+    }
+
+    @Override
     public long size() {
         PublishedGeneration g = acquire();
         try {

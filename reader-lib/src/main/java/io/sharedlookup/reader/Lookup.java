@@ -30,6 +30,15 @@ public interface Lookup {
      */
     boolean getInto(CharSequence key, StringBuilder out);
 
+    /**
+     * Copies the value for {@code key} into {@code out} (emptied when {@code key} is absent or null). The cheapest
+     * lookup: the value's bytes are moved 8 at a time and read as text in place; allocates nothing once {@code out}
+     * has held a value at least as long.
+     *
+     * @return whether {@code key} is present
+     */
+    boolean getInto(CharSequence key, ValueBuffer out);
+
     /** Number of entries in the current generation. */
     long size();
 

@@ -23,10 +23,81 @@ class GetIntoAllocationTest {
         assertNoAllocation("user-", "nobody-");
     }
 
-    /** Non-ASCII keys take another path (Chronicle's query context rather than the direct reader): also garbage-free. */
+    /** Non-ASCII keys are encoded into a per-thread buffer first: also garbage-free. */
     @Test
     void getIntoAllocatesNothingWithNonAsciiKeys() throws Exception {
         assertNoAllocation("usér-", "nöbody-");
+    }
+
+    /**
+     * Short ASCII {@code String} keys into a {@link ValueBuffer} (the first, shortest attempt), longer ones (the
+     * general path), values ASCII and not.
+     */
+    @Test
+    void getIntoAValueBufferAllocatesNothing() throws Exception {
+        assertNoAllocationIntoValueBuffer("user-", "nobody-");
+        assertNoAllocationIntoValueBuffer("a-user-with-a-long-id-", "nobody-with-a-long-id-");
+    }
+
+    private void assertNoAllocationIntoValueBuffer(String hitPrefix, String missPrefix) throws Exception {
+        Map<String, String> content = content(hitPrefix);
+        String[] keys = new String[KEYS * 2];
+        for (int i = 0; i < KEYS; i++) {
+            keys[2 * i] = hitPrefix + i;
+            keys[2 * i + 1] = missPrefix + i;
+        }
+        try (TestStores.Published ignored = TestStores.publish(store, "users-" + hitPrefix.length(), content);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users-" + hitPrefix.length());
+            ValueBuffer value = new ValueBuffer();
+            long found = 0;
+            for (int round = 0; round < 5; round++) {
+                found += lookups(users, keys, value);
+            }
+            long allocated = allocatedBy(() -> lookups(users, keys, value));
+            assertThat(found).isEqualTo(5L * CALLS / 2);
+            assertThat(users.getInto(hitPrefix + 7, value)).isTrue();
+            assertThat(value).hasToString("Name number 7 ✓");
+            assertThat(users.getInto(hitPrefix + 8, value)).isTrue();
+            assertThat(value).hasToString("Name number 8");
+            assertThat(allocated).as("bytes allocated by %d getInto calls", CALLS).isZero();
+        }
+    }
+
+    /** Half hits, half misses; half of the values ASCII. */
+    private static long lookups(Lookup users, String[] keys, ValueBuffer value) {
+        long found = 0;
+        for (int i = 0; i < CALLS; i++) {
+            if (users.getInto(keys[i % keys.length], value) && value.length() > 0) {
+                found++;
+            }
+        }
+        return found;
+    }
+
+    /**
+     * The bytes {@code calls} allocates in steady state; a one-off allocation while the JIT settles is retried with
+     * another round (garbage per call would show in every round).
+     */
+    private static long allocatedBy(Runnable calls) {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        long allocated = -1;
+        for (int measured = 0; allocated != 0 && measured < 3; measured++) {
+            long before = threads.getThreadAllocatedBytes(tid);
+            calls.run();
+            allocated = threads.getThreadAllocatedBytes(tid) - before;
+        }
+        return allocated;
+    }
+
+    private static Map<String, String> content(String hitPrefix) {
+        Map<String, String> content = new HashMap<>();
+        for (int i = 0; i < KEYS; i++) {
+            content.put(hitPrefix + i, "Name number " + i + (i % 2 == 1 ? " ✓" : ""));
+        }
+        return content;
     }
 
     private void assertNoAllocation(String hitPrefix, String missPrefix) throws Exception {

@@ -58,6 +58,40 @@ class SharedLookupStoreTest {
     }
 
     @Test
+    void getIntoAValueBufferCopiesTheValueAndEmptiesItWhenAbsent() throws Exception {
+        Map<String, String> content = new HashMap<>(USERS);
+        content.put("a-key-longer-than-sixteen-chars", "long key's value");
+        content.put("long-value", "v".repeat(300)); // a size of two bytes
+        try (TestStores.Published ignored = TestStores.publish(store, "users", content);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            ValueBuffer value = new ValueBuffer();
+            for (Map.Entry<String, String> e : content.entrySet()) {
+                assertThat(users.getInto(e.getKey(), value)).as(e.getKey()).isTrue();
+                assertThat(value.toString()).isEqualTo(e.getValue());
+                assertThat(value.length()).isEqualTo(e.getValue().length());
+                assertThat(users.getInto(new StringBuilder(e.getKey()), value)).isTrue(); // not a String: encoded
+                assertThat(value).hasToString(e.getValue());
+            }
+            assertThat(users.getInto("ü-ключ", value)).isTrue();
+            assertThat(value.charAt(0)).isEqualTo('名');
+            assertThat(value.subSequence(1, 4)).hasToString("前 ✓");
+            StringBuilder out = new StringBuilder("stale");
+            value.copyTo(out);
+            assertThat(out).hasToString("名前 ✓");
+            assertThat(users.getInto("1", value)).isTrue();
+            assertThat(value.charAt(2)).isEqualTo('a');
+            assertThatThrownBy(() -> value.charAt(3)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThat(users.getInto("missing", value)).isFalse();
+            assertThat(value).isEmpty();
+            assertThat(users.getInto("1", value)).isTrue();
+            assertThat(users.getInto(null, value)).isFalse();
+            assertThat(value).isEmpty();
+            assertThat(users.getInto("müssing-Ł", value)).isFalse(); // Latin-1 and other non-ASCII keys
+        }
+    }
+
+    @Test
     void followsANewGenerationWithin100msAndReleasesTheOldOne() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
              SharedLookupStore s = SharedLookupStore.open(store)) {

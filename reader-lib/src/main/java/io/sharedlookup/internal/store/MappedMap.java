@@ -37,6 +37,14 @@ public final class MappedMap {
     public static final int TIMED_OUT = -1;
 
     private static final int INCONSISTENT = -2;
+    /** From {@link #probeFirstTier}: not decided by the first attempt. */
+    private static final int UNDECIDED = 3;
+    /** The longest key the first attempt takes: its bytes fit in two 8-byte words. */
+    private static final int SHORT_KEY = 16;
+    /** Probes the first attempt makes before it leaves a long collision chain to the general path. */
+    private static final int FAST_PROBES = 8;
+    /** From {@link #readEntry}: the slot names an entry of another key (a hash-lookup collision). */
+    private static final int OTHER_KEY = 2;
     private static final int WINDOW_BYTES = 1 << 30;
     private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     /** Plain 8-byte reads from a mapping at any index (plain access allows unaligned indexes); bounds-checked. */
@@ -45,7 +53,6 @@ public final class MappedMap {
     private static final VarHandle MAPPED_INT =
             MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long HIGH_BITS = 0x8080808080808080L;
     private static final ThreadLocal<KeyBuffer> KEY = ThreadLocal.withInitial(KeyBuffer::new);
 
     private final Path file;
@@ -193,37 +200,158 @@ public final class MappedMap {
 
     /**
      * Looks {@code key} up and, when present, puts its value in {@code out} (cleared first). Allocation-free once the
-     * calling thread has looked up a key at least as long before.
+     * calling thread has looked up a key and a value at least as long before.
      *
      * @return {@link #PRESENT}, {@link #ABSENT}, or {@link #TIMED_OUT} when the key's segment stayed in the middle of
      *     a change for longer than {@code timeoutNanos}
      * @throws StoreFormatException when the file is damaged
      */
     public int getInto(CharSequence key, StringBuilder out, long timeoutNanos) {
+        Utf8Text value = KEY.get().value;
+        int found = getInto(key, value, timeoutNanos);
+        value.copyTo(out);
+        return found;
+    }
+
+    /**
+     * Looks {@code key} up and, when present, copies its value's bytes into {@code out} (cleared otherwise): the
+     * cheapest way to hand a value over, a few 8-byte moves. Allocation-free once {@code out} has held a value at
+     * least as long before (and, for a key that is not an ASCII {@code String}, once the thread has looked up a key
+     * at least as long).
+     *
+     * @return {@link #PRESENT}, {@link #ABSENT}, or {@link #TIMED_OUT} when the key's segment stayed in the middle of
+     *     a change for longer than {@code timeoutNanos}
+     * @throws StoreFormatException when the file is damaged
+     */
+    public int getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
+        // An ASCII String key (the common case) is hashed and compared from its chars in place; any other key is
+        // encoded into the thread's buffer first.
+        if (key instanceof String) {
+            String s = (String) key;
+            int n = s.length();
+            if (n > 0 && n <= SHORT_KEY) {
+                // A short key's bytes as two words, built once for the hash and the comparison. The first attempt
+                // is kept short: a lookup is a few dependent cache misses, and the less work each one does around
+                // them, the more of the next lookup's misses the processor overlaps with this one's.
+                long w0 = 0;
+                long w1 = 0;
+                int any = 0;
+                for (int i = 0, end = Math.min(n, 8); i < end; i++) {
+                    char c = s.charAt(i);
+                    any |= c;
+                    w0 |= (long) c << (i << 3);
+                }
+                for (int i = 8; i < n; i++) {
+                    char c = s.charAt(i);
+                    any |= c;
+                    w1 |= (long) c << ((i - 8) << 3);
+                }
+                if (any < 0x80) {
+                    long hash = Xxh64.hashShort(w0, w1, n);
+                    int segment = layout.segmentOf(hash);
+                    long before = sequence(segment);
+                    if ((before & 1) == 0) {
+                        int found = probeFirstTier(segment, layout.slotKeyOf(hash), w0, w1, n, out);
+                        VarHandle.acquireFence(); // the reads above happen before the counter is read again
+                        if (found != UNDECIDED && sequence(segment) == before && (found == ABSENT || out.decode())) {
+                            if (found == ABSENT) {
+                                out.clear();
+                            }
+                            return found;
+                        }
+                    }
+                    return getInto(s, null, n, hash, out, timeoutNanos);
+                }
+            } else if (isAscii(s)) {
+                return getInto(s, null, n, Xxh64.hashAscii(s), out, timeoutNanos);
+            }
+        }
         KeyBuffer k = KEY.get();
-        int length = key instanceof String ? k.encode((String) key) : k.encode(key);
-        long hash = Xxh64.hash(k.bytes, length);
+        int length = k.encode(key);
+        return getInto(null, k, length, Xxh64.hash(k.bytes, length), out, timeoutNanos);
+    }
+
+    /**
+     * The first attempt at a short ASCII key ({@code length} bytes, 1 to {@link #SHORT_KEY}, in the words {@code w0}
+     * and {@code w1}): it probes the segment's first tier only, for an entry whose sizes take one byte each and whose
+     * key's words lie within the tier. {@link #PRESENT} (the value copied into {@code out}), {@link #ABSENT} (the key
+     * is in none of the segment's tiers), or {@link #UNDECIDED} for anything else, which the general path decides.
+     */
+    private int probeFirstTier(int segment, long slotKey, long w0, long w1, int length, Utf8Text out) {
+        ByteBuffer buffer;
+        int base;
+        if (segment < tiersPerWindow) { // a first tier in the first window: no division, no table
+            buffer = firstWindow;
+            base = segment * tierSize;
+        } else {
+            buffer = firstTierBuffer[segment];
+            base = firstTierBase[segment];
+        }
+        int limit = base + tierSize;
+        long index = slotKey & hashLookupMask;
+        for (int probes = 0; probes < FAST_PROBES; probes++) {
+            long slot = slotShift == 2 ? buffer.getInt(base + (int) (index << 2)) & 0xFFFFFFFFL
+                    : buffer.getLong(base + (int) (index << 3));
+            if (slot == 0) {
+                return headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER) == 0
+                        ? ABSENT : UNDECIDED;
+            }
+            index = (index + 1) & hashLookupMask;
+            if ((slot & keyMask) != slotKey) {
+                continue;
+            }
+            long chunk = (slot >>> keyBits) & valueMask;
+            int entry = base + entrySpaceOffset + (int) chunk * chunkSize;
+            if (chunk >= chunksPerTier || entry + 2 + 2 * Long.BYTES > limit) {
+                return UNDECIDED;
+            }
+            // a key size of 128 or more starts with a negative byte: never equal to length
+            if (buffer.get(entry) != length) {
+                continue;
+            }
+            long first = buffer.getLong(entry + 1);
+            if (length <= 8 ? ((first ^ w0) & (-1L >>> (64 - 8 * length))) != 0
+                    : first != w0 || ((buffer.getLong(entry + 9) ^ w1) & (-1L >>> (128 - 8 * length))) != 0) {
+                continue;
+            }
+            int valueSizeAt = entry + 1 + length;
+            int valueSize = buffer.get(valueSizeAt);
+            if (valueSize < 0 || valueSizeAt + 1 + valueSize > limit) {
+                return UNDECIDED;
+            }
+            copyValue(buffer, valueSizeAt + 1, valueSize, limit, out);
+            return PRESENT;
+        }
+        return UNDECIDED;
+    }
+
+    /**
+     * Looks up the key of hash {@code hash}, given as an ASCII {@code String} ({@code ascii}) or else as
+     * {@code keyLength} encoded bytes in {@code k}, retrying while the writer changes its segment.
+     */
+    private int getInto(String ascii, KeyBuffer k, int keyLength, long hash, Utf8Text out, long timeoutNanos) {
         int segment = layout.segmentOf(hash);
         long slotKey = layout.slotKeyOf(hash);
         long start = 0;
         for (int attempt = 0; ; attempt++) {
             long before = sequence(segment);
             if ((before & 1) == 0) {
-                int found = find(segment, slotKey, k, length, out);
+                int found = find(segment, slotKey, ascii, k, keyLength, out);
                 VarHandle.acquireFence(); // the reads above happen before the counter is read again
                 if (sequence(segment) == before) {
-                    if (found == INCONSISTENT) {
+                    // the copy is consistent: decoding it now cannot see a torn value
+                    if (found == INCONSISTENT || found == PRESENT && !out.decode()) {
                         throw corrupt(segment);
                     }
                     if (found == ABSENT) {
-                        out.setLength(0);
+                        out.clear();
                     }
                     return found;
                 }
             }
             start = afterRace(start, attempt, timeoutNanos);
             if (start < 0) {
-                out.setLength(0);
+                out.clear();
                 return TIMED_OUT;
             }
         }
@@ -269,7 +397,7 @@ public final class MappedMap {
      */
     public boolean forEachWhile(BiPredicate<String, String> action, long timeoutNanos) {
         List<String> pairs = new ArrayList<>();
-        StringBuilder text = new StringBuilder();
+        Utf8Text text = new Utf8Text();
         for (int segment = 0; segment < layout.segments(); segment++) {
             long start = 0;
             for (int attempt = 0; ; attempt++) {
@@ -334,7 +462,7 @@ public final class MappedMap {
 
     // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
 
-    private int find(int segment, long slotKey, KeyBuffer key, int keyLength, StringBuilder out) {
+    private int find(int segment, long slotKey, String ascii, KeyBuffer key, int keyLength, Utf8Text out) {
         ByteBuffer buffer;
         int base;
         if (segment < tiersPerWindow) { // a first tier in the first window: no division, no table
@@ -353,7 +481,7 @@ public final class MappedMap {
                 }
                 base = tierBase(tier);
             }
-            int found = findInTier(buffer, base, slotKey, key, keyLength, out);
+            int found = findInTier(buffer, base, slotKey, ascii, key, keyLength, out);
             if (found != ABSENT) {
                 return found;
             }
@@ -370,8 +498,8 @@ public final class MappedMap {
      * from the file is checked against the tier once, before the bytes it names are read; the buffer checks each
      * access against the mapping as well, so a damaged file can never be read outside it.
      */
-    private int findInTier(ByteBuffer buffer, int base, long slotKey, KeyBuffer key, int keyLength,
-                           StringBuilder out) {
+    private int findInTier(ByteBuffer buffer, int base, long slotKey, String ascii, KeyBuffer key, int keyLength,
+                           Utf8Text out) {
         long index = slotKey & hashLookupMask;
         for (long probes = 0; probes < hashLookupCapacity; probes++) {
             int slotAt = base + (int) (index << slotShift);
@@ -384,47 +512,133 @@ public final class MappedMap {
             if ((slot & keyMask) != slotKey) {
                 continue;
             }
-            long chunk = (slot >>> keyBits) & valueMask;
-            if (chunk >= chunksPerTier) {
-                return INCONSISTENT;
+            int found = readEntry(buffer, base, slot, ascii, key, keyLength, out);
+            if (found != OTHER_KEY) {
+                return found;
             }
-            int entry = entrySpaceOffset + (int) chunk * chunkSize; // < tierSize (MapLayout checks the entry space)
-            int keySize = buffer.get(base + entry);
-            int keyStart = entry + 1;
-            if (keySize < 0) { // a key of 128 bytes or more: a stop-bit number of several bytes
-                long size = readStopBit(buffer, base, entry);
-                if (size < 0 || size > tierSize) {
-                    return INCONSISTENT;
-                }
-                keySize = (int) size;
-                keyStart = entry + stopBitLength(size);
-            }
-            if (keyStart + keySize > tierSize) {
-                return INCONSISTENT;
-            }
-            if (keySize != keyLength || !key.equalsAt(buffer, base + keyStart, keyLength, base + tierSize)) {
-                continue;
-            }
-            int valueSizeAt = keyStart + keyLength;
-            if (valueSizeAt >= tierSize) {
-                return INCONSISTENT;
-            }
-            int valueSize = buffer.get(base + valueSizeAt);
-            int valueStart = valueSizeAt + 1;
-            if (valueSize < 0) {
-                long size = readStopBit(buffer, base, valueSizeAt);
-                if (size < 0 || size > tierSize) {
-                    return INCONSISTENT;
-                }
-                valueSize = (int) size;
-                valueStart = valueSizeAt + stopBitLength(size);
-            }
-            if (valueStart + valueSize > tierSize) {
-                return INCONSISTENT;
-            }
-            return key.decode(buffer, base + valueStart, valueSize, out, base + tierSize) ? PRESENT : INCONSISTENT;
         }
         return INCONSISTENT; // Chronicle never fills a hash lookup (it adds a tier at 80 %): torn or damaged
+    }
+
+    /**
+     * Reads the entry that hash-lookup slot {@code slot} of the tier at {@code base} names: {@link #PRESENT} (its
+     * value copied into {@code out}) when it holds the key, {@link #OTHER_KEY} when it holds another one,
+     * {@link #INCONSISTENT} when it does not parse.
+     */
+    private int readEntry(ByteBuffer buffer, int base, long slot, String ascii, KeyBuffer key, int keyLength,
+                          Utf8Text out) {
+        long chunk = (slot >>> keyBits) & valueMask;
+        if (chunk >= chunksPerTier) {
+            return INCONSISTENT;
+        }
+        int entry = entrySpaceOffset + (int) chunk * chunkSize; // < tierSize (MapLayout checks the entry space)
+        long keyField = sizeAt(buffer, base, entry);
+        if (keyField < 0) {
+            return INCONSISTENT;
+        }
+        int keySize = (int) keyField;
+        int keyStart = entry + (int) (keyField >>> 32);
+        if (keyStart + keySize > tierSize) {
+            return INCONSISTENT;
+        }
+        if (keySize != keyLength || !(ascii != null ? equalsAscii(buffer, base + keyStart, ascii, base + tierSize)
+                : key.equalsAt(buffer, base + keyStart, keyLength, base + tierSize))) {
+            return OTHER_KEY;
+        }
+        int valueSizeAt = keyStart + keySize;
+        if (valueSizeAt >= tierSize) {
+            return INCONSISTENT;
+        }
+        long valueField = sizeAt(buffer, base, valueSizeAt);
+        if (valueField < 0) {
+            return INCONSISTENT;
+        }
+        int valueSize = (int) valueField;
+        int valueStart = valueSizeAt + (int) (valueField >>> 32);
+        if (valueStart + valueSize > tierSize) {
+            return INCONSISTENT;
+        }
+        copyValue(buffer, base + valueStart, valueSize, base + tierSize, out);
+        return PRESENT;
+    }
+
+    /**
+     * The stop-bit size at tier offset {@code at} (below the tier's size), packed as its encoded length {@code << 32
+     * | size}; -1 when it is no size that fits the tier. One read for the common one-byte size.
+     */
+    private long sizeAt(ByteBuffer buffer, int base, int at) {
+        int first = buffer.get(base + at);
+        if (first >= 0) {
+            return (1L << 32) | first;
+        }
+        long size = readStopBit(buffer, base, at);
+        return size < 0 || size > tierSize ? -1 : (long) stopBitLength(size) << 32 | size;
+    }
+
+    /**
+     * Copies the {@code size} bytes at {@code at} (which end by {@code limit}, the end of their tier) into {@code out}:
+     * 8 bytes at a time when the tier leaves room for the last whole word, else in one bulk copy.
+     */
+    private static void copyValue(ByteBuffer buffer, int at, int size, int limit, Utf8Text out) {
+        byte[] b = out.reserve(size);
+        long any = 0;
+        if (at + ((size + 7) & ~7) <= limit) {
+            int i = 0;
+            for (; i + 8 <= size; i += 8) {
+                long v = (long) MAPPED_LONG.get(buffer, at + i);
+                ARRAY_LONG.set(b, i, v);
+                any |= v;
+            }
+            if (i < size) {
+                long v = (long) MAPPED_LONG.get(buffer, at + i) & (-1L >>> (64 - 8 * (size - i)));
+                ARRAY_LONG.set(b, i, v);
+                any |= v;
+            }
+        } else {
+            buffer.get(at, b, 0, size);
+            for (int i = 0; i < size; i++) {
+                any |= b[i]; // sign-extended: a byte >= 0x80 sets the high bits
+            }
+        }
+        out.filled(size, any);
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether the bytes at {@code at} (which end by {@code limit}, the end of their tier) are those of the ASCII key
+     * {@code s}: compared 8 at a time against words built from its chars, the last part through one masked read when
+     * the tier leaves room.
+     */
+    private static boolean equalsAscii(ByteBuffer buffer, int at, String s, int limit) {
+        int length = s.length();
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            if ((long) MAPPED_LONG.get(buffer, at + i) != Xxh64.lowBytes(s, i, 8)) {
+                return false;
+            }
+        }
+        int rest = length - i;
+        if (rest == 0) {
+            return true;
+        }
+        if (at + i + 8 <= limit) {
+            long differ = (long) MAPPED_LONG.get(buffer, at + i) ^ Xxh64.lowBytes(s, i, rest);
+            return (differ & (-1L >>> (64 - 8 * rest))) == 0;
+        }
+        for (; i < length; i++) {
+            if (buffer.get(at + i) != (byte) s.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private long segmentSize(int segment) {
@@ -446,8 +660,7 @@ public final class MappedMap {
     }
 
     /** Appends key, value, key, value… of every entry of {@code segment} to {@code pairs}; false when inconsistent. */
-    private boolean copySegment(int segment, List<String> pairs, StringBuilder text) {
-        KeyBuffer scratch = KEY.get();
+    private boolean copySegment(int segment, List<String> pairs, Utf8Text text) {
         long tier = segment + 1L;
         for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
             ByteBuffer buffer = tierBuffer(tier);
@@ -472,12 +685,16 @@ public final class MappedMap {
                     return false;
                 }
                 int valueStart = keyStart + (int) keySize + stopBitLength(valueSize);
-                if (valueStart + valueSize > layout.tierSize()
-                        || !scratch.decode(buffer, base + keyStart, (int) keySize, text)) {
+                if (valueStart + valueSize > layout.tierSize()) {
+                    return false;
+                }
+                copyValue(buffer, base + keyStart, (int) keySize, base + (int) layout.tierSize(), text);
+                if (!text.decode()) {
                     return false;
                 }
                 pairs.add(text.toString());
-                if (!scratch.decode(buffer, base + valueStart, (int) valueSize, text)) {
+                copyValue(buffer, base + valueStart, (int) valueSize, base + (int) layout.tierSize(), text);
+                if (!text.decode()) {
                     return false;
                 }
                 pairs.add(text.toString());
@@ -591,54 +808,12 @@ public final class MappedMap {
     }
 
     /**
-     * Appends the text of Chronicle's UTF-8 in {@code b[from, from + size)} (1 to 3 bytes per char; 4-byte forms
-     * too); false (out undefined) on anything else. Never throws, whatever the bytes: a torn read is retried.
-     */
-    static boolean decode(byte[] b, int from, int size, StringBuilder out) {
-        int end = from + size;
-        int p = from;
-        while (p < end) {
-            int b1 = b[p++];
-            if (b1 >= 0) {
-                out.append((char) b1);
-            } else if ((b1 & 0xE0) == 0xC0 && p < end) {
-                int b2 = b[p++];
-                if ((b2 & 0xC0) != 0x80) {
-                    return false;
-                }
-                out.append((char) (((b1 & 0x1F) << 6) | (b2 & 0x3F)));
-            } else if ((b1 & 0xF0) == 0xE0 && p + 1 < end) {
-                int b2 = b[p++];
-                int b3 = b[p++];
-                if ((b2 & 0xC0) != 0x80 || (b3 & 0xC0) != 0x80) {
-                    return false;
-                }
-                out.append((char) (((b1 & 0x0F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F)));
-            } else if ((b1 & 0xF8) == 0xF0 && p + 2 < end) {
-                int b2 = b[p++];
-                int b3 = b[p++];
-                int b4 = b[p++];
-                int codePoint = ((b1 & 0x07) << 18) | ((b2 & 0x3F) << 12) | ((b3 & 0x3F) << 6) | (b4 & 0x3F);
-                if ((b2 & 0xC0) != 0x80 || (b3 & 0xC0) != 0x80 || (b4 & 0xC0) != 0x80
-                        || codePoint < 0x10000 || codePoint > Character.MAX_CODE_POINT) {
-                    return false; // a torn read (or damage): never an exception
-                }
-                out.appendCodePoint(codePoint);
-            } else {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * A thread's reusable buffers: the encoded key being looked up (with 8 spare bytes, so that its tail can be read
-     * as one long), a value's chars, and bytes copied out of the mapping.
+     * A thread's reusable buffers: the encoded key being looked up when it is not an ASCII {@code String} (with 8 spare
+     * bytes, so that its tail can be read as one long), and the value copied out for {@code getInto(…, StringBuilder)}.
      */
     private static final class KeyBuffer {
         byte[] bytes = new byte[64];
-        char[] chars = new char[64];
-        byte[] copied = new byte[64];
+        final Utf8Text value = new Utf8Text();
 
         /**
          * Whether the {@code length} bytes at {@code at} (which end by {@code limit}, the end of their tier) are the
@@ -666,90 +841,6 @@ public final class MappedMap {
                 }
             }
             return true;
-        }
-
-        /**
-         * Clears {@code out} and decodes the {@code size} bytes at {@code at} (which end by {@code limit}) into it.
-         * ASCII text (the common case) is read 8 bytes at a time, widened to chars and appended in one call; anything
-         * else goes through the full decoder, from one bulk copy.
-         */
-        boolean decode(ByteBuffer buffer, int at, int size, StringBuilder out, int limit) {
-            if (chars.length < size + 8) {
-                chars = new char[Math.max(size + 8, 2 * chars.length)];
-            }
-            char[] c = chars;
-            long any = 0;
-            int i = 0;
-            for (; i + 8 <= size; i += 8) {
-                long v = (long) MAPPED_LONG.get(buffer, at + i);
-                any |= v;
-                widen(v, c, i);
-            }
-            if (i < size) {
-                if (at + i + 8 <= limit) {
-                    long v = (long) MAPPED_LONG.get(buffer, at + i) & (-1L >>> (64 - 8 * (size - i)));
-                    any |= v;
-                    widen(v, c, i);
-                } else {
-                    for (; i < size; i++) {
-                        byte x = buffer.get(at + i);
-                        any |= x; // sign-extended: a byte >= 0x80 sets the high bits
-                        c[i] = (char) (x & 0xFF);
-                    }
-                }
-            }
-            out.setLength(0);
-            if ((any & HIGH_BITS) == 0) {
-                out.append(c, 0, size);
-                return true;
-            }
-            byte[] from = copy(buffer, at, size);
-            return MappedMap.decode(from, 0, size, out);
-        }
-
-        private static void widen(long v, char[] c, int i) {
-            c[i] = (char) (v & 0xFF);
-            c[i + 1] = (char) ((v >>> 8) & 0xFF);
-            c[i + 2] = (char) ((v >>> 16) & 0xFF);
-            c[i + 3] = (char) ((v >>> 24) & 0xFF);
-            c[i + 4] = (char) ((v >>> 32) & 0xFF);
-            c[i + 5] = (char) ((v >>> 40) & 0xFF);
-            c[i + 6] = (char) ((v >>> 48) & 0xFF);
-            c[i + 7] = (char) (v >>> 56);
-        }
-
-        /** Clears {@code out} and decodes the {@code size} bytes at {@code at} into it, from one bulk copy. */
-        boolean decode(ByteBuffer buffer, int at, int size, StringBuilder out) {
-            byte[] from = copy(buffer, at, size);
-            out.setLength(0);
-            return MappedMap.decode(from, 0, size, out);
-        }
-
-        private byte[] copy(ByteBuffer buffer, int at, int length) {
-            if (copied.length < length) {
-                copied = new byte[Math.max(length, 2 * copied.length)];
-            }
-            buffer.get(at, copied, 0, length);
-            return copied;
-        }
-
-        /**
-         * Encodes a {@code String} key as {@link #encode(CharSequence)} does; a key of ASCII chars only (the common
-         * case) is its chars' low bytes, written without the per-char UTF-8 branches.
-         */
-        int encode(String key) {
-            int length = key.length();
-            if (bytes.length < 3 * length + 8) {
-                bytes = new byte[Math.max(3 * length + 8, 2 * bytes.length)];
-            }
-            byte[] b = bytes;
-            int all = 0;
-            for (int i = 0; i < length; i++) {
-                char c = key.charAt(i);
-                all |= c;
-                b[i] = (byte) c;
-            }
-            return all < 0x80 ? length : encode((CharSequence) key);
         }
 
         /** Encodes {@code key} as Chronicle does (each char on its own, in 1 to 3 bytes); returns the byte count. */

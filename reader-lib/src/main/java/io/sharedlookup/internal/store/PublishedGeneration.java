@@ -80,6 +80,15 @@ public final class PublishedGeneration {
         return found == MappedMap.PRESENT;
     }
 
+    /** Like {@link #getInto(CharSequence, StringBuilder, long)}, copying the value's bytes into {@code out}. */
+    public boolean getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
+        int found = data.getInto(key, out, timeoutNanos);
+        if (found == MappedMap.TIMED_OUT) {
+            throw stuck(data);
+        }
+        return found == MappedMap.PRESENT;
+    }
+
     /** The entry count. */
     public long size(long timeoutNanos) {
         long size = data.size(timeoutNanos);

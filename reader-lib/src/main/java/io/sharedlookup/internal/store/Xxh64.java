@@ -36,30 +36,124 @@ final class Xxh64 {
                 v4 = round(v4, (long) LONGS.get(b, p + 24));
                 p += 32;
             } while (p <= limit);
-            h = Long.rotateLeft(v1, 1) + Long.rotateLeft(v2, 7) + Long.rotateLeft(v3, 12) + Long.rotateLeft(v4, 18);
-            h = merge(h, v1);
-            h = merge(h, v2);
-            h = merge(h, v3);
-            h = merge(h, v4);
+            h = converge(v1, v2, v3, v4);
         } else {
             h = P5;
         }
         h += length;
-        while (p + 8 <= length) {
-            h ^= round(0, (long) LONGS.get(b, p));
-            h = Long.rotateLeft(h, 27) * P1 + P4;
-            p += 8;
+        for (; p + 8 <= length; p += 8) {
+            h = mixLong(h, (long) LONGS.get(b, p));
         }
         if (p + 4 <= length) {
-            h ^= ((int) INTS.get(b, p) & 0xFFFFFFFFL) * P1;
-            h = Long.rotateLeft(h, 23) * P2 + P3;
+            h = mixInt(h, (int) INTS.get(b, p) & 0xFFFFFFFFL);
             p += 4;
         }
-        while (p < length) {
-            h ^= (b[p] & 0xFFL) * P5;
-            h = Long.rotateLeft(h, 11) * P1;
-            p++;
+        for (; p < length; p++) {
+            h = mixByte(h, b[p] & 0xFFL);
         }
+        return avalanche(h);
+    }
+
+    /**
+     * The hash of an ASCII {@code key}'s bytes (its UTF-8 form), computed from its chars in place, with no buffer
+     * written or read back. Only for keys whose chars are all below 0x80 (any other key is encoded first).
+     */
+    static long hashAscii(String key) {
+        int length = key.length();
+        int p = 0;
+        long h;
+        if (length >= 32) {
+            long v1 = P1 + P2;
+            long v2 = P2;
+            long v3 = 0;
+            long v4 = -P1;
+            int limit = length - 32;
+            do {
+                v1 = round(v1, lowBytes(key, p, 8));
+                v2 = round(v2, lowBytes(key, p + 8, 8));
+                v3 = round(v3, lowBytes(key, p + 16, 8));
+                v4 = round(v4, lowBytes(key, p + 24, 8));
+                p += 32;
+            } while (p <= limit);
+            h = converge(v1, v2, v3, v4);
+        } else {
+            h = P5;
+        }
+        h += length;
+        for (; p + 8 <= length; p += 8) {
+            h = mixLong(h, lowBytes(key, p, 8));
+        }
+        if (p + 4 <= length) {
+            h = mixInt(h, lowBytes(key, p, 4));
+            p += 4;
+        }
+        for (; p < length; p++) {
+            h = mixByte(h, key.charAt(p) & 0xFFL);
+        }
+        return avalanche(h);
+    }
+
+    /**
+     * The hash of a key of {@code length} bytes (0 to 16) given as two little-endian words: bytes 0-7 in {@code w0},
+     * 8-15 in {@code w1}; bytes past the length must be 0.
+     */
+    static long hashShort(long w0, long w1, int length) {
+        long h = P5 + length;
+        long word = w0;
+        int rest = length;
+        if (rest >= 8) {
+            h = mixLong(h, w0);
+            word = w1;
+            rest -= 8;
+            if (rest == 8) {
+                h = mixLong(h, w1);
+                rest = 0;
+            }
+        }
+        if (rest >= 4) {
+            h = mixInt(h, word & 0xFFFFFFFFL);
+            word >>>= 32;
+            rest -= 4;
+        }
+        for (; rest > 0; rest--, word >>>= 8) {
+            h = mixByte(h, word & 0xFF);
+        }
+        return avalanche(h);
+    }
+
+    /** Chars {@code p..p+count-1} of {@code s} (count 1 to 8) as the little-endian number of their low bytes. */
+    static long lowBytes(String s, int p, int count) {
+        long word = 0;
+        for (int i = count - 1; i >= 0; i--) {
+            word = (word << 8) | (s.charAt(p + i) & 0xFF);
+        }
+        return word;
+    }
+
+    private static long converge(long v1, long v2, long v3, long v4) {
+        long h = Long.rotateLeft(v1, 1) + Long.rotateLeft(v2, 7) + Long.rotateLeft(v3, 12) + Long.rotateLeft(v4, 18);
+        h = merge(h, v1);
+        h = merge(h, v2);
+        h = merge(h, v3);
+        return merge(h, v4);
+    }
+
+    private static long mixLong(long h, long word) {
+        h ^= round(0, word);
+        return Long.rotateLeft(h, 27) * P1 + P4;
+    }
+
+    private static long mixInt(long h, long word) {
+        h ^= word * P1;
+        return Long.rotateLeft(h, 23) * P2 + P3;
+    }
+
+    private static long mixByte(long h, long b) {
+        h ^= b * P5;
+        return Long.rotateLeft(h, 11) * P1;
+    }
+
+    private static long avalanche(long h) {
         h ^= h >>> 33;
         h *= P2;
         h ^= h >>> 29;

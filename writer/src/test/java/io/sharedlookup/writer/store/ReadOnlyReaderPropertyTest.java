@@ -44,11 +44,16 @@ class ReadOnlyReaderPropertyTest {
     record Op(String key, String value) { // value null = remove
     }
 
-    /** Keys: ids, non-ASCII (2- and 3-byte forms, surrogate pairs), the empty key, a NUL, a long one. */
+    /**
+     * Keys: ids, ASCII keys around the reader's short-key limit (16), Latin-1 and other non-ASCII (2- and 3-byte
+     * forms, surrogate pairs), the empty key, a NUL, a long one.
+     */
     @Provide
     Arbitrary<String> keys() {
         return Arbitraries.oneOf(
                 Arbitraries.integers().between(0, 3000).map(i -> "id" + i),
+                Arbitraries.strings().withCharRange('\u0000', '\u007F').ofMinLength(1).ofMaxLength(20),
+                Arbitraries.strings().withCharRange('\u0000', '\u00FF').ofMinLength(1).ofMaxLength(20),
                 Arbitraries.of("", "\u0000", "ключ", "名前", "k\uD83D\uDE00é", "x".repeat(300)),
                 Arbitraries.strings().withCharRange('\u0001', '\uFFFF').ofMinLength(1).ofMaxLength(12));
     }
