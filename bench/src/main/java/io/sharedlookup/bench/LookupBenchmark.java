@@ -2,6 +2,7 @@ package io.sharedlookup.bench;
 
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.reader.ValueBuffer;
 import io.sharedlookup.testing.Ports;
 import io.sharedlookup.testing.TempTrees;
 import java.io.File;
@@ -43,8 +44,8 @@ import redis.clients.jedis.Pipeline;
 
 /**
  * Lookup latency on the same data ({@link BenchData}: {@code entries} ids mapped to names), every peer in the same
- * run: reader-lib's {@code getInto} and {@code get}; a {@code ConcurrentHashMap<String,String>} (what Druid's Kafka
- * lookup keeps on every heap); Druid's own {@code MapLookupExtractor} over such a map; LMDB through lmdbjava; Redis
+ * run: reader-lib's {@code getInto} (into a {@code StringBuilder} and into a {@code ValueBuffer}) and {@code get}; a
+ * {@code ConcurrentHashMap<String,String>} (what Druid's Kafka lookup keeps on every heap); Druid's own {@code MapLookupExtractor} over such a map; LMDB through lmdbjava; Redis
  * {@code GET} over loopback. Keys are drawn at random from the loaded ids, so every call is a hit and caches see a
  * realistic spread.
  *
@@ -86,11 +87,12 @@ public class LookupBenchmark {
         }
     }
 
-    /** Per-thread state: a random key stream and a reusable output buffer. */
+    /** Per-thread state: a random key stream and reusable output buffers. */
     @State(Scope.Thread)
     public static class Caller {
         final SplittableRandom random = new SplittableRandom(7);
         final StringBuilder out = new StringBuilder(64);
+        final ValueBuffer value = new ValueBuffer();
     }
 
     private String nextKey(Caller caller) {
@@ -124,6 +126,12 @@ public class LookupBenchmark {
     @Benchmark
     public boolean sharedLookupGetInto(Caller caller, SharedStore shared) {
         return shared.lookup.getInto(nextKey(caller), caller.out);
+    }
+
+    /** The value's bytes copied into a caller-owned {@link ValueBuffer}, read as text in place. */
+    @Benchmark
+    public boolean sharedLookupGetIntoValueBuffer(Caller caller, SharedStore shared) {
+        return shared.lookup.getInto(nextKey(caller), caller.value);
     }
 
     @Benchmark

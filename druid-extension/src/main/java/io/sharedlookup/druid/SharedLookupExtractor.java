@@ -1,6 +1,7 @@
 package io.sharedlookup.druid;
 
 import io.sharedlookup.reader.Lookup;
+import io.sharedlookup.reader.ValueBuffer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,7 +23,8 @@ import org.apache.druid.query.lookup.LookupExtractor;
  */
 public final class SharedLookupExtractor extends LookupExtractor {
     private static final byte CACHE_KEY_PREFIX = 0x53; // 'S'
-    private static final ThreadLocal<StringBuilder> VALUE_BUFFER = ThreadLocal.withInitial(() -> new StringBuilder(64));
+    /** A thread's value copied out of the store; apply() makes the String Druid needs straight from its bytes. */
+    private static final ThreadLocal<ValueBuffer> VALUE_BUFFER = ThreadLocal.withInitial(ValueBuffer::new);
 
     private final SharedLookupExtractorFactory factory;
     private final Map<String, String> mapView;
@@ -43,8 +45,8 @@ public final class SharedLookupExtractor extends LookupExtractor {
         if (key == null || key.isEmpty()) {
             return null;
         }
-        StringBuilder out = VALUE_BUFFER.get();
-        return lookup().getInto(key, out) ? out.toString() : null;
+        ValueBuffer value = VALUE_BUFFER.get();
+        return lookup().getInto(key, value) ? value.toString() : null;
     }
 
     @Override

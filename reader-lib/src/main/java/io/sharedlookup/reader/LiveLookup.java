@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
  */
 final class LiveLookup implements Lookup {
     private static final Logger LOG = LoggerFactory.getLogger(LiveLookup.class);
+    /** A thread's value for {@link #get}: the returned String is made from its bytes, the only allocation. */
+    private static final ThreadLocal<ValueBuffer> VALUE = ThreadLocal.withInitial(ValueBuffer::new);
 
     private final String namespace;
     private final Path manifestFile;
@@ -141,8 +143,8 @@ final class LiveLookup implements Lookup {
 
     @Override
     public String get(CharSequence key) {
-        StringBuilder out = new StringBuilder();
-        return getInto(key, out) ? out.toString() : null;
+        ValueBuffer value = VALUE.get();
+        return getInto(key, value) ? value.toString() : null;
     }
 
     @Override
