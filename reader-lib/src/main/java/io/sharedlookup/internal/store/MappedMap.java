@@ -260,15 +260,15 @@ public final class MappedMap {
                             return found;
                         }
                     }
-                    return getInto(s, null, n, hash, out, timeoutNanos);
+                    return getIntoRetrying(s, null, n, hash, out, timeoutNanos);
                 }
             } else if (isAscii(s)) {
-                return getInto(s, null, n, Xxh64.hashAscii(s), out, timeoutNanos);
+                return getIntoRetrying(s, null, n, Xxh64.hashAscii(s), out, timeoutNanos);
             }
         }
         KeyBuffer k = KEY.get();
         int length = k.encode(key);
-        return getInto(null, k, length, Xxh64.hash(k.bytes, length), out, timeoutNanos);
+        return getIntoRetrying(null, k, length, Xxh64.hash(k.bytes, length), out, timeoutNanos);
     }
 
     /**
@@ -329,7 +329,8 @@ public final class MappedMap {
      * Looks up the key of hash {@code hash}, given as an ASCII {@code String} ({@code ascii}) or else as
      * {@code keyLength} encoded bytes in {@code k}, retrying while the writer changes its segment.
      */
-    private int getInto(String ascii, KeyBuffer k, int keyLength, long hash, Utf8Text out, long timeoutNanos) {
+    private int getIntoRetrying(String ascii, KeyBuffer k, int keyLength, long hash, Utf8Text out,
+                                long timeoutNanos) {
         int segment = layout.segmentOf(hash);
         long slotKey = layout.slotKeyOf(hash);
         long start = 0;
@@ -809,7 +810,8 @@ public final class MappedMap {
 
     /**
      * A thread's reusable buffers: the encoded key being looked up when it is not an ASCII {@code String} (with 8 spare
-     * bytes, so that its tail can be read as one long), and the value copied out for {@code getInto(…, StringBuilder)}.
+     * bytes, so that its tail can be read as one long), and the value copied out for
+     * {@code getInto(…, StringBuilder)}.
      */
     private static final class KeyBuffer {
         byte[] bytes = new byte[64];
