@@ -528,11 +528,10 @@ public final class MappedMap {
      */
     private int readEntry(ByteBuffer buffer, int base, long slot, String ascii, KeyBuffer key, int keyLength,
                           Utf8Text out) {
-        long chunk = (slot >>> keyBits) & valueMask;
-        if (chunk >= chunksPerTier) {
+        int entry = entryOffset(slot); // < tierSize (MapLayout checks the entry space)
+        if (entry < 0) {
             return INCONSISTENT;
         }
-        int entry = entrySpaceOffset + (int) chunk * chunkSize; // < tierSize (MapLayout checks the entry space)
         long keyField = sizeAt(buffer, base, entry);
         if (keyField < 0) {
             return INCONSISTENT;
@@ -675,26 +674,28 @@ public final class MappedMap {
                     continue;
                 }
                 int entry = entryOffset(slot);
-                long keySize = entry < 0 ? -1 : readStopBit(buffer, base, entry);
-                if (keySize < 0) {
+                long keyField = entry < 0 ? -1 : sizeAt(buffer, base, entry);
+                if (keyField < 0) {
                     return false;
                 }
-                int keyStart = entry + stopBitLength(keySize);
-                long valueSize = keyStart + keySize > layout.tierSize() ? -1
-                        : readStopBit(buffer, base, keyStart + (int) keySize);
-                if (valueSize < 0) {
+                int keySize = (int) keyField;
+                int keyStart = entry + (int) (keyField >>> 32);
+                int valueSizeAt = keyStart + keySize;
+                long valueField = valueSizeAt >= tierSize ? -1 : sizeAt(buffer, base, valueSizeAt);
+                if (valueField < 0) {
                     return false;
                 }
-                int valueStart = keyStart + (int) keySize + stopBitLength(valueSize);
-                if (valueStart + valueSize > layout.tierSize()) {
+                int valueSize = (int) valueField;
+                int valueStart = valueSizeAt + (int) (valueField >>> 32);
+                if (valueStart + valueSize > tierSize) {
                     return false;
                 }
-                copyValue(buffer, base + keyStart, (int) keySize, base + (int) layout.tierSize(), text);
+                copyValue(buffer, base + keyStart, keySize, base + tierSize, text);
                 if (!text.decode()) {
                     return false;
                 }
                 pairs.add(text.toString());
-                copyValue(buffer, base + valueStart, (int) valueSize, base + (int) layout.tierSize(), text);
+                copyValue(buffer, base + valueStart, valueSize, base + tierSize, text);
                 if (!text.decode()) {
                     return false;
                 }
@@ -729,11 +730,11 @@ public final class MappedMap {
 
     /** The entry's offset within its tier, or -1 when the slot's chunk is outside the tier. */
     private int entryOffset(long slot) {
-        long chunk = (slot >>> layout.keyBits()) & valueMask;
-        if (chunk >= layout.chunksPerTier()) {
+        long chunk = (slot >>> keyBits) & valueMask;
+        if (chunk >= chunksPerTier) {
             return -1;
         }
-        return (int) (layout.entrySpaceOffset() + chunk * layout.chunkSize());
+        return entrySpaceOffset + (int) chunk * chunkSize;
     }
 
     /** The buffer holding tier {@code tier} (1-based, as Chronicle counts), or null when no such tier can exist. */

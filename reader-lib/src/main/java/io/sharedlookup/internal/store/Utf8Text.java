@@ -59,7 +59,11 @@ public final class Utf8Text implements CharSequence {
             chars = new char[Math.max(size, 2 * chars.length)];
         }
         charCount = decode(bytes, 0, size, chars);
-        return charCount >= 0;
+        if (charCount < 0) {
+            clear(); // never left holding a length of -1
+            return false;
+        }
+        return true;
     }
 
     @Override
