@@ -1,7 +1,6 @@
 package io.sharedlookup.druid;
 
 import io.sharedlookup.reader.Lookup;
-import io.sharedlookup.reader.ValueBuffer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -23,8 +22,6 @@ import org.apache.druid.query.lookup.LookupExtractor;
  */
 public final class SharedLookupExtractor extends LookupExtractor {
     private static final byte CACHE_KEY_PREFIX = 0x53; // 'S'
-    /** A thread's value copied out of the store; apply() makes the String Druid needs straight from its bytes. */
-    private static final ThreadLocal<ValueBuffer> VALUE_BUFFER = ThreadLocal.withInitial(ValueBuffer::new);
 
     private final SharedLookupExtractorFactory factory;
     private final Map<String, String> mapView;
@@ -45,8 +42,7 @@ public final class SharedLookupExtractor extends LookupExtractor {
         if (key == null || key.isEmpty()) {
             return null;
         }
-        ValueBuffer value = VALUE_BUFFER.get();
-        return lookup().getInto(key, value) ? value.toString() : null;
+        return lookup().get(key); // the String made straight from the value's copied bytes
     }
 
     @Override
