@@ -76,6 +76,9 @@ public final class MappedMap {
     private final long chunksPerTier;
     private final int chunkSize;
     private final int entrySpaceOffset;
+    /** {@code segments - 1} when the segment count is a power of two (a hash's segment is its low bits), else -1. */
+    private final int segmentMask;
+    private final int segmentShift;
     private final ByteBuffer firstWindow;
     private volatile ByteBuffer[] bulks = new ByteBuffer[0];
 
@@ -100,6 +103,8 @@ public final class MappedMap {
         this.chunksPerTier = layout.chunksPerTier();
         this.chunkSize = (int) layout.chunkSize();
         this.entrySpaceOffset = (int) layout.entrySpaceOffset();
+        this.segmentMask = Integer.bitCount(layout.segments()) == 1 ? layout.segments() - 1 : -1;
+        this.segmentShift = Integer.numberOfTrailingZeros(layout.segments());
         this.firstWindow = windows[0];
         this.firstTierBuffer = new ByteBuffer[layout.segments()];
         this.firstTierBase = new int[layout.segments()];
@@ -225,50 +230,77 @@ public final class MappedMap {
      */
     public int getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
         // An ASCII String key (the common case) is hashed and compared from its chars in place; any other key is
-        // encoded into the thread's buffer first.
+        // encoded into the thread's buffer first. The hot path is split into methods small enough for the JIT to
+        // inline into the caller's loop: a lookup is a few dependent cache misses, and the fewer instructions each
+        // one does around them (no calls, no spills), the more of the next lookup's misses the processor overlaps
+        // with this one's.
         if (key instanceof String) {
             String s = (String) key;
             int n = s.length();
             if (n > 0 && n <= SHORT_KEY) {
-                // A short key's bytes as two words, built once for the hash and the comparison. The first attempt
-                // is kept short: a lookup is a few dependent cache misses, and the less work each one does around
-                // them, the more of the next lookup's misses the processor overlaps with this one's.
-                long w0 = 0;
-                long w1 = 0;
-                int any = 0;
-                for (int i = 0, end = Math.min(n, 8); i < end; i++) {
-                    char c = s.charAt(i);
-                    any |= c;
-                    w0 |= (long) c << (i << 3);
-                }
-                for (int i = 8; i < n; i++) {
-                    char c = s.charAt(i);
-                    any |= c;
-                    w1 |= (long) c << ((i - 8) << 3);
-                }
-                if (any < 0x80) {
-                    long hash = Xxh64.hashShort(w0, w1, n);
-                    int segment = layout.segmentOf(hash);
-                    long before = sequence(segment);
-                    if ((before & 1) == 0) {
-                        int found = probeFirstTier(segment, layout.slotKeyOf(hash), w0, w1, n, out);
-                        VarHandle.acquireFence(); // the reads above happen before the counter is read again
-                        if (found != UNDECIDED && sequence(segment) == before && (found == ABSENT || out.decode())) {
-                            if (found == ABSENT) {
-                                out.clear();
-                            }
-                            return found;
-                        }
-                    }
-                    return getIntoRetrying(s, null, n, hash, out, timeoutNanos);
+                // a short key's bytes as two words, built once for the hash and the comparison
+                long w0 = asciiWord(s, 0, Math.min(n, 8));
+                long w1 = n > 8 ? asciiWord(s, 8, n) : 0;
+                if ((w0 | w1) >= 0) {
+                    return getShortAscii(s, n, w0, w1, out, timeoutNanos);
                 }
             } else if (isAscii(s)) {
                 return getIntoRetrying(s, null, n, Xxh64.hashAscii(s), out, timeoutNanos);
             }
         }
+        return getIntoEncoded(key, out, timeoutNanos);
+    }
+
+    /**
+     * Chars {@code from..to-1} (at most 8) of {@code s} as the little-endian number of their bytes, or -1 (never such a
+     * number: its top byte would be 0xFF) when one of them is not ASCII.
+     */
+    private static long asciiWord(String s, int from, int to) {
+        long word = 0;
+        int any = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            any |= c;
+            word |= (long) c << ((i - from) << 3);
+        }
+        return any < 0x80 ? word : -1;
+    }
+
+    /** The lookup of a key that is not a short ASCII {@code String}: encoded into the thread's buffer first. */
+    private int getIntoEncoded(CharSequence key, Utf8Text out, long timeoutNanos) {
         KeyBuffer k = KEY.get();
         int length = k.encode(key);
         return getIntoRetrying(null, k, length, Xxh64.hash(k.bytes, length), out, timeoutNanos);
+    }
+
+    /**
+     * The lookup of a short ASCII key ({@code n} bytes, 1 to {@link #SHORT_KEY}, in the words {@code w0} and
+     * {@code w1}): one short first attempt ({@link #probeFirstTier}), else the general path.
+     */
+    private int getShortAscii(String s, int n, long w0, long w1, Utf8Text out, long timeoutNanos) {
+        long hash = Xxh64.hashShort(w0, w1, n);
+        int segment = segmentMask >= 0 ? (int) hash & segmentMask : layout.segmentOf(hash);
+        long before = sequence(segment);
+        if ((before & 1) == 0) {
+            int found = probeFirstTier(segment, slotKeyOf(hash), w0, w1, n, out);
+            VarHandle.acquireFence(); // the reads above happen before the counter is read again
+            if (found != UNDECIDED && sequence(segment) == before && (found == ABSENT || out.decode())) {
+                if (found == ABSENT) {
+                    out.clear();
+                }
+                return found;
+            }
+        }
+        return getIntoRetrying(s, null, n, hash, out, timeoutNanos);
+    }
+
+    /** {@link MapLayout#slotKeyOf}, from the numbers held in fields when the segment count is a power of two. */
+    private long slotKeyOf(long hash) {
+        if (segmentMask < 0) {
+            return layout.slotKeyOf(hash);
+        }
+        long key = (hash >>> segmentShift) & keyMask;
+        return key != 0 ? key : keyMask;
     }
 
     /**
@@ -287,42 +319,74 @@ public final class MappedMap {
             buffer = firstTierBuffer[segment];
             base = firstTierBase[segment];
         }
-        int limit = base + tierSize;
+        // The first slot is probed here, without a loop, so that this method stays small enough to be inlined into
+        // the caller; the rarer later probes of a collision chain are a call away.
         long index = slotKey & hashLookupMask;
-        for (int probes = 0; probes < FAST_PROBES; probes++) {
-            long slot = slotShift == 2 ? buffer.getInt(base + (int) (index << 2)) & 0xFFFFFFFFL
-                    : buffer.getLong(base + (int) (index << 3));
-            if (slot == 0) {
-                return headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER) == 0
-                        ? ABSENT : UNDECIDED;
-            }
+        int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, out);
+        return found != OTHER_KEY ? found : probeOnward(segment, buffer, base, index, slotKey, w0, w1, length, out);
+    }
+
+    /** {@link #probeFirstTier}'s later probes, after the slot at {@code index}. */
+    private int probeOnward(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
+                            int length, Utf8Text out) {
+        for (int probes = 1; probes < FAST_PROBES; probes++) {
             index = (index + 1) & hashLookupMask;
-            if ((slot & keyMask) != slotKey) {
-                continue;
+            int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, out);
+            if (found != OTHER_KEY) {
+                return found;
             }
-            long chunk = (slot >>> keyBits) & valueMask;
-            int entry = base + entrySpaceOffset + (int) chunk * chunkSize;
-            if (chunk >= chunksPerTier || entry + 2 + 2 * Long.BYTES > limit) {
-                return UNDECIDED;
-            }
-            // a key size of 128 or more starts with a negative byte: never equal to length
-            if (buffer.get(entry) != length) {
-                continue;
-            }
-            long first = buffer.getLong(entry + 1);
-            if (length <= 8 ? ((first ^ w0) & (-1L >>> (64 - 8 * length))) != 0
-                    : first != w0 || ((buffer.getLong(entry + 9) ^ w1) & (-1L >>> (128 - 8 * length))) != 0) {
-                continue;
-            }
-            int valueSizeAt = entry + 1 + length;
-            int valueSize = buffer.get(valueSizeAt);
-            if (valueSize < 0 || valueSizeAt + 1 + valueSize > limit) {
-                return UNDECIDED;
-            }
-            copyValue(buffer, valueSizeAt + 1, valueSize, limit, out);
-            return PRESENT;
         }
         return UNDECIDED;
+    }
+
+    /**
+     * One probe of {@link #probeFirstTier}, at hash-lookup slot {@code index}: {@link #OTHER_KEY} when the slot holds
+     * another key (the probe goes on), else what the first attempt decides.
+     */
+    private int probeSlot(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
+                          int length, Utf8Text out) {
+        long slot = slotShift == 2 ? buffer.getInt(base + (int) (index << 2)) & 0xFFFFFFFFL
+                : buffer.getLong(base + (int) (index << 3));
+        if (slot == 0) {
+            return absentUnlessExtraTier(segment);
+        }
+        return (slot & keyMask) == slotKey ? readShortEntry(buffer, base, slot, w0, w1, length, out) : OTHER_KEY;
+    }
+
+    /** After an empty slot in {@code segment}'s first tier: the key is absent unless the segment has more tiers. */
+    private int absentUnlessExtraTier(int segment) {
+        return headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER) == 0 ? ABSENT : UNDECIDED;
+    }
+
+    /**
+     * Reads the entry that hash-lookup slot {@code slot} of the tier at {@code base} names, for the short ASCII key
+     * of {@link #probeFirstTier}: {@link #PRESENT} (the value copied into {@code out}), {@link #OTHER_KEY}, or
+     * {@link #UNDECIDED} when the entry is not one the first attempt reads (a size over one byte, too near the tier's
+     * end, or torn).
+     */
+    private int readShortEntry(ByteBuffer buffer, int base, long slot, long w0, long w1, int length, Utf8Text out) {
+        long chunk = (slot >>> keyBits) & valueMask;
+        int entry = base + entrySpaceOffset + (int) chunk * chunkSize;
+        int limit = base + tierSize;
+        if (chunk >= chunksPerTier || entry + 2 + 2 * Long.BYTES > limit) {
+            return UNDECIDED;
+        }
+        // a key size of 128 or more starts with a negative byte: never equal to length
+        if (buffer.get(entry) != length) {
+            return OTHER_KEY;
+        }
+        long first = buffer.getLong(entry + 1);
+        if (length <= 8 ? ((first ^ w0) & (-1L >>> (64 - 8 * length))) != 0
+                : first != w0 || ((buffer.getLong(entry + 9) ^ w1) & (-1L >>> (128 - 8 * length))) != 0) {
+            return OTHER_KEY;
+        }
+        int valueSizeAt = entry + 1 + length;
+        int valueSize = buffer.get(valueSizeAt);
+        if (valueSize < 0 || valueSizeAt + 1 + valueSize > limit) {
+            return UNDECIDED;
+        }
+        copyValue(buffer, valueSizeAt + 1, valueSize, limit, out);
+        return PRESENT;
     }
 
     /**
@@ -580,25 +644,33 @@ public final class MappedMap {
      * 8 bytes at a time when the tier leaves room for the last whole word, else in one bulk copy.
      */
     private static void copyValue(ByteBuffer buffer, int at, int size, int limit, Utf8Text out) {
+        if (at + ((size + 7) & ~7) > limit) {
+            copyValueNearEnd(buffer, at, size, out);
+            return;
+        }
         byte[] b = out.reserve(size);
         long any = 0;
-        if (at + ((size + 7) & ~7) <= limit) {
-            int i = 0;
-            for (; i + 8 <= size; i += 8) {
-                long v = (long) MAPPED_LONG.get(buffer, at + i);
-                ARRAY_LONG.set(b, i, v);
-                any |= v;
-            }
-            if (i < size) {
-                long v = (long) MAPPED_LONG.get(buffer, at + i) & (-1L >>> (64 - 8 * (size - i)));
-                ARRAY_LONG.set(b, i, v);
-                any |= v;
-            }
-        } else {
-            buffer.get(at, b, 0, size);
-            for (int i = 0; i < size; i++) {
-                any |= b[i]; // sign-extended: a byte >= 0x80 sets the high bits
-            }
+        int i = 0;
+        for (; i + 8 <= size; i += 8) {
+            long v = (long) MAPPED_LONG.get(buffer, at + i);
+            ARRAY_LONG.set(b, i, v);
+            any |= v;
+        }
+        if (i < size) {
+            long v = (long) MAPPED_LONG.get(buffer, at + i) & (-1L >>> (64 - 8 * (size - i)));
+            ARRAY_LONG.set(b, i, v);
+            any |= v;
+        }
+        out.filled(size, any);
+    }
+
+    /** {@link #copyValue} for a value whose last word would pass its tier's end: one bulk copy (rare). */
+    private static void copyValueNearEnd(ByteBuffer buffer, int at, int size, Utf8Text out) {
+        byte[] b = out.reserve(size);
+        buffer.get(at, b, 0, size);
+        long any = 0;
+        for (int i = 0; i < size; i++) {
+            any |= b[i]; // sign-extended: a byte >= 0x80 sets the high bits
         }
         out.filled(size, any);
     }

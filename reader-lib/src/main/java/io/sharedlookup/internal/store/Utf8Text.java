@@ -25,9 +25,11 @@ public final class Utf8Text implements CharSequence {
 
     /** A buffer to copy a value of {@code size} bytes into: 8 bytes longer, so that whole 8-byte words fit. */
     byte[] reserve(int size) {
-        if (bytes.length < size + 8) {
-            bytes = new byte[Math.max(size + 8, 2 * bytes.length)];
-        }
+        return bytes.length < size + 8 ? grow(size) : bytes; // growing is rare: kept out of the inlined lookup
+    }
+
+    private byte[] grow(int size) {
+        bytes = new byte[Math.max(size + 8, 2 * bytes.length)];
         return bytes;
     }
 
@@ -52,9 +54,10 @@ public final class Utf8Text implements CharSequence {
      * @return false when the bytes are not Chronicle's UTF-8: a torn copy, or damage
      */
     boolean decode() {
-        if (ascii) {
-            return true;
-        }
+        return ascii || decodeChars(); // the lookup path inlines only the ASCII test
+    }
+
+    private boolean decodeChars() {
         if (chars.length < size) {
             chars = new char[Math.max(size, 2 * chars.length)];
         }

@@ -115,8 +115,15 @@ final class Xxh64 {
             word >>>= 32;
             rest -= 4;
         }
-        for (; rest > 0; rest--, word >>>= 8) {
+        // at most 3 bytes are left: straight-line code, no loop (this sits on every short-key lookup)
+        if (rest > 0) {
             h = mixByte(h, word & 0xFF);
+            if (rest > 1) {
+                h = mixByte(h, (word >>> 8) & 0xFF);
+                if (rest > 2) {
+                    h = mixByte(h, (word >>> 16) & 0xFF);
+                }
+            }
         }
         return avalanche(h);
     }
