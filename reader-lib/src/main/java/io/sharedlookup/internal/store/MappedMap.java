@@ -319,8 +319,9 @@ public final class MappedMap {
             buffer = firstTierBuffer[segment];
             base = firstTierBase[segment];
         }
-        // The first slot is probed here, without a loop, so that this method stays small enough to be inlined into
-        // the caller; the rarer later probes of a collision chain are a call away.
+        // The first slot is probed here, without a loop: a method with a hot loop is compiled on its own early, and
+        // once compiled big the JIT no longer inlines it into the caller. Later probes of a collision chain (rarer)
+        // have their own method.
         long index = slotKey & hashLookupMask;
         int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, out);
         return found != OTHER_KEY ? found : probeOnward(segment, buffer, base, index, slotKey, w0, w1, length, out);
