@@ -6,15 +6,13 @@ import io.sharedlookup.internal.store.MapLayout;
 import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.Utf8Text;
-import io.sharedlookup.testing.TempTrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The writer's maps have a power-of-two segment count, which the reader's short-key path splits a hash by with a
@@ -23,17 +21,8 @@ import org.junit.jupiter.api.Test;
  */
 class NonPowerOfTwoSegmentsTest {
     private static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
-    private Path dir;
-
-    @BeforeEach
-    void createDir() throws Exception {
-        dir = Files.createTempDirectory("segments");
-    }
-
-    @AfterEach
-    void deleteDir() throws Exception {
-        TempTrees.delete(dir);
-    }
+    @TempDir
+    Path dir;
 
     @Test
     void reader_findsEveryKey_whenTheSegmentCountIsNotAPowerOfTwo() throws Exception {
