@@ -231,9 +231,8 @@ public final class MappedMap {
     public int getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
         // An ASCII String key (the common case) is hashed and compared from its chars in place; any other key is
         // encoded into the thread's buffer first. The hot path is split into methods small enough for the JIT to
-        // inline into the caller's loop: a lookup is a few dependent cache misses, and the fewer instructions each
-        // one does around them (no calls, no spills), the more of the next lookup's misses the processor overlaps
-        // with this one's.
+        // inline (under 325 bytecodes each), so that a hit runs as one compiled method, without calls or the spills
+        // around them (docs/benchmarks.md, issue #12 section, measures what that does).
         if (key instanceof String) {
             String s = (String) key;
             int n = s.length();
