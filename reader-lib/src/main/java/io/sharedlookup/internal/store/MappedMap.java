@@ -278,7 +278,7 @@ public final class MappedMap {
      */
     private int getShortAscii(String s, int n, long w0, long w1, Utf8Text out, long timeoutNanos) {
         long hash = Xxh64.hashShort(w0, w1, n);
-        int segment = segmentMask >= 0 ? (int) hash & segmentMask : layout.segmentOf(hash);
+        int segment = segmentOf(hash);
         long before = sequence(segment);
         if ((before & 1) == 0) {
             int found = probeFirstTier(segment, slotKeyOf(hash), w0, w1, n, out);
@@ -291,6 +291,11 @@ public final class MappedMap {
             }
         }
         return getIntoRetrying(s, null, n, hash, out, timeoutNanos);
+    }
+
+    /** {@link MapLayout#segmentOf}, from the mask held in a field when the segment count is a power of two. */
+    private int segmentOf(long hash) {
+        return segmentMask >= 0 ? (int) hash & segmentMask : layout.segmentOf(hash);
     }
 
     /** {@link MapLayout#slotKeyOf}, from the numbers held in fields when the segment count is a power of two. */
@@ -395,8 +400,8 @@ public final class MappedMap {
      */
     private int getIntoRetrying(String ascii, KeyBuffer k, int keyLength, long hash, Utf8Text out,
                                 long timeoutNanos) {
-        int segment = layout.segmentOf(hash);
-        long slotKey = layout.slotKeyOf(hash);
+        int segment = segmentOf(hash);
+        long slotKey = slotKeyOf(hash);
         long start = 0;
         for (int attempt = 0; ; attempt++) {
             long before = sequence(segment);
