@@ -20,11 +20,10 @@ import java.util.TreeMap;
  * 0 = empty, linear probing) at 0; the tier counters at {@code countersOffset} (next tier i64 at +0, entries u32 at
  * +32, deleted u32 at +36); entries at {@code entrySpaceOffset + chunk * chunkSize}: stop-bit key size, key bytes,
  * stop-bit value size, value bytes (then, in files written with entry checksums, a checksum readers ignore). Text
- * is Chronicle's per-char UTF-8 (a surrogate is three bytes). A key's hash is given by {@code keyHash};
+ * is Chronicle's per-char UTF-8 (a surrogate is three bytes). A key's hash is XXH64 (seed 0) of its bytes;
  * {@link #segmentOf} and {@link #slotKeyOf} split it.
  *
  * @param chronicleMapVersion the Chronicle Map version that wrote the file (informational)
- * @param keyHash             how the writer hashed the keys (the last part of the published {@code encoding})
  */
 public record MapLayout(
         String chronicleMapVersion,
@@ -45,30 +44,10 @@ public record MapLayout(
         long countersOffset,
         long entrySpaceOffset,
         long chunkSize,
-        long chunksPerTier,
-        KeyHash keyHash) {
+        long chunksPerTier) {
 
-    /**
-     * How a file's keys are hashed, named in its published {@code encoding}; a reader refuses an encoding it does not
-     * know when it reads the manifest.
-     */
-    public enum KeyHash {
-        /** XXH64 (seed 0) of the key's bytes: Chronicle Map's own hash (files of writers before the string hash). */
-        XXH64("stop-bit-sizes,char-utf8,xxh64,alignment-1"),
-        /** {@link StringKeyHash}: the key's {@code String.hashCode()}, spread over 64 bits. */
-        STRING("stop-bit-sizes,char-utf8,string-hash64,alignment-1");
-
-        private final String encoding;
-
-        KeyHash(String encoding) {
-            this.encoding = encoding;
-        }
-
-        /** The published {@code encoding} of a file whose keys are hashed this way. */
-        public String encoding() {
-            return encoding;
-        }
-    }
+    /** The one entry encoding this reader knows; anything else is refused when the manifest is read. */
+    public static final String ENCODING = "stop-bit-sizes,char-utf8,xxh64,alignment-1";
 
     static final long SEGMENT_ENTRIES = 8;
     static final long SEGMENT_NEXT_TIER = 16;
@@ -95,7 +74,6 @@ public record MapLayout(
                 && countersOffset + COUNTERS_AREA_SIZE <= entrySpaceOffset, "counters offset");
         require(chunkSize > 0 && chunksPerTier > 0
                 && entrySpaceOffset + chunkSize * chunksPerTier <= tierSize, "entry space");
-        require(keyHash != null, "key hash");
     }
 
     private static void require(boolean ok, String what) {
@@ -132,7 +110,7 @@ public record MapLayout(
 
     /** Writes this layout as {@code prefix.*} properties. */
     public void writeTo(String prefix, Map<String, String> out) {
-        out.put(prefix + "encoding", keyHash.encoding());
+        out.put(prefix + "encoding", ENCODING);
         out.put(prefix + "chronicle.map.version", chronicleMapVersion);
         out.put(prefix + "segments", Integer.toString(segments));
         out.put(prefix + "segment.headers.offset", Long.toString(segmentHeadersOffset));
@@ -163,7 +141,11 @@ public record MapLayout(
         if (!in.containsKey(prefix + "segments")) {
             return null;
         }
-        KeyHash keyHash = keyHashOf(prefix, in.get(prefix + "encoding"));
+        String encoding = in.get(prefix + "encoding");
+        if (!ENCODING.equals(encoding)) {
+            throw new IllegalArgumentException("entry encoding '" + encoding + "' is not the one this reader knows ("
+                    + ENCODING + ")");
+        }
         Reader r = new Reader(prefix, in);
         return new MapLayout(in.getOrDefault(prefix + "chronicle.map.version", "unknown"),
                 r.integer("segments"), r.number("segment.headers.offset"), r.integer("segment.header.size"),
@@ -171,18 +153,7 @@ public record MapLayout(
                 r.number("tier.bulk.size"), r.number("tier.bulk.inner.offset"), r.number("max.extra.tiers"),
                 r.integer("hash.lookup.slot.size"), r.number("hash.lookup.capacity"),
                 r.integer("hash.lookup.key.bits"), r.integer("hash.lookup.value.bits"), r.number("counters.offset"),
-                r.number("entry.space.offset"), r.number("chunk.size"), r.number("chunks.per.tier"), keyHash);
-    }
-
-    private static KeyHash keyHashOf(String prefix, String encoding) {
-        for (KeyHash h : KeyHash.values()) {
-            if (h.encoding().equals(encoding)) {
-                return h;
-            }
-        }
-        throw new IllegalArgumentException("entry encoding '" + prefix + "encoding=" + encoding + "' is none this "
-                + "reader knows (" + KeyHash.XXH64.encoding() + " or " + KeyHash.STRING.encoding()
-                + "); a newer writer wrote it: use reader-lib of the writer's release");
+                r.number("entry.space.offset"), r.number("chunk.size"), r.number("chunks.per.tier"));
     }
 
     /** This layout as {@code prefix.*} properties (sorted, for tests and tools). */

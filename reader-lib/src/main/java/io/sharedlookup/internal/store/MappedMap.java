@@ -79,8 +79,6 @@ public final class MappedMap {
     /** {@code segments - 1} when the segment count is a power of two (a hash's segment is its low bits), else -1. */
     private final int segmentMask;
     private final int segmentShift;
-    /** Whether keys are hashed by {@link StringKeyHash} (else by {@link Xxh64}, over their bytes). */
-    private final boolean stringKeyHash;
     private final ByteBuffer firstWindow;
     private volatile ByteBuffer[] bulks = new ByteBuffer[0];
 
@@ -107,7 +105,6 @@ public final class MappedMap {
         this.entrySpaceOffset = (int) layout.entrySpaceOffset();
         this.segmentMask = Integer.bitCount(layout.segments()) == 1 ? layout.segments() - 1 : -1;
         this.segmentShift = Integer.numberOfTrailingZeros(layout.segments());
-        this.stringKeyHash = layout.keyHash() == MapLayout.KeyHash.STRING;
         this.firstWindow = windows[0];
         this.firstTierBuffer = new ByteBuffer[layout.segments()];
         this.firstTierBase = new int[layout.segments()];
@@ -232,8 +229,8 @@ public final class MappedMap {
      * @throws StoreFormatException when the file is damaged
      */
     public int getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
-        // An ASCII String key (the common case) is compared (and, in a file of XXH64 hashes, hashed) from its chars in
-        // place; any other key is encoded into the thread's buffer first. The hot path is split into methods small enough for the JIT to
+        // An ASCII String key (the common case) is hashed and compared from its chars in place; any other key is
+        // encoded into the thread's buffer first. The hot path is split into methods small enough for the JIT to
         // inline (under 325 bytecodes each), so that a hit runs as one compiled method, without calls or the spills
         // around them (docs/benchmarks.md, issue #12 section, measures what that does).
         if (key instanceof String) {
@@ -244,13 +241,10 @@ public final class MappedMap {
                 long w0 = asciiWord(s, 0, Math.min(n, 8));
                 long w1 = n > 8 ? asciiWord(s, 8, n) : 0;
                 if ((w0 | w1) >= 0) {
-                    // the string hash comes from the String's cached hash code, without waiting for the words
-                    long hash = stringKeyHash ? StringKeyHash.of(s) : Xxh64.hashShort(w0, w1, n);
-                    return getShortAscii(s, n, w0, w1, hash, out, timeoutNanos);
+                    return getShortAscii(s, n, w0, w1, out, timeoutNanos);
                 }
             } else if (isAscii(s)) {
-                long hash = stringKeyHash ? StringKeyHash.of(s) : Xxh64.hashAscii(s);
-                return getIntoRetrying(s, null, n, hash, out, timeoutNanos);
+                return getIntoRetrying(s, null, n, Xxh64.hashAscii(s), out, timeoutNanos);
             }
         }
         return getIntoEncoded(key, out, timeoutNanos);
@@ -275,15 +269,15 @@ public final class MappedMap {
     private int getIntoEncoded(CharSequence key, Utf8Text out, long timeoutNanos) {
         KeyBuffer k = KEY.get();
         int length = k.encode(key);
-        long hash = stringKeyHash ? StringKeyHash.of(key) : Xxh64.hash(k.bytes, length);
-        return getIntoRetrying(null, k, length, hash, out, timeoutNanos);
+        return getIntoRetrying(null, k, length, Xxh64.hash(k.bytes, length), out, timeoutNanos);
     }
 
     /**
      * The lookup of a short ASCII key ({@code n} bytes, 1 to {@link #SHORT_KEY}, in the words {@code w0} and
-     * {@code w1}) of hash {@code hash}: one short first attempt ({@link #probeFirstTier}), else the general path.
+     * {@code w1}): one short first attempt ({@link #probeFirstTier}), else the general path.
      */
-    private int getShortAscii(String s, int n, long w0, long w1, long hash, Utf8Text out, long timeoutNanos) {
+    private int getShortAscii(String s, int n, long w0, long w1, Utf8Text out, long timeoutNanos) {
+        long hash = Xxh64.hashShort(w0, w1, n);
         int segment = segmentOf(hash);
         long before = sequence(segment);
         if ((before & 1) == 0) {

@@ -27,13 +27,9 @@ final class ChronicleLayouts {
                     + " for " + file + ": readers cannot read its layout");
         }
         VanillaChronicleMap<?, ?, ?> m = (VanillaChronicleMap<?, ?, ?>) chronicleMap;
-        // Files the writer creates hash keys by StringKeyHash; files of earlier writers, and maps made with
-        // Chronicle's defaults, by XXH64: the header Chronicle reads back says which.
-        MapLayout.KeyHash keyHash = m.keyDataAccess instanceof StringHashKeyAccess ? MapLayout.KeyHash.STRING
-                : m.keyDataAccess instanceof CharSequenceUtf8DataAccess ? MapLayout.KeyHash.XXH64 : null;
         boolean known = m.keySizeMarshaller instanceof StopBitSizeMarshaller
                 && m.valueSizeMarshaller instanceof StopBitSizeMarshaller
-                && keyHash != null
+                && m.keyDataAccess instanceof CharSequenceUtf8DataAccess
                 && m.keyReader instanceof CharSequenceSizedReader
                 && m.valueReader instanceof CharSequenceSizedReader
                 && m.alignment == 1;
@@ -50,7 +46,7 @@ final class ChronicleLayouts {
                 segmentsOffset, m.tierSize, m.sizeInBytesWithoutTiers(), m.tiersInBulk, m.tiersInBulk * m.tierSize,
                 0, maxExtraTiers(m), m.tierHashLookupSlotSize, m.tierHashLookupCapacity, m.tierHashLookupKeyBits,
                 m.tierHashLookupValueBits, m.tierHashLookupOuterSize, entrySpace, m.chunkSize,
-                m.actualChunksPerSegmentTier, keyHash);
+                m.actualChunksPerSegmentTier);
     }
 
     private static long maxExtraTiers(VanillaChronicleMap<?, ?, ?> m) {

@@ -21,7 +21,6 @@ import java.util.function.BiPredicate;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.hash.locks.InterProcessReadWriteUpdateLock;
 import net.openhft.chronicle.map.ChronicleMap;
-import net.openhft.chronicle.hash.serialization.impl.CharSequenceSizedReader;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapAbsentEntry;
@@ -130,11 +129,8 @@ public final class GenerationFile implements AutoCloseable {
         // No entry checksums: they only serve Chronicle's own recovery, which the writer never runs (a damaged
         // generation is rebuilt from Kafka), and readers skip them. Measured 3-5% of a put, within the noise of a
         // shared machine. Files written with checksums still open: Chronicle reads the setting from the header.
-        // Keys hashed from String.hashCode() (StringHashKeyAccess): readers then hash a String key from the hash it
-        // caches. A file of an earlier writer keeps the hash recorded in its header.
         return ChronicleMapBuilder.of(CharSequence.class, CharSequence.class).skipCloseOnExitHook(true)
-                .checksumEntries(false)
-                .keyReaderAndDataAccess(CharSequenceSizedReader.INSTANCE, new StringHashKeyAccess());
+                .checksumEntries(false);
     }
 
     /** Creates a new, empty generation file; refuses to touch an existing one. */
