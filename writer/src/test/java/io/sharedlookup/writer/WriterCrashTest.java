@@ -216,7 +216,9 @@ class WriterCrashTest {
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> "v2".equals(Http.get(app.httpPort(), "/lookup/stuck/k7").body())
                             && "v2".equals(Http.get(app.httpPort(), "/lookup/stuck/k8").body()));
-            assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation);
+            // the status snapshot is refreshed every 250 ms, so it may trail the data just seen
+            await("status names the new generation").atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation));
             assertThat(Http.get(app.httpPort(), "/lookup/stuck/k99").body()).isEqualTo("v1");
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_lock_replacements_total{namespace=\"stuck\"}"))
@@ -281,7 +283,9 @@ class WriterCrashTest {
                     .until(() -> "v2".equals(Http.get(app.httpPort(), "/lookup/scanned/k7").body())
                             && Http.get(app.httpPort(), "/lookup/scanned/k8").statusCode() == 404
                             && ready(app.httpPort()));
-            assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation);
+            // the status snapshot is refreshed every 250 ms, so it may trail the data just seen
+            await("status names the new generation").atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation));
             assertThat(Http.get(app.httpPort(), "/lookup/scanned/k99").body()).isEqualTo("v1");
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"scanned\"}"))
