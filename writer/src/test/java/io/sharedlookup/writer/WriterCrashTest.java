@@ -194,6 +194,12 @@ class WriterCrashTest {
     }
 
     /** A reader JVM takes the {@code read} or {@code update} lock of {@code key}'s segment and is SIGKILLed. */
+    /** The status snapshot is refreshed every 250 ms, so it may trail the data a test has just seen. */
+    private static void awaitStatusGenerationAfter(WriterApp app, String topic, long generation) {
+        await("status names a generation after " + generation).atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation));
+    }
+
     private static void dieHoldingSegmentLock(Path store, String topic, String key, String lock) throws Exception {
         try (ChildJvm reader = ChildJvm.start("dies-holding-" + lock + "-lock", LOGS, HoldSegmentLock.class,
                 store.toString(), topic, key, lock)) {
@@ -216,9 +222,7 @@ class WriterCrashTest {
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> "v2".equals(Http.get(app.httpPort(), "/lookup/stuck/k7").body())
                             && "v2".equals(Http.get(app.httpPort(), "/lookup/stuck/k8").body()));
-            // the status snapshot is refreshed every 250 ms, so it may trail the data just seen
-            await("status names the new generation").atMost(Duration.ofSeconds(5))
-                    .untilAsserted(() -> assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation));
+            awaitStatusGenerationAfter(app, topic, generation);
             assertThat(Http.get(app.httpPort(), "/lookup/stuck/k99").body()).isEqualTo("v1");
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_lock_replacements_total{namespace=\"stuck\"}"))
@@ -283,9 +287,7 @@ class WriterCrashTest {
                     .until(() -> "v2".equals(Http.get(app.httpPort(), "/lookup/scanned/k7").body())
                             && Http.get(app.httpPort(), "/lookup/scanned/k8").statusCode() == 404
                             && ready(app.httpPort()));
-            // the status snapshot is refreshed every 250 ms, so it may trail the data just seen
-            await("status names the new generation").atMost(Duration.ofSeconds(5))
-                    .untilAsserted(() -> assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation));
+            awaitStatusGenerationAfter(app, topic, generation);
             assertThat(Http.get(app.httpPort(), "/lookup/scanned/k99").body()).isEqualTo("v1");
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"scanned\"}"))
