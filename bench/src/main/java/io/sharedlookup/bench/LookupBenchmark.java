@@ -33,6 +33,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -132,6 +133,34 @@ public class LookupBenchmark {
     @Benchmark
     public boolean sharedLookupGetIntoValueBuffer(Caller caller, SharedStore shared) {
         return shared.lookup.getInto(nextKey(caller), caller.value);
+    }
+
+    /** A caller's batch of {@link #BATCH} random keys and their buffers, for {@link Lookup#getAllInto}. */
+    @State(Scope.Thread)
+    public static class Batch {
+        final String[] keys = new String[BATCH];
+        final ValueBuffer[] values = new ValueBuffer[BATCH];
+
+        public Batch() {
+            for (int i = 0; i < BATCH; i++) {
+                values[i] = new ValueBuffer();
+            }
+        }
+    }
+
+    static final int BATCH = 8;
+
+    /**
+     * {@link #BATCH} random keys per call through the batch lookup; reported per key ({@code OperationsPerInvocation}),
+     * so that it compares directly with {@link #concurrentHashMapGet} and {@link #sharedLookupGetIntoValueBuffer}.
+     */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int sharedLookupGetAllIntoBatchOf8(Caller caller, SharedStore shared, Batch batch) {
+        for (int i = 0; i < BATCH; i++) {
+            batch.keys[i] = nextKey(caller);
+        }
+        return shared.lookup.getAllInto(batch.keys, batch.values, BATCH);
     }
 
     @Benchmark

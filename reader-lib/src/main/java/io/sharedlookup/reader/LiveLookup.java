@@ -2,6 +2,7 @@ package io.sharedlookup.reader;
 
 import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.LockTimeoutException;
+import io.sharedlookup.internal.store.LookupBatch;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.PublishedGeneration;
 import io.sharedlookup.internal.store.RateLimitedLog;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import org.slf4j.Logger;
@@ -30,6 +32,7 @@ final class LiveLookup implements Lookup {
     private static final Logger LOG = LoggerFactory.getLogger(LiveLookup.class);
     /** A thread's value for {@link #get}: the returned String is made from its bytes, the only allocation. */
     private static final ThreadLocal<ValueBuffer> VALUE = ThreadLocal.withInitial(ValueBuffer::new);
+    private static final ThreadLocal<LookupBatch> BATCH = ThreadLocal.withInitial(LookupBatch::new);
 
     private final String namespace;
     private final Path manifestFile;
@@ -167,16 +170,47 @@ final class LiveLookup implements Lookup {
     public boolean getInto(CharSequence key, ValueBuffer out) {
         if (key == null) {
             out.text.clear();
+            out.found = false;
             return false;
         }
         PublishedGeneration g = acquire();
         try {
-            return g.getInto(key, out.text, lockTimeoutNanos);
+            return out.found = g.getInto(key, out.text, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
         } catch (StoreFormatException e) {
             throw damaged(g, e);
         }
+    }
+
+    @Override
+    public int getAllInto(CharSequence[] keys, ValueBuffer[] values, int count) {
+        Objects.checkFromIndexSize(0, count, keys.length);
+        Objects.checkFromIndexSize(0, count, values.length);
+        PublishedGeneration g = acquire();
+        LookupBatch batch = BATCH.get();
+        int present = 0;
+        try {
+            for (int from = 0; from < count; from += LookupBatch.SIZE) {
+                int n = Math.min(LookupBatch.SIZE, count - from);
+                for (int i = 0; i < n; i++) {
+                    ValueBuffer value = values[from + i];
+                    value.found = false;
+                    batch.out[i] = value.text;
+                }
+                present += g.getAllInto(keys, from, n, batch, lockTimeoutNanos);
+                for (int i = 0; i < n; i++) {
+                    values[from + i].found = batch.found[i];
+                }
+            }
+        } catch (LockTimeoutException e) {
+            throw timedOut(g, e);
+        } catch (StoreFormatException e) {
+            throw damaged(g, e);
+        } finally {
+            Arrays.fill(batch.out, null); // the thread's batch keeps no caller's buffer alive
+        }
+        return present;
     }
 
     @Override

@@ -3,11 +3,11 @@ package io.sharedlookup.reader;
 import io.sharedlookup.internal.store.Utf8Text;
 
 /**
- * A reusable holder for one looked-up value, filled by {@link Lookup#getInto(CharSequence, ValueBuffer)}: the
- * cheapest way to take a value out of the store. The lookup copies the value's bytes (a few 8-byte moves); the text is
+ * A reusable holder for one looked-up value, filled by {@link Lookup#getInto(CharSequence, ValueBuffer)} (or, for
+ * many keys at once, {@link Lookup#getAllInto}): the cheapest way to take a value out of the store. The lookup copies the value's bytes (a few 8-byte moves); the text is
  * read from them in place, so nothing is allocated per lookup and no copy of the value stays in the store's mapping.
  *
- * <p>The content is the last value put in and stays valid until the next {@code getInto} into this buffer: it is a
+ * <p>The content is the last value put in and stays valid until the next lookup into this buffer: it is a
  * copy, so the writer changing the entry afterwards does not change it. {@link #toString()} makes a {@code String}
  * of it; {@link #copyTo(StringBuilder)} appends it without allocating.
  *
@@ -15,9 +15,15 @@ import io.sharedlookup.internal.store.Utf8Text;
  */
 public final class ValueBuffer implements CharSequence {
     final Utf8Text text = new Utf8Text();
+    boolean found;
 
     /** An empty buffer. */
     public ValueBuffer() {
+    }
+
+    /** Whether the last lookup into this buffer found its key (false for a new buffer): the flag a batch sets per key. */
+    public boolean found() {
+        return found;
     }
 
     @Override

@@ -64,6 +64,41 @@ class GetIntoAllocationTest {
         }
     }
 
+    /** The batch lookup, with short and long keys, hits and misses, ASCII values and not: also garbage-free. */
+    @Test
+    void getAllIntoAllocatesNothing() throws Exception {
+        Map<String, String> content = content("user-");
+        CharSequence[] keys = new CharSequence[KEYS * 2];
+        for (int i = 0; i < KEYS; i++) {
+            keys[2 * i] = (i % 3 == 0 ? "user-" : "nobody-") + i;
+            keys[2 * i + 1] = (i % 3 == 0 ? "a-key-too-long-for-the-short-path-" : "user-") + i;
+        }
+        try (TestStores.Published ignored = TestStores.publish(store, "users-batch", content);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users-batch");
+            ValueBuffer[] values = new ValueBuffer[40]; // more than one internal batch, and a partial one
+            for (int i = 0; i < values.length; i++) {
+                values[i] = new ValueBuffer();
+            }
+            CharSequence[] batch = new CharSequence[values.length];
+            Runnable calls = () -> {
+                for (int from = 0; from + batch.length <= keys.length; from += batch.length) {
+                    System.arraycopy(keys, from, batch, 0, batch.length);
+                    users.getAllInto(batch, values, batch.length);
+                }
+            };
+            for (int round = 0; round < 10; round++) {
+                calls.run();
+            }
+            long allocated = allocatedBy(calls);
+            assertThat(users.getAllInto(new CharSequence[] {"user-7", "nobody-7", "user-8"}, values, 3)).isEqualTo(2);
+            assertThat(values[0]).hasToString("Name number 7 ✓");
+            assertThat(values[1].found()).isFalse();
+            assertThat(values[2]).hasToString("Name number 8");
+            assertThat(allocated).as("bytes allocated by %d keys in batches", keys.length).isZero();
+        }
+    }
+
     /** Half hits, half misses; half of the values ASCII. */
     private static long lookups(Lookup users, String[] keys, ValueBuffer value) {
         long found = 0;

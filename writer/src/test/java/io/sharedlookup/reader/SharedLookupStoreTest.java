@@ -14,7 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,6 +60,49 @@ class SharedLookupStoreTest {
     }
 
     @Test
+    void getAllIntoAnswersEachKeyAsGetIntoDoes() throws Exception {
+        Map<String, String> content = new HashMap<>(USERS);
+        content.put("a-key-longer-than-sixteen-chars", "long key's value");
+        content.put("long-value", "v".repeat(300));
+        for (int i = 0; i < 30; i++) {
+            content.put("id" + i, "name " + i);
+        }
+        try (TestStores.Published ignored = TestStores.publish(store, "users", content);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            // 45 keys: more than one internal batch; hits and misses, short and long, ASCII and not, a null, a
+            // non-String key
+            List<CharSequence> keys = new ArrayList<>(content.keySet());
+            keys.addAll(List.of("missing", "müssing-Ł", "a-missing-key-longer-than-sixteen"));
+            keys.add(null);
+            keys.add(new StringBuilder("id3"));
+            ValueBuffer[] values = new ValueBuffer[keys.size() + 1];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = new ValueBuffer();
+            }
+            users.getInto("1", values[values.length - 1]);
+
+            int present = users.getAllInto(keys.toArray(new CharSequence[0]), values, keys.size());
+
+            assertThat(present).isEqualTo(content.size() + 1);
+            ValueBuffer single = new ValueBuffer();
+            for (int i = 0; i < keys.size(); i++) {
+                CharSequence key = keys.get(i);
+                boolean found = users.getInto(key, single);
+                assertThat(values[i].found()).as("%s", key).isEqualTo(found);
+                assertThat(values[i].toString()).as("%s", key).isEqualTo(single.toString())
+                        .isEqualTo(found ? content.get(key.toString()) : "");
+            }
+            assertThat(values[values.length - 1]).as("past count: untouched").hasToString("Ada");
+            assertThat(users.getAllInto(new CharSequence[0], new ValueBuffer[0], 0)).isZero();
+            assertThatThrownBy(() -> users.getAllInto(new CharSequence[] {"1"}, values, 2))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> users.getAllInto(new CharSequence[] {"1"}, new ValueBuffer[0], 1))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+        }
+    }
+
+    @Test
     void getIntoAValueBufferCopiesTheValueAndEmptiesItWhenAbsent() throws Exception {
         Map<String, String> content = new HashMap<>(USERS);
         content.put("a-key-longer-than-sixteen-chars", "long key's value");
@@ -84,9 +129,12 @@ class SharedLookupStoreTest {
             assertThatThrownBy(() -> value.charAt(3)).isInstanceOf(IndexOutOfBoundsException.class);
             assertThat(users.getInto("missing", value)).isFalse();
             assertThat(value).isEmpty();
+            assertThat(value.found()).isFalse();
             assertThat(users.getInto("1", value)).isTrue();
+            assertThat(value.found()).isTrue();
             assertThat(users.getInto(null, value)).isFalse();
             assertThat(value).isEmpty();
+            assertThat(value.found()).isFalse();
             assertThat(users.getInto("müssing-Ł", value)).isFalse(); // Latin-1 and other non-ASCII keys
         }
     }

@@ -293,6 +293,135 @@ public final class MappedMap {
         return getIntoRetrying(s, null, n, hash, out, timeoutNanos);
     }
 
+    /**
+     * Looks up {@code keys[from .. from + n)} together ({@code n} at most {@link LookupBatch#SIZE}): key
+     * {@code from + i}'s value goes into {@code batch.out[i]} (cleared when absent) and {@code batch.found[i]} says
+     * whether it is present, exactly as {@link #getInto(CharSequence, Utf8Text, long)} would answer.
+     *
+     * <p>Why a batch is faster per key: one lookup is a chain of dependent cache misses (the key, its hash-lookup slot,
+     * its entry), and single calls in a row leave the processor too much work between them to overlap the next call's
+     * misses with this one's (docs/benchmarks.md). Here each step is done for every key before the next step — all
+     * keys' chars, then all hashes, then all slots, then all entries — so a step's misses are independent reads a few
+     * instructions apart, which the processor overlaps. Each key's reads still lie between two reads of its segment's
+     * counter. A key that is not a short ASCII {@code String}, or whose first attempt is not decided (a race with the
+     * writer, a long collision chain, an extra tier), takes the single-key path.
+     *
+     * @return how many of the keys are present, or {@link #TIMED_OUT} when a key's segment stayed in the middle of a
+     *     change for longer than {@code timeoutNanos} (the keys before it are answered, the others not)
+     * @throws StoreFormatException when the file is damaged
+     */
+    public int getAllInto(CharSequence[] keys, int from, int n, LookupBatch batch, long timeoutNanos) {
+        for (int i = 0; i < n; i++) { // the keys' chars: the key Strings' misses overlap
+            batch.length[i] = shortAsciiKey(keys[from + i], batch, i);
+        }
+        for (int i = 0; i < n; i++) { // hashes and counters: no misses
+            int length = batch.length[i];
+            if (length != 0) {
+                long hash = Xxh64.hashShort(batch.w0[i], batch.w1[i], length);
+                int segment = segmentOf(hash);
+                batch.segment[i] = segment;
+                batch.slotKey[i] = slotKeyOf(hash);
+                batch.before[i] = sequence(segment);
+            }
+        }
+        for (int i = 0; i < n; i++) { // the first hash-lookup slots: their misses overlap
+            if (batch.length[i] != 0) {
+                int segment = batch.segment[i];
+                batch.slot[i] = readSlot(firstTierBufferOf(segment), firstTierBaseOf(segment),
+                        batch.slotKey[i] & hashLookupMask);
+            }
+        }
+        int touched = 0;
+        for (int i = 0; i < n; i++) { // the entries' first bytes: their misses overlap; the next loop hits the cache
+            long slot = batch.slot[i];
+            long chunk = (slot >>> keyBits) & valueMask;
+            if (batch.length[i] != 0 && slot != 0 && chunk < chunksPerTier) {
+                int segment = batch.segment[i];
+                touched += firstTierBufferOf(segment).get(firstTierBaseOf(segment) + entrySpaceOffset
+                        + (int) chunk * chunkSize);
+            }
+        }
+        batch.touched = touched;
+        int present = 0;
+        for (int i = 0; i < n; i++) {
+            Utf8Text out = batch.out[i];
+            CharSequence key = keys[from + i];
+            int found = batch.length[i] != 0 ? decideBatched(batch, i, out) : UNDECIDED;
+            if (found == UNDECIDED && key == null) {
+                out.clear();
+                found = ABSENT;
+            } else if (found == UNDECIDED) {
+                found = getInto(key, out, timeoutNanos);
+                if (found == TIMED_OUT) {
+                    return TIMED_OUT;
+                }
+            }
+            batch.found[i] = found == PRESENT;
+            present += found == PRESENT ? 1 : 0;
+        }
+        return present;
+    }
+
+    /**
+     * Puts the words of {@code key} into {@code batch}'s place {@code i} when it is a {@code String} of 1 to
+     * {@link #SHORT_KEY} ASCII chars, and returns its length; 0 otherwise (a null key included).
+     */
+    private static int shortAsciiKey(CharSequence key, LookupBatch batch, int i) {
+        if (!(key instanceof String)) {
+            return 0;
+        }
+        String s = (String) key;
+        int n = s.length();
+        if (n == 0 || n > SHORT_KEY) {
+            return 0;
+        }
+        long w0 = asciiWord(s, 0, Math.min(n, 8));
+        long w1 = n > 8 ? asciiWord(s, 8, n) : 0;
+        batch.w0[i] = w0;
+        batch.w1[i] = w1;
+        return (w0 | w1) >= 0 ? n : 0;
+    }
+
+    /**
+     * Key {@code i} of {@code batch} decided from its first slot, read in the batch, and its segment's counter:
+     * {@link #PRESENT} (its value in {@code out}), {@link #ABSENT} ({@code out} cleared) or {@link #UNDECIDED}.
+     */
+    private int decideBatched(LookupBatch batch, int i, Utf8Text out) {
+        long before = batch.before[i];
+        if ((before & 1) != 0) {
+            return UNDECIDED;
+        }
+        int segment = batch.segment[i];
+        ByteBuffer buffer = firstTierBufferOf(segment);
+        int base = firstTierBaseOf(segment);
+        long slotKey = batch.slotKey[i];
+        long w0 = batch.w0[i];
+        long w1 = batch.w1[i];
+        int length = batch.length[i];
+        int found = decideSlot(segment, buffer, base, batch.slot[i], slotKey, w0, w1, length, out);
+        if (found == OTHER_KEY) {
+            found = probeOnward(segment, buffer, base, slotKey & hashLookupMask, slotKey, w0, w1, length, out);
+        }
+        VarHandle.acquireFence(); // the reads above happen before the counter is read again
+        if (found == UNDECIDED || sequence(segment) != before || found == PRESENT && !out.decode()) {
+            return UNDECIDED;
+        }
+        if (found == ABSENT) {
+            out.clear();
+        }
+        return found;
+    }
+
+    /** The window holding {@code segment}'s first tier. */
+    private ByteBuffer firstTierBufferOf(int segment) {
+        return segment < tiersPerWindow ? firstWindow : firstTierBuffer[segment];
+    }
+
+    /** Where {@code segment}'s first tier starts in {@link #firstTierBufferOf}. */
+    private int firstTierBaseOf(int segment) {
+        return segment < tiersPerWindow ? segment * tierSize : firstTierBase[segment];
+    }
+
     /** {@link MapLayout#segmentOf}, from the mask held in a field when the segment count is a power of two. */
     private int segmentOf(long hash) {
         return segmentMask >= 0 ? (int) hash & segmentMask : layout.segmentOf(hash);
@@ -350,8 +479,18 @@ public final class MappedMap {
      */
     private int probeSlot(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
                           int length, Utf8Text out) {
-        long slot = slotShift == 2 ? buffer.getInt(base + (int) (index << 2)) & 0xFFFFFFFFL
+        return decideSlot(segment, buffer, base, readSlot(buffer, base, index), slotKey, w0, w1, length, out);
+    }
+
+    /** Hash-lookup slot {@code index} of the tier at {@code base}. */
+    private long readSlot(ByteBuffer buffer, int base, long index) {
+        return slotShift == 2 ? buffer.getInt(base + (int) (index << 2)) & 0xFFFFFFFFL
                 : buffer.getLong(base + (int) (index << 3));
+    }
+
+    /** What {@link #probeSlot} decides from the slot's content {@code slot}. */
+    private int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1,
+                           int length, Utf8Text out) {
         if (slot == 0) {
             return absentUnlessExtraTier(segment);
         }
@@ -798,11 +937,6 @@ public final class MappedMap {
 
     private int headerOffset(int segment) {
         return segment * layout.segmentHeaderSize();
-    }
-
-    private long readSlot(ByteBuffer buffer, int base, long index) {
-        int at = base + (int) (index * layout.slotSize());
-        return layout.slotSize() == 4 ? buffer.getInt(at) & 0xFFFFFFFFL : buffer.getLong(at);
     }
 
     /** The entry's offset within its tier, or -1 when the slot's chunk is outside the tier. */

@@ -89,6 +89,20 @@ public final class PublishedGeneration {
         return found == MappedMap.PRESENT;
     }
 
+    /**
+     * {@link MappedMap#getAllInto}: looks up {@code keys[from .. from + n)} together into {@code batch}.
+     *
+     * @return how many of them are present
+     * @throws LockTimeoutException when a key's segment stayed mid-change beyond {@code timeoutNanos}
+     */
+    public int getAllInto(CharSequence[] keys, int from, int n, LookupBatch batch, long timeoutNanos) {
+        int present = data.getAllInto(keys, from, n, batch, timeoutNanos);
+        if (present == MappedMap.TIMED_OUT) {
+            throw stuck(data);
+        }
+        return present;
+    }
+
     /** The entry count. */
     public long size(long timeoutNanos) {
         long size = data.size(timeoutNanos);

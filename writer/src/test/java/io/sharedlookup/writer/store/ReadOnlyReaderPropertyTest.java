@@ -2,8 +2,10 @@ package io.sharedlookup.writer.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.internal.store.LookupBatch;
 import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.internal.store.Utf8Text;
 import io.sharedlookup.testing.TempTrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +27,8 @@ import net.jqwik.api.lifecycle.BeforeProperty;
 /**
  * Random put / remove sequences through the writer side, sized so that segments overflow into extra tiers and entries
  * span many chunks: after every batch, the read-only reader (no Chronicle) must answer exactly as Chronicle itself does
- * on the same file and as a model map — for every key, for the entry count and for a full scan.
+ * on the same file and as a model map — for every key (one at a time and in batches), for the entry count and for a
+ * full scan.
  */
 class ReadOnlyReaderPropertyTest {
     private static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
@@ -126,6 +129,26 @@ class ReadOnlyReaderPropertyTest {
             assertThat(found).as("key %s", key).isEqualTo(present ? MappedMap.PRESENT : MappedMap.ABSENT);
             assertThat(found == MappedMap.PRESENT ? fromReader.toString() : null).as("key %s", key)
                     .isEqualTo(model.get(key)).isEqualTo(present ? fromChronicle.toString() : null);
+        }
+        // the batch lookup answers every key as the single one does, null keys and chunks of every size included
+        keys.add(null);
+        LookupBatch batch = new LookupBatch();
+        for (int i = 0; i < LookupBatch.SIZE; i++) {
+            batch.out[i] = new Utf8Text();
+        }
+        CharSequence[] all = keys.toArray(new CharSequence[0]);
+        for (int from = 0, n = 1; from < all.length; from += n, n = n % LookupBatch.SIZE + 1) {
+            int count = Math.min(n, all.length - from);
+            int present = reader.getAllInto(all, from, count, batch, TIMEOUT);
+            int expected = 0;
+            for (int i = 0; i < count; i++) {
+                String key = (String) all[from + i];
+                String value = key == null ? null : model.get(key);
+                assertThat(batch.found[i]).as("batch, key %s", key).isEqualTo(value != null);
+                assertThat(batch.out[i].toString()).as("batch, key %s", key).isEqualTo(value == null ? "" : value);
+                expected += value != null ? 1 : 0;
+            }
+            assertThat(present).isEqualTo(expected);
         }
         assertThat(reader.size(TIMEOUT)).isEqualTo(model.size()).isEqualTo(g.size());
         Map<String, String> scanned = new HashMap<>();

@@ -2,8 +2,10 @@ package io.sharedlookup.writer.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.internal.store.LookupBatch;
 import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.internal.store.Utf8Text;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * One writer thread rewrites the same keys with values whose length changes on every write (so entries relocate to
  * other chunks and the hash lookup changes under the readers) and removes and re-adds some; reader threads look the
- * keys up without any lock the whole time. Every value a reader gets must be one the writer wrote for that key,
- * whole: never a mix of two writes, never another key's value.
+ * keys up without any lock the whole time, one key at a time and in batches. Every value a reader gets must be one
+ * the writer wrote for that key, whole: never a mix of two writes, never another key's value.
  */
 class ReadWhileRelocatingTortureTest {
     private static final int KEYS = 200;
@@ -92,6 +94,30 @@ class ReadWhileRelocatingTortureTest {
                     }
                 }, "reader-" + t));
             }
+            threads.add(new Thread(() -> { // the batch lookup: all its keys' reads interleaved, each still whole
+                LookupBatch batch = new LookupBatch();
+                for (int i = 0; i < LookupBatch.SIZE; i++) {
+                    batch.out[i] = new Utf8Text();
+                }
+                String[] keys = new String[LookupBatch.SIZE];
+                for (int i = 0; !stop.get(); i += LookupBatch.SIZE) {
+                    for (int j = 0; j < keys.length; j++) {
+                        keys[j] = "key" + ((i + j * 7) % KEYS);
+                    }
+                    int present = reader.getAllInto(keys, 0, keys.length, batch, TIMEOUT);
+                    if (present == MappedMap.TIMED_OUT) {
+                        bad.add("batch timed out");
+                    }
+                    for (int j = 0; j < keys.length && present >= 0; j++) {
+                        if (batch.found[j] && !isAValueWrittenFor(keys[j], batch.out[j])) {
+                            bad.add("batch: " + keys[j] + " -> " + batch.out[j]);
+                        } else if (!batch.found[j] && batch.out[j].length() != 0) {
+                            bad.add("batch: " + keys[j] + " absent but not cleared");
+                        }
+                    }
+                    reads.addAndGet(keys.length);
+                }
+            }, "batch-reader"));
             threads.forEach(Thread::start);
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
             while (System.nanoTime() < until && bad.isEmpty()) {
