@@ -140,6 +140,12 @@ class SharedLookupLifecycleTest {
         }
         assertThat(shared.apply("")).isNull();
         assertThat(shared.applyAll(List.of("k1", "absent"))).isEqualTo(map.applyAll(List.of("k1", "absent")));
+        List<String> many = new ArrayList<>(content.keySet()); // several batches, absent, empty and null keys
+        many.addAll(List.of("absent", "", "k1"));
+        many.add(null);
+        assertThat(shared.applyAll(many)).isEqualTo(map.applyAll(many)).containsEntry("k42", "v0")
+                .containsEntry("absent", null).containsEntry(null, null).hasSize(content.size() + 3);
+        assertThat(shared.applyAll(null)).isEmpty();
         assertThat(f.get().getClass()).isEqualTo(SharedLookupExtractor.class);
         for (Set<String> values : List.<Set<String>>of(Set.of("v1"), Set.of("v2", "v3"), Set.of(""),
                 Set.of("nothing"), Set.of(), Set.of("unique 3"), Set.of("unique 4", "v5", "nothing"))) {
