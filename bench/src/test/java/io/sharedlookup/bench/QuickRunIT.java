@@ -61,7 +61,8 @@ class QuickRunIT {
 
         // 1. Lookups: every peer, a positive time and an allocation figure from the gc profiler.
         List<String> expected = new ArrayList<>(List.of("concurrentHashMapGet", "druidMapLookupExtractorApply",
-                "lmdbGetInto", "sharedLookupGet", "sharedLookupGetInto", "sharedLookupGetIntoValueBuffer"));
+                "lmdbGetInto", "sharedLookupGet", "sharedLookupGetAllIntoBatchOf8", "sharedLookupGetInto",
+                "sharedLookupGetIntoValueBuffer"));
         if (LookupBenchmark.redisServer() != null) {
             expected.add("redisGet");
         } else {
