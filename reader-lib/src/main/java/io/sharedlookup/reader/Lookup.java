@@ -43,16 +43,15 @@ public interface Lookup {
      * Looks up {@code keys[0 .. count)} at once: {@code values[i]} receives what {@link #getInto(CharSequence,
      * ValueBuffer)} would put in it for {@code keys[i]}, and {@link ValueBuffer#found() values[i].found()} says whether
      * {@code keys[i]} is present. Faster per key than as many {@code getInto} calls once the store outgrows the
-     * processor's caches, because the keys' memory reads overlap (about as fast as a {@code ConcurrentHashMap.get}
-     * per key, docs/benchmarks.md); worth it from a few keys on. Allocates nothing once warmed up.
+     * processor's caches, because the keys' memory reads overlap: in batches of 8, about as fast per key as a
+     * {@code ConcurrentHashMap.get} (docs/benchmarks.md). Allocates nothing once warmed up.
      *
      * @param keys   the keys; a null key is absent
      * @param values one distinct buffer per key
      * @param count  how many keys to look up, from the start of both arrays
      * @return how many of the keys are present
      * @throws IndexOutOfBoundsException when {@code count} is negative or longer than either array
-     * @throws LookupTimeoutException    as {@code getInto}; the buffers of the keys not yet answered are then unchanged
-     *                                   or empty
+     * @throws LookupTimeoutException    as {@code getInto}; what the buffers hold is then unspecified
      */
     int getAllInto(CharSequence[] keys, ValueBuffer[] values, int count);
 

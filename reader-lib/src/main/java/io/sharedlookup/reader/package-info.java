@@ -6,11 +6,13 @@
  * try (SharedLookupStore store = SharedLookupStore.open(Path.of("/var/lib/shared-lookup"))) {
  *     Lookup users = store.lookup("users");
  *     String name = users.get("42");                 // null when absent
- *     StringBuilder out = new StringBuilder();
- *     if (users.getInto("42", out)) { ... }         // allocation-free
+ *     ValueBuffer value = new ValueBuffer();         // one per thread; a CharSequence
+ *     if (users.getInto("42", value)) { ... }       // allocation-free
+ *     users.getAllInto(ids, values, ids.length);     // many keys at once: the fastest per key
  * }
  * }</pre>
  *
- * <p>The JVM needs Chronicle Map's module flags; see docs/reader.md.
+ * <p>The library depends on slf4j-api alone and needs no JVM flag and only read permission on the store: it maps the
+ * writer's files read-only and takes no lock. See docs/reader.md.
  */
 package io.sharedlookup.reader;
