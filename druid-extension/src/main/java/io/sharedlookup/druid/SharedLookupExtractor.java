@@ -51,9 +51,9 @@ public final class SharedLookupExtractor extends LookupExtractor {
 
     /**
      * Every key's value, an absent key mapped to null (as Druid's own {@code applyAll} does), looked up
-     * {@value #BATCH} keys at a time through {@link Lookup#getAllInto}, which is faster per key than {@link #apply} once
-     * the namespace outgrows the processor's caches. Druid calls it with a filter's values when it pushes the filter
-     * through a lookup join or into a lookup, and those may be thousands.
+     * {@value #BATCH} keys at a time through {@link Lookup#getAllInto}, which is faster per key than {@link #apply}
+     * once the namespace outgrows the processor's caches. Druid calls it with a filter's values when it pushes the
+     * filter through a lookup join or into a lookup, and those may be thousands.
      */
     @Override
     public Map<String, String> applyAll(@Nullable Iterable<String> keys) {

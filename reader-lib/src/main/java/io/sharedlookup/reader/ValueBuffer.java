@@ -4,8 +4,9 @@ import io.sharedlookup.internal.store.Utf8Text;
 
 /**
  * A reusable holder for one looked-up value, filled by {@link Lookup#getInto(CharSequence, ValueBuffer)} (or, for
- * many keys at once, {@link Lookup#getAllInto}): the cheapest way to take a value out of the store. The lookup copies the value's bytes (a few 8-byte moves); the text is
- * read from them in place, so nothing is allocated per lookup and no copy of the value stays in the store's mapping.
+ * many keys at once, {@link Lookup#getAllInto}): the cheapest way to take a value out of the store. The lookup copies
+ * the value's bytes (a few 8-byte moves); the text is read from them in place, so nothing is allocated per lookup and
+ * no copy of the value stays in the store's mapping.
  *
  * <p>The content is the last value put in and stays valid until the next lookup into this buffer: it is a
  * copy, so the writer changing the entry afterwards does not change it. {@link #toString()} makes a {@code String}
@@ -21,7 +22,10 @@ public final class ValueBuffer implements CharSequence {
     public ValueBuffer() {
     }
 
-    /** Whether the last lookup into this buffer found its key (false for a new buffer): the flag a batch sets per key. */
+    /**
+     * Whether the last lookup into this buffer found its key (false for a new buffer): how {@link Lookup#getAllInto}
+     * answers per key.
+     */
     public boolean found() {
         return found;
     }
