@@ -70,7 +70,7 @@ class SharedLookupStoreTest {
         try (TestStores.Published ignored = TestStores.publish(store, "users", content);
              SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
-            // 45 keys: more than one internal batch; hits and misses, short and long, ASCII and not, a null, a
+            // 41 keys: more than one internal batch; hits and misses, short and long, ASCII and not, a null, a
             // non-String key
             List<CharSequence> keys = new ArrayList<>(content.keySet());
             keys.addAll(List.of("missing", "müssing-Ł", "a-missing-key-longer-than-sixteen"));
