@@ -334,11 +334,10 @@ public final class MappedMap {
         int touched = 0;
         for (int i = 0; i < n; i++) { // the entries' first bytes: their misses overlap; the next loop hits the cache
             long slot = batch.slot[i];
-            long chunk = (slot >>> keyBits) & valueMask;
-            if (batch.length[i] != 0 && slot != 0 && chunk < chunksPerTier) {
+            int entry = entryOffset(slot); // < tierSize (MapLayout checks the entry space)
+            if (batch.length[i] != 0 && slot != 0 && entry >= 0) {
                 int segment = batch.segment[i];
-                touched += firstTierBufferOf(segment).get(firstTierBaseOf(segment) + entrySpaceOffset
-                        + (int) chunk * chunkSize);
+                touched += firstTierBufferOf(segment).get(firstTierBaseOf(segment) + entry);
             }
         }
         batch.touched = touched;
@@ -412,7 +411,7 @@ public final class MappedMap {
         return found;
     }
 
-    /** The window holding {@code segment}'s first tier. */
+    /** The window holding {@code segment}'s first tier (in the first window: no division, no table). */
     private ByteBuffer firstTierBufferOf(int segment) {
         return segment < tiersPerWindow ? firstWindow : firstTierBuffer[segment];
     }
@@ -443,15 +442,8 @@ public final class MappedMap {
      * is in none of the segment's tiers), or {@link #UNDECIDED} for anything else, which the general path decides.
      */
     private int probeFirstTier(int segment, long slotKey, long w0, long w1, int length, Utf8Text out) {
-        ByteBuffer buffer;
-        int base;
-        if (segment < tiersPerWindow) { // a first tier in the first window: no division, no table
-            buffer = firstWindow;
-            base = segment * tierSize;
-        } else {
-            buffer = firstTierBuffer[segment];
-            base = firstTierBase[segment];
-        }
+        ByteBuffer buffer = firstTierBufferOf(segment);
+        int base = firstTierBaseOf(segment);
         // The first slot is probed here, without a loop: a method with a hot loop is compiled on its own early, and
         // once compiled big the JIT no longer inlines it into the caller. Later probes of a collision chain (rarer)
         // have their own method.
