@@ -58,22 +58,40 @@ public record MapLayout(
     static final long COUNTERS_AREA_SIZE = 64;
 
     public MapLayout {
+        // The numbers come from a file: products and sums are taken saturated (see times, plus), so that an absurd
+        // number fails its check instead of wrapping round into one that passes.
         require(segments > 0, "segments");
         require(segmentHeadersOffset > 0 && segmentHeaderSize >= 32, "segment headers");
-        require(segmentsOffset >= segmentHeadersOffset + (long) segments * segmentHeaderSize, "segments offset");
+        require(segmentsOffset >= plus(segmentHeadersOffset, times(segments, segmentHeaderSize)), "segments offset");
         require(tierSize > 0 && tierSize <= 1L << 30, "tier size");
-        require(baseSize == segmentsOffset + segments * tierSize, "base size");
+        require(baseSize == plus(segmentsOffset, times(segments, tierSize)), "base size");
         require(tiersInBulk > 0 && Long.bitCount(tiersInBulk) == 1, "tiers in bulk");
-        require(tierBulkInnerOffset >= 0 && tierBulkSize == tierBulkInnerOffset + tiersInBulk * tierSize
+        require(tierBulkInnerOffset >= 0 && tierBulkSize == plus(tierBulkInnerOffset, times(tiersInBulk, tierSize))
                 && tierBulkSize <= Integer.MAX_VALUE, "tier bulk size");
-        require(maxExtraTiers >= 0, "max extra tiers");
+        // extra tiers are counted in ints and their bulks' offsets must fit a file
+        require(maxExtraTiers >= 0 && maxExtraTiers <= Integer.MAX_VALUE
+                && plus(baseSize, times(maxExtraTiers, tierBulkSize)) < Long.MAX_VALUE, "max extra tiers");
         require(slotSize == 4 || slotSize == 8, "slot size");
         require(hashLookupCapacity > 0 && Long.bitCount(hashLookupCapacity) == 1, "hash lookup capacity");
-        require(keyBits > 0 && valueBits > 0 && keyBits + valueBits <= slotSize * 8, "slot bits");
-        require(countersOffset >= hashLookupCapacity * slotSize
-                && countersOffset + COUNTERS_AREA_SIZE <= entrySpaceOffset, "counters offset");
+        require(keyBits > 0 && valueBits > 0 && keyBits < 64 && valueBits < 64 && keyBits + valueBits <= slotSize * 8,
+                "slot bits");
+        require(countersOffset >= times(hashLookupCapacity, slotSize)
+                && plus(countersOffset, COUNTERS_AREA_SIZE) <= entrySpaceOffset, "counters offset");
         require(chunkSize > 0 && chunksPerTier > 0
-                && entrySpaceOffset + chunkSize * chunksPerTier <= tierSize, "entry space");
+                && plus(entrySpaceOffset, times(chunkSize, chunksPerTier)) <= tierSize, "entry space");
+    }
+
+    /** {@code a * b} for non-negative numbers, or {@link Long#MAX_VALUE} when that overflows (or one is negative). */
+    private static long times(long a, long b) {
+        if (a < 0 || b < 0) {
+            return Long.MAX_VALUE;
+        }
+        return Math.multiplyHigh(a, b) == 0 && a * b >= 0 ? a * b : Long.MAX_VALUE;
+    }
+
+    /** {@code a + b} for non-negative numbers, or {@link Long#MAX_VALUE} when that overflows (or one is negative). */
+    private static long plus(long a, long b) {
+        return a < 0 || b < 0 || a + b < 0 ? Long.MAX_VALUE : a + b;
     }
 
     private static void require(boolean ok, String what) {

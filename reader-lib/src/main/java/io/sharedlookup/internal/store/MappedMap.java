@@ -37,6 +37,8 @@ public final class MappedMap {
     public static final int TIMED_OUT = -1;
 
     private static final int INCONSISTENT = -2;
+    /** From {@link #afterRace}: the wait lasted longer than the bound (never a start time it returns otherwise). */
+    private static final long GAVE_UP = Long.MIN_VALUE;
     /** From {@link #probeFirstTier}: not decided by the first attempt. */
     private static final int UNDECIDED = 3;
     /** The longest key the first attempt takes: its bytes fit in two 8-byte words. */
@@ -504,7 +506,7 @@ public final class MappedMap {
         long chunk = (slot >>> keyBits) & valueMask;
         int entry = base + entrySpaceOffset + (int) chunk * chunkSize;
         int limit = base + tierSize;
-        if (chunk >= chunksPerTier || entry + 2 + 2 * Long.BYTES > limit) {
+        if (chunk >= chunksPerTier || limit - entry < 2 + 2 * Long.BYTES) {
             return UNDECIDED;
         }
         // a key size of 128 or more starts with a negative byte: never equal to length
@@ -518,7 +520,7 @@ public final class MappedMap {
         }
         int valueSizeAt = entry + 1 + length;
         int valueSize = buffer.get(valueSizeAt);
-        if (valueSize < 0 || valueSizeAt + 1 + valueSize > limit) {
+        if (valueSize < 0 || valueSize > limit - valueSizeAt - 1) {
             return UNDECIDED;
         }
         copyValue(buffer, valueSizeAt + 1, valueSize, limit, out);
@@ -551,7 +553,7 @@ public final class MappedMap {
                 }
             }
             start = afterRace(start, attempt, timeoutNanos);
-            if (start < 0) {
+            if (start == GAVE_UP) {
                 out.clear();
                 return TIMED_OUT;
             }
@@ -581,7 +583,7 @@ public final class MappedMap {
                     }
                 }
                 start = afterRace(start, attempt, timeoutNanos);
-                if (start < 0) {
+                if (start == GAVE_UP) {
                     return -1;
                 }
             }
@@ -615,7 +617,7 @@ public final class MappedMap {
                     }
                 }
                 start = afterRace(start, attempt, timeoutNanos);
-                if (start < 0) {
+                if (start == GAVE_UP) {
                     throw new LockTimeoutException("Segment " + segment + " of " + file + " stayed in the middle of a "
                             + "change for over the bound (its writer probably died); the next writer rebuilds it");
                 }
@@ -638,14 +640,15 @@ public final class MappedMap {
      * the waiting began, gives up past {@code timeoutNanos}, else backs off — spins briefly (the writer changes a
      * segment in microseconds), then yields so that the writer can run on a busy host.
      *
-     * @param waitingSince when the waiting began, 0 before the first failed attempt
-     * @return when the waiting began, or -1 when it has lasted longer than {@code timeoutNanos}
+     * @param waitingSince when the waiting began (ignored on attempt 0)
+     * @return when the waiting began, or {@link #GAVE_UP} when it has lasted longer than {@code timeoutNanos}
      */
     private static long afterRace(long waitingSince, int attempt, long timeoutNanos) {
-        if (waitingSince == 0) {
-            waitingSince = System.nanoTime();
-        } else if (System.nanoTime() - waitingSince > timeoutNanos) {
-            return -1;
+        long now = System.nanoTime(); // any value, negative included: only differences count
+        if (attempt == 0) {
+            waitingSince = now;
+        } else if (now - waitingSince > timeoutNanos) {
+            return GAVE_UP;
         }
         if (attempt < 64) {
             Thread.onSpinWait();
@@ -738,7 +741,7 @@ public final class MappedMap {
         }
         int keySize = (int) keyField;
         int keyStart = entry + (int) (keyField >>> 32);
-        if (keyStart + keySize > tierSize) {
+        if (keySize > tierSize - keyStart) { // not keyStart + keySize: two sizes near the tier's can overflow an int
             return INCONSISTENT;
         }
         if (keySize != keyLength || !(ascii != null ? equalsAscii(buffer, base + keyStart, ascii, base + tierSize)
@@ -755,7 +758,7 @@ public final class MappedMap {
         }
         int valueSize = (int) valueField;
         int valueStart = valueSizeAt + (int) (valueField >>> 32);
-        if (valueStart + valueSize > tierSize) {
+        if (valueSize > tierSize - valueStart) {
             return INCONSISTENT;
         }
         copyValue(buffer, base + valueStart, valueSize, base + tierSize, out);
@@ -780,7 +783,7 @@ public final class MappedMap {
      * 8 bytes at a time when the tier leaves room for the last whole word, else in one bulk copy.
      */
     private static void copyValue(ByteBuffer buffer, int at, int size, int limit, Utf8Text out) {
-        if (at + ((size + 7) & ~7) > limit) {
+        if (((size + 7) & ~7) > limit - at) {
             copyValueNearEnd(buffer, at, size, out);
             return;
         }
@@ -837,7 +840,7 @@ public final class MappedMap {
         if (rest == 0) {
             return true;
         }
-        if (at + i + 8 <= limit) {
+        if (limit - at - i >= 8) {
             long differ = (long) MAPPED_LONG.get(buffer, at + i) ^ Xxh64.lowBytes(s, i, rest);
             return (differ & (-1L >>> (64 - 8 * rest))) == 0;
         }
@@ -888,14 +891,15 @@ public final class MappedMap {
                 }
                 int keySize = (int) keyField;
                 int keyStart = entry + (int) (keyField >>> 32);
-                int valueSizeAt = keyStart + keySize;
-                long valueField = valueSizeAt >= tierSize ? -1 : sizeAt(buffer, base, valueSizeAt);
+                // sizes compared with what is left of the tier: an offset plus a size could overflow an int
+                long valueField = keySize >= tierSize - keyStart ? -1 : sizeAt(buffer, base, keyStart + keySize);
                 if (valueField < 0) {
                     return false;
                 }
+                int valueSizeAt = keyStart + keySize;
                 int valueSize = (int) valueField;
                 int valueStart = valueSizeAt + (int) (valueField >>> 32);
-                if (valueStart + valueSize > tierSize) {
+                if (valueSize > tierSize - valueStart) {
                     return false;
                 }
                 copyValue(buffer, base + keyStart, keySize, base + tierSize, text);
@@ -1037,7 +1041,7 @@ public final class MappedMap {
             if (rest == 0) {
                 return true;
             }
-            if (at + i + 8 <= limit) {
+            if (limit - at - i >= 8) {
                 long differ = (long) MAPPED_LONG.get(buffer, at + i) ^ (long) ARRAY_LONG.get(b, i);
                 return (differ & (-1L >>> (64 - 8 * rest))) == 0;
             }
