@@ -160,8 +160,10 @@ final class LiveLookup implements Lookup {
         try {
             return g.getInto(key, out, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
+            out.setLength(0);
             throw timedOut(g, e);
         } catch (StoreFormatException e) {
+            out.setLength(0);
             throw damaged(g, e);
         }
     }
@@ -177,8 +179,10 @@ final class LiveLookup implements Lookup {
         try {
             return out.found = g.getInto(key, out.text, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
+            out.empty();
             throw timedOut(g, e);
         } catch (StoreFormatException e) {
+            out.empty();
             throw damaged(g, e);
         }
     }
@@ -189,6 +193,10 @@ final class LiveLookup implements Lookup {
         Objects.checkFromIndexSize(0, count, values.length);
         PublishedGeneration g = acquire();
         LookupBatch batch = BATCH.get();
+        if (batch.inUse) {
+            batch = new LookupBatch(); // a lookup nested in a key's charAt: rare, so a batch of its own
+        }
+        batch.inUse = true;
         int present = 0;
         try {
             for (int from = 0; from < count; from += LookupBatch.SIZE) {
@@ -204,13 +212,23 @@ final class LiveLookup implements Lookup {
                 }
             }
         } catch (LockTimeoutException e) {
+            emptyAll(values, count);
             throw timedOut(g, e);
         } catch (StoreFormatException e) {
+            emptyAll(values, count);
             throw damaged(g, e);
         } finally {
             Arrays.fill(batch.out, null); // the thread's batch keeps no caller's buffer alive
+            batch.inUse = false;
         }
         return present;
+    }
+
+    /** After a failed batch: no buffer is left half-filled or saying found. */
+    private static void emptyAll(ValueBuffer[] values, int count) {
+        for (int i = 0; i < count; i++) {
+            values[i].empty();
+        }
     }
 
     @Override

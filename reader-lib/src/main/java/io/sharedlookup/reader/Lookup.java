@@ -10,8 +10,10 @@ import java.util.function.BiPredicate;
  *
  * <p>Thread-safe. Follows new generations by itself: shortly after the writer publishes one (within the store's
  * refresh interval), calls use it; no call waits for the switch. Reads take no lock and write nothing; a read that
- * races with the writer is retried, and calls never wait longer than the store's bound;
- * past it they throw {@link LookupTimeoutException}.
+ * races with the writer is retried, and no key's lookup waits longer than the store's bound; past it the call throws
+ * {@link LookupTimeoutException} (the writer died in the middle of a change; its successor rebuilds the namespace).
+ * A damaged store file surfaces as {@link SharedLookupException}. A lookup that throws leaves its output empty (and,
+ * for a {@link ValueBuffer}, not {@linkplain ValueBuffer#found() found}).
  */
 public interface Lookup {
     /** The namespace name. */
@@ -51,7 +53,9 @@ public interface Lookup {
      * @param count  how many keys to look up, from the start of both arrays
      * @return how many of the keys are present
      * @throws IndexOutOfBoundsException when {@code count} is negative or longer than either array
-     * @throws LookupTimeoutException    as {@code getInto}; what the buffers hold is then unspecified
+     * @throws LookupTimeoutException    as {@code getInto}, when one key's lookup waits past the bound; all
+     *                                   {@code count} buffers are then emptied
+     * @throws SharedLookupException     when the store file is damaged; the buffers likewise
      */
     int getAllInto(CharSequence[] keys, ValueBuffer[] values, int count);
 

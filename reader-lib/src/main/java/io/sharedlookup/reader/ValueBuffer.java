@@ -45,6 +45,12 @@ public final class ValueBuffer implements CharSequence {
         return text.subSequence(start, end);
     }
 
+    /** Empties it, as a lookup that failed leaves it. */
+    void empty() {
+        text.clear();
+        found = false;
+    }
+
     /** Clears {@code out} and appends this value to it, allocating nothing once {@code out} is large enough. */
     public void copyTo(StringBuilder out) {
         text.copyTo(out);

@@ -5,13 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.testing.TestStores;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -258,6 +263,11 @@ class SharedLookupStoreTest {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
              SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
+            ValueBuffer value = new ValueBuffer();
+            StringBuilder text = new StringBuilder();
+            ValueBuffer[] values = {new ValueBuffer(), new ValueBuffer()};
+            assertThat(users.getInto("1", value) && users.getInto("1", text)).isTrue();
+            assertThat(users.getAllInto(new CharSequence[] {"1", "2"}, values, 2)).isEqualTo(2);
             var layout = published.writer.published().orElseThrow().layout();
             // Every hash lookup slot of every first tier now points past its tier's chunks.
             try (var ch = java.nio.channels.FileChannel.open(published.generation.file(),
@@ -272,6 +282,99 @@ class SharedLookupStoreTest {
                     .hasMessageContaining("is corrupt").hasMessageContaining(published.generation.file().toString());
             assertThatThrownBy(() -> users.forEach((k, v) -> { })).isInstanceOf(SharedLookupException.class)
                     .hasMessageContaining("is corrupt");
+            assertFailedLookupsLeaveTheirOutputsEmpty(users, value, text, values, SharedLookupException.class);
+        }
+    }
+
+    @Test
+    void lookup_inASegmentLeftInTheMiddleOfAChange_timesOutAfterTheBoundAndLeavesItsOutputsEmpty() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS);
+             SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(Duration.ofMillis(20)).open()) {
+            Lookup users = s.lookup("users");
+            ValueBuffer value = new ValueBuffer();
+            StringBuilder text = new StringBuilder();
+            ValueBuffer[] values = {new ValueBuffer(), new ValueBuffer()};
+            assertThat(users.getInto("1", value) && users.getInto("1", text)).isTrue();
+            assertThat(users.getAllInto(new CharSequence[] {"1", "2"}, values, 2)).isEqualTo(2);
+            // A writer that died in the middle of a change leaves its segment's counter odd: every segment here.
+            var layout = published.writer.published().orElseThrow().layout();
+            try (FileChannel sequences = FileChannel.open(SequenceFile.of(published.generation.file()),
+                    StandardOpenOption.WRITE)) {
+                ByteBuffer odd = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 1);
+                for (int segment = 0; segment < layout.segments(); segment++) {
+                    sequences.write(odd.rewind(), (long) segment * SequenceFile.STRIDE);
+                }
+            }
+            assertThatThrownBy(() -> users.get("1")).isInstanceOf(LookupTimeoutException.class)
+                    .hasMessageContaining("Namespace 'users'");
+            assertFailedLookupsLeaveTheirOutputsEmpty(users, value, text, values, LookupTimeoutException.class);
+        }
+    }
+
+    /** Each output was filled by a lookup before; a lookup into it that throws must leave it empty, not stale. */
+    private static void assertFailedLookupsLeaveTheirOutputsEmpty(Lookup users, ValueBuffer value, StringBuilder text,
+                                                                  ValueBuffer[] values,
+                                                                  Class<? extends SharedLookupException> failure) {
+        assertThatThrownBy(() -> users.getInto("1", value)).isInstanceOf(failure);
+        assertThat(value).isEmpty();
+        assertThat(value.found()).isFalse();
+        assertThatThrownBy(() -> users.getInto("1", text)).isInstanceOf(failure);
+        assertThat(text).isEmpty();
+        assertThatThrownBy(() -> users.getAllInto(new CharSequence[] {"1", "2"}, values, 2)).isInstanceOf(failure);
+        for (ValueBuffer v : values) {
+            assertThat(v).isEmpty();
+            assertThat(v.found()).isFalse();
+        }
+    }
+
+    @Test
+    void aKeyWhoseCharAtLooksUpOtherKeys_isLookedUpItself() throws Exception {
+        Map<String, String> content = Map.of("ab€", "first", "zz€", "second", "1", "Ada", "2", "Grace");
+        try (TestStores.Published ignored = TestStores.publish(store, "users", content);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            // A key computed from the store: reading its last char looks another non-ASCII key up on this thread,
+            // while the lookup of the key itself is half-way through encoding it.
+            CharSequence viaGet = new KeyThatLooksUp("ab€", () -> assertThat(users.get("zz€")).isEqualTo("second"));
+            assertThat(users.get(viaGet)).isEqualTo("first");
+            ValueBuffer value = new ValueBuffer();
+            assertThat(users.getInto(viaGet, value)).isTrue();
+            assertThat(value).hasToString("first");
+
+            // The same inside a batch: the nested batch must not take over the outer one's working space.
+            ValueBuffer[] nested = {new ValueBuffer(), new ValueBuffer(), new ValueBuffer()};
+            CharSequence viaBatch = new KeyThatLooksUp("ab€", () -> assertThat(
+                    users.getAllInto(new CharSequence[] {"2", "zz€", "1"}, nested, 3)).isEqualTo(3));
+            ValueBuffer[] values = {new ValueBuffer(), new ValueBuffer(), new ValueBuffer()};
+            assertThat(users.getAllInto(new CharSequence[] {viaBatch, "1", "2"}, values, 3)).isEqualTo(3);
+            assertThat(values).extracting(ValueBuffer::toString).containsExactly("first", "Ada", "Grace");
+            assertThat(nested).extracting(ValueBuffer::toString).containsExactly("Grace", "second", "Ada");
+        }
+    }
+
+    /** A key that runs {@code whenRead} each time its last char is read. */
+    private record KeyThatLooksUp(String text, Runnable whenRead) implements CharSequence {
+        @Override
+        public int length() {
+            return text.length();
+        }
+
+        @Override
+        public char charAt(int index) {
+            if (index == text.length() - 1) {
+                whenRead.run();
+            }
+            return text.charAt(index);
+        }
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            return text.subSequence(start, end);
+        }
+
+        @Override
+        public String toString() {
+            return text;
         }
     }
 

@@ -27,4 +27,9 @@ public final class LookupBatch {
     final long[] slot = new long[SIZE];
     /** A sink for the bytes the entry phase touches, so that the JIT keeps those reads. */
     int touched;
+    /**
+     * Whether a batch lookup is using it: a key's own {@code charAt} (run on the single-key path) may look keys up in
+     * a batch on the same thread, and that nested call must not overwrite the outer one's arrays.
+     */
+    public boolean inUse;
 }

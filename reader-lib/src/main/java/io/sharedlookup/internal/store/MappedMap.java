@@ -267,10 +267,23 @@ public final class MappedMap {
         return any < 0x80 ? word : -1;
     }
 
-    /** The lookup of a key that is not a short ASCII {@code String}: encoded into the thread's buffer first. */
+    /**
+     * The lookup of a key that is not a short ASCII {@code String}: encoded into the thread's buffer first. Encoding
+     * runs the key's own {@code charAt}, which may look another key up on this thread (a key computed from the store):
+     * such a nested lookup gets a buffer of its own rather than overwrite the one being filled.
+     */
     private int getIntoEncoded(CharSequence key, Utf8Text out, long timeoutNanos) {
         KeyBuffer k = KEY.get();
-        int length = k.encode(key);
+        if (k.encoding) {
+            k = new KeyBuffer();
+        }
+        int length;
+        k.encoding = true;
+        try {
+            length = k.encode(key);
+        } finally {
+            k.encoding = false;
+        }
         return getIntoRetrying(null, k, length, Xxh64.hash(k.bytes, length), out, timeoutNanos);
     }
 
@@ -308,9 +321,13 @@ public final class MappedMap {
      * counter. A key that is not a short ASCII {@code String}, or whose first attempt is not decided (a race with the
      * writer, a long collision chain, an extra tier), takes the single-key path.
      *
+     * <p>The bound applies to each key that takes the single-key path, as it does to a single lookup: a key whose
+     * segment stays in the middle of a change ends the batch after one bound.
+     *
      * @return how many of the keys are present, or {@link #TIMED_OUT} when a key's segment stayed in the middle of a
-     *     change for longer than {@code timeoutNanos} (the keys before it are answered, the others not)
-     * @throws StoreFormatException when the file is damaged
+     *     change for longer than {@code timeoutNanos} (the batch's outputs are then partly filled: callers discard
+     *     them)
+     * @throws StoreFormatException when the file is damaged (the outputs likewise)
      */
     public int getAllInto(CharSequence[] keys, int from, int n, LookupBatch batch, long timeoutNanos) {
         for (int i = 0; i < n; i++) { // the keys' chars: the key Strings' misses overlap
@@ -1024,6 +1041,8 @@ public final class MappedMap {
     private static final class KeyBuffer {
         byte[] bytes = new byte[64];
         final Utf8Text value = new Utf8Text();
+        /** Whether a key is being encoded into it (its {@code charAt} running). */
+        boolean encoding;
 
         /**
          * Whether the {@code length} bytes at {@code at} (which end by {@code limit}, the end of their tier) are the
