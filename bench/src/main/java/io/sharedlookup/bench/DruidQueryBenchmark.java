@@ -115,7 +115,7 @@ public class DruidQueryBenchmark {
 
     private SharedLookupExtractorFactory sharedFactory(Path store, boolean reverseIndex) throws IOException {
         Files.createDirectories(store);
-        BenchData.writeStore(store, ids, reverseIndex);
+        BenchData.writeStoreInOwnJvm(store, ids, reverseIndex);
         SharedLookupExtractorFactory factory = new SharedLookupExtractorFactory(BenchData.NAMESPACE,
                 store.toString(), false, new SharedLookupConfig(store.toString(), 10_000));
         if (!factory.start()) {

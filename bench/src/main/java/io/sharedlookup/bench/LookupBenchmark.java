@@ -112,7 +112,7 @@ public class LookupBenchmark {
         @Setup(Level.Trial)
         public void open(LookupBenchmark bench) throws IOException {
             dir = Files.createTempDirectory("lookup-bench");
-            BenchData.writeStore(dir, bench.entries);
+            BenchData.writeStoreInOwnJvm(dir, bench.entries, false);
             store = SharedLookupStore.open(dir);
             lookup = store.lookup(BenchData.NAMESPACE);
         }

@@ -41,7 +41,7 @@ public final class LookupCpuTimeHarness {
         chained = args.length > 4 && args[4].equals("chained");
         if (!Files.exists(dir.resolve(BenchData.NAMESPACE).resolve("manifest.properties"))) {
             Files.createDirectories(dir);
-            BenchData.writeStore(dir, entries);
+            BenchData.writeStoreInOwnJvm(dir, entries, false);
         }
         String[] keys = new String[entries];
         for (int i = 0; i < entries; i++) {

@@ -120,10 +120,8 @@ public final class MemoryHarness {
     }
 
     private static Process start(String role, int entries, Path dir) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx3g", "-XX:+UseG1GC", "-Dchronicle.analytics.disable=true"));
-        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-")).toList());
+        List<String> cmd = BenchData.javaCommandLikeThisOne("-Xmx3g");
+        cmd.add("-XX:+UseG1GC");
         cmd.addAll(List.of("-cp", childClassPath(), MemoryHarness.class.getName(),
                 "--child=" + role, Integer.toString(entries), dir.toString()));
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();

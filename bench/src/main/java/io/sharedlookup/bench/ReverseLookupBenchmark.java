@@ -50,7 +50,7 @@ public class ReverseLookupBenchmark {
     @Setup(Level.Trial)
     public void load() throws Exception {
         dir = Files.createTempDirectory("reverse-bench");
-        BenchData.writeStore(dir, entries, reverseIndex);
+        BenchData.writeStoreInOwnJvm(dir, entries, reverseIndex);
         store = SharedLookupStore.open(dir);
         lookup = store.lookup(BenchData.NAMESPACE);
     }
