@@ -263,11 +263,7 @@ class SharedLookupStoreTest {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
              SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
-            ValueBuffer value = new ValueBuffer();
-            StringBuilder text = new StringBuilder();
-            ValueBuffer[] values = {new ValueBuffer(), new ValueBuffer()};
-            assertThat(users.getInto("1", value) && users.getInto("1", text)).isTrue();
-            assertThat(users.getAllInto(new CharSequence[] {"1", "2"}, values, 2)).isEqualTo(2);
+            Outputs outputs = Outputs.filledBy(users);
             var layout = published.writer.published().orElseThrow().layout();
             // Every hash lookup slot of every first tier now points past its tier's chunks.
             try (var ch = java.nio.channels.FileChannel.open(published.generation.file(),
@@ -282,7 +278,7 @@ class SharedLookupStoreTest {
                     .hasMessageContaining("is corrupt").hasMessageContaining(published.generation.file().toString());
             assertThatThrownBy(() -> users.forEach((k, v) -> { })).isInstanceOf(SharedLookupException.class)
                     .hasMessageContaining("is corrupt");
-            assertFailedLookupsLeaveTheirOutputsEmpty(users, value, text, values, SharedLookupException.class);
+            outputs.assertEmptiedByFailingLookups(users, SharedLookupException.class);
         }
     }
 
@@ -291,11 +287,7 @@ class SharedLookupStoreTest {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
              SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(Duration.ofMillis(20)).open()) {
             Lookup users = s.lookup("users");
-            ValueBuffer value = new ValueBuffer();
-            StringBuilder text = new StringBuilder();
-            ValueBuffer[] values = {new ValueBuffer(), new ValueBuffer()};
-            assertThat(users.getInto("1", value) && users.getInto("1", text)).isTrue();
-            assertThat(users.getAllInto(new CharSequence[] {"1", "2"}, values, 2)).isEqualTo(2);
+            Outputs outputs = Outputs.filledBy(users);
             // A writer that died in the middle of a change leaves its segment's counter odd: every segment here.
             var layout = published.writer.published().orElseThrow().layout();
             try (FileChannel sequences = FileChannel.open(SequenceFile.of(published.generation.file()),
@@ -307,23 +299,31 @@ class SharedLookupStoreTest {
             }
             assertThatThrownBy(() -> users.get("1")).isInstanceOf(LookupTimeoutException.class)
                     .hasMessageContaining("Namespace 'users'");
-            assertFailedLookupsLeaveTheirOutputsEmpty(users, value, text, values, LookupTimeoutException.class);
+            outputs.assertEmptiedByFailingLookups(users, LookupTimeoutException.class);
         }
     }
 
-    /** Each output was filled by a lookup before; a lookup into it that throws must leave it empty, not stale. */
-    private static void assertFailedLookupsLeaveTheirOutputsEmpty(Lookup users, ValueBuffer value, StringBuilder text,
-                                                                  ValueBuffer[] values,
-                                                                  Class<? extends SharedLookupException> failure) {
-        assertThatThrownBy(() -> users.getInto("1", value)).isInstanceOf(failure);
-        assertThat(value).isEmpty();
-        assertThat(value.found()).isFalse();
-        assertThatThrownBy(() -> users.getInto("1", text)).isInstanceOf(failure);
-        assertThat(text).isEmpty();
-        assertThatThrownBy(() -> users.getAllInto(new CharSequence[] {"1", "2"}, values, 2)).isInstanceOf(failure);
-        for (ValueBuffer v : values) {
-            assertThat(v).isEmpty();
-            assertThat(v.found()).isFalse();
+    /** One output of each kind, filled by a successful lookup: a failed lookup into them must empty them. */
+    private record Outputs(ValueBuffer value, StringBuilder text, ValueBuffer[] values) {
+        static Outputs filledBy(Lookup users) {
+            Outputs outputs = new Outputs(new ValueBuffer(), new StringBuilder(),
+                    new ValueBuffer[] {new ValueBuffer(), new ValueBuffer()});
+            assertThat(users.getInto("1", outputs.value) && users.getInto("1", outputs.text)).isTrue();
+            assertThat(users.getAllInto(new CharSequence[] {"1", "2"}, outputs.values, 2)).isEqualTo(2);
+            return outputs;
+        }
+
+        void assertEmptiedByFailingLookups(Lookup users, Class<? extends SharedLookupException> failure) {
+            assertThatThrownBy(() -> users.getInto("1", value)).isInstanceOf(failure);
+            assertThat(value).isEmpty();
+            assertThat(value.found()).isFalse();
+            assertThatThrownBy(() -> users.getInto("1", text)).isInstanceOf(failure);
+            assertThat(text).isEmpty();
+            assertThatThrownBy(() -> users.getAllInto(new CharSequence[] {"1", "2"}, values, 2)).isInstanceOf(failure);
+            for (ValueBuffer v : values) {
+                assertThat(v).isEmpty();
+                assertThat(v.found()).isFalse();
+            }
         }
     }
 
