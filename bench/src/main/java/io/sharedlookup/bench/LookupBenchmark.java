@@ -50,8 +50,10 @@ import redis.clients.jedis.Pipeline;
  * {@code GET} over loopback. Keys are drawn at random from the loaded ids, so every call is a hit and caches see a
  * realistic spread.
  *
- * <p>Each peer is its own {@link State}, so a benchmark's fork loads only the store it measures. Heap maps are built
- * from separately created key strings, so a lookup compares characters as it would with keys coming from elsewhere.
+ * <p>Each peer is its own {@link State}, so a benchmark's fork loads only the store it measures. reader-lib's store is
+ * written by a JVM of its own, as the writer runs in production: a fork that had run the writer measured reader-lib
+ * slower than a reader JVM would (docs/benchmarks.md, "The measuring JVM"). Heap maps are built from separately
+ * created key strings, so a lookup compares characters as it would with keys coming from elsewhere.
  *
  * <p>LMDB: UTF-8 keys and values in direct {@link ByteBuffer}s; every thread keeps one read transaction and, per
  * lookup, {@code renew()}s it, reads, decodes the value into a reused {@link StringBuilder} and {@code reset()}s it
