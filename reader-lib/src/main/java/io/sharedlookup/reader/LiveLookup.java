@@ -171,8 +171,7 @@ final class LiveLookup implements Lookup {
     @Override
     public boolean getInto(CharSequence key, ValueBuffer out) {
         if (key == null) {
-            out.text.clear();
-            out.found = false;
+            out.empty();
             return false;
         }
         PublishedGeneration g = acquire();

@@ -520,10 +520,10 @@ public final class MappedMap {
      * end, or torn).
      */
     private int readShortEntry(ByteBuffer buffer, int base, long slot, long w0, long w1, int length, Utf8Text out) {
-        long chunk = (slot >>> keyBits) & valueMask;
-        int entry = base + entrySpaceOffset + (int) chunk * chunkSize;
+        int offset = entryOffset(slot);
+        int entry = base + offset;
         int limit = base + tierSize;
-        if (chunk >= chunksPerTier || limit - entry < 2 + 2 * Long.BYTES) {
+        if (offset < 0 || limit - entry < 2 + 2 * Long.BYTES) {
             return UNDECIDED;
         }
         // a key size of 128 or more starts with a negative byte: never equal to length
@@ -684,15 +684,8 @@ public final class MappedMap {
     // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
 
     private int find(int segment, long slotKey, String ascii, KeyBuffer key, int keyLength, Utf8Text out) {
-        ByteBuffer buffer;
-        int base;
-        if (segment < tiersPerWindow) { // a first tier in the first window: no division, no table
-            buffer = firstWindow;
-            base = segment * tierSize;
-        } else {
-            buffer = firstTierBuffer[segment];
-            base = firstTierBase[segment];
-        }
+        ByteBuffer buffer = firstTierBufferOf(segment);
+        int base = firstTierBaseOf(segment);
         long tier = segment + 1L;
         for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
             if (tiers > 0) {
