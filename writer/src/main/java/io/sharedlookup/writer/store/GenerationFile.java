@@ -26,6 +26,7 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapAbsentEntry;
 import net.openhft.chronicle.map.MapEntry;
 import net.openhft.chronicle.map.MapSegmentContext;
+import net.openhft.chronicle.map.VanillaChronicleMap;
 
 /**
  * One generation as the writer sees it: a Chronicle Map file of UTF-8 {@code CharSequence} keys and values, with its
@@ -257,7 +258,10 @@ public final class GenerationFile implements AutoCloseable {
      * @throws EntryTooLargeException when the pair does not fit this generation's layout
      * @throws RuntimeException       with an {@link IOException} cause ({@link #ioCause}) when the file system refused
      *                                to extend the file (disk full): nothing was written, and a later call may succeed
-     * @throws GenerationUnusableException when such a refusal left the file in a state that must not be written
+     * @throws IllegalStateException  saying "extra segment tier" when the generation has no room left (its tier limit
+     *                                is reached): nothing was written; a bigger generation takes the record
+     * @throws GenerationUnusableException when such a refusal left the file in a state that must not be written, or
+     *                                a longer value of an existing key found no room after Chronicle freed the old one
      */
     public boolean put(CharSequence key, CharSequence value, long timeoutNanos) {
         try (ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(key)) {
@@ -278,10 +282,15 @@ public final class GenerationFile implements AutoCloseable {
             }
             if (entry != null) {
                 previous = reverse == null && !digesting ? null : entry.value().get().toString();
+                if (data.size() > entry.value().size()) {
+                    requireTierForRelocation();
+                }
                 int segment = c.segmentIndex();
                 counters.begin(segment);
                 try {
                     c.replaceValue(entry, data);
+                } catch (RuntimeException e) {
+                    throw halfReplaced(e);
                 } finally {
                     counters.end(segment);
                 }
@@ -318,6 +327,36 @@ public final class GenerationFile implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Before a value grows: Chronicle moves a value that outgrows its chunks by freeing them first and only then
+     * looking for room, taking a new tier when none of the segment's has enough. When no tier can be taken, it throws
+     * with the old chunks already marked free and the tier's entry count one short, while the key's slot still points
+     * at them: a copy of the generation (which Chronicle stops by that count) would then miss another key, and later
+     * changes could overwrite the entry. So a put that might need a tier finds out first, and fails like a put of a
+     * new key that finds no room, having changed nothing.
+     */
+    private void requireTierForRelocation() {
+        long inUse = ((VanillaChronicleMap<?, ?, ?>) map).globalMutableState().getExtraTiersInUse();
+        if (inUse >= layout.maxExtraTiers()) {
+            throw new IllegalStateException("Generation " + file.getFileName() + " has no extra segment tier left ("
+                    + inUse + " in use) for a longer value of an existing key");
+        }
+    }
+
+    /**
+     * A replace that failed inside Chronicle after it started to move the value (another writer thread of an
+     * unpublished generation took the last tier first, or the file system refused to extend the file) left the
+     * generation's allocation state half-changed: it must not be written or copied again.
+     */
+    private RuntimeException halfReplaced(RuntimeException e) {
+        if (String.valueOf(e.getMessage()).contains("too large")) {
+            return e; // checked before anything moves
+        }
+        return new GenerationUnusableException("A longer value could not be placed in " + file.getFileName() + " ("
+                + e.getMessage() + ") after Chronicle Map had freed the old one; the namespace is rebuilt from its "
+                + "topic", e);
     }
 
     /**

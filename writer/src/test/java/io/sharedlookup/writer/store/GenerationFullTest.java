@@ -1,0 +1,111 @@
+package io.sharedlookup.writer.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sharedlookup.internal.store.MappedMap;
+import io.sharedlookup.internal.store.SequenceFile;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A generation that runs out of extra tiers: the put that finds no room changes nothing, so the copy that moves the
+ * namespace to a bigger generation (which walks the generation with {@link GenerationFile#forEach}) takes every entry
+ * along, and readers count what is there.
+ */
+class GenerationFullTest {
+    private static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aLongerValueWithNoTierLeft_failsHavingChangedNothing() throws Exception {
+        Path file = dir.resolve("g0000000001.cmap");
+        try (GenerationFile g = GenerationFile.create(file, new GenerationSizing(1024, 8, 8, 1.0),
+                StorePermissions.DEFAULT)) {
+            Map<String, String> model = new LinkedHashMap<>();
+            for (int i = 0; ; i++) {
+                String key = "key-" + i;
+                if (!putUnlessFull(g, key, "v")) {
+                    break;
+                }
+                model.put(key, "v");
+            }
+            // Now every tier is taken: values that grow must move, and some move finds no room.
+            String refused = null;
+            for (int length = 8; refused == null && length < 4096; length *= 2) {
+                for (String key : new ArrayList<>(model.keySet())) {
+                    String value = "x".repeat(length);
+                    if (!putUnlessFull(g, key, value)) {
+                        refused = key;
+                        break;
+                    }
+                    model.put(key, value);
+                }
+            }
+            assertThat(refused).as("a longer value found no room").isNotNull();
+
+            StringBuilder value = new StringBuilder();
+            assertThat(g.getInto(refused, value, TIMEOUT)).isTrue();
+            assertThat(value.toString()).as("the refused key keeps its value").isEqualTo(model.get(refused));
+            Map<String, String> copied = new HashMap<>();
+            g.forEach((k, v) -> copied.put(k.toString(), v.toString()), TIMEOUT);
+            Set<String> missed = new TreeSet<>(model.keySet());
+            missed.removeAll(copied.keySet());
+            assertThat(missed).as("keys a copy to a bigger generation would miss").isEmpty();
+            assertThat(copied.entrySet()).as("entries such a copy takes").hasSameSizeAs(model.entrySet())
+                    .allMatch(e -> e.getValue().equals(model.get(e.getKey())));
+            assertThat(g.size()).isEqualTo(model.size());
+            MappedMap reader = MappedMap.open(file, SequenceFile.of(file), g.layout());
+            assertThat(reader.size(TIMEOUT)).as("a reader's count").isEqualTo(model.size());
+
+            // Removing every entry leaves counts that are still exact (they went negative once).
+            for (String key : model.keySet()) {
+                assertThat(g.remove(key, TIMEOUT)).isTrue();
+            }
+            assertThat(reader.size(TIMEOUT)).isZero();
+            g.forEach((k, v) -> {
+                throw new AssertionError("left behind: " + k);
+            }, TIMEOUT);
+        }
+    }
+
+    private static boolean putUnlessFull(GenerationFile g, String key, String value) {
+        try {
+            g.put(key, value, TIMEOUT);
+            return true;
+        } catch (IllegalStateException e) {
+            assertThat(e).hasMessageContaining("extra segment tier");
+            return false;
+        }
+    }
+
+    @Test
+    void theRefusal_saysWhatIsFull() throws Exception {
+        Path file = dir.resolve("g0000000001.cmap");
+        try (GenerationFile g = GenerationFile.create(file, new GenerationSizing(1024, 8, 8, 1.0),
+                StorePermissions.DEFAULT)) {
+            int i = 0;
+            while (putUnlessFull(g, "key-" + i, "v")) {
+                i++;
+            }
+            String longest = "x".repeat(2048);
+            assertThatThrownBy(() -> {
+                for (int k = 0; k < 4096; k++) {
+                    g.put("key-" + k, longest, TIMEOUT);
+                }
+            }).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("g0000000001.cmap")
+                    .hasMessageContaining("extra segment tier");
+        }
+    }
+}
