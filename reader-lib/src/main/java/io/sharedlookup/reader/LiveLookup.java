@@ -9,7 +9,7 @@ import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -39,6 +39,7 @@ final class LiveLookup implements Lookup {
     private final Path namespaceDir;
     private final long lockTimeoutNanos;
     private final RateLimitedLog refreshWarnings = new RateLimitedLog(LOG, 10_000);
+    private final FailedManifest failures = new FailedManifest();
     private volatile PublishedGeneration current;
     private volatile Manifest manifest;
     private byte[] manifestBytes;
@@ -76,40 +77,57 @@ final class LiveLookup implements Lookup {
 
     private byte[] readManifest(StoreLayout layout) {
         try {
-            return Files.readAllBytes(manifestFile);
+            return Manifest.readBytes(manifestFile);
         } catch (NoSuchFileException e) {
             throw new NamespaceNotFoundException("No namespace '" + namespace + "' in store " + layout.storeDir()
                     + ": no writer has published it there yet (check the writer's --store-dir and --topic)");
-        } catch (IOException e) {
+        } catch (AccessDeniedException e) {
             throw new SharedLookupException("Cannot read " + manifestFile + ": " + e
                     + "; the reader needs read access to the store files (add its user to the writer's group)", e);
+        } catch (IOException e) {
+            throw new SharedLookupException("Cannot read " + manifestFile + ": " + e, e);
+        } catch (StoreFormatException e) {
+            throw new SharedLookupException(e.getMessage(), e);
         }
     }
 
-    /** Called by the refresh thread: switches to a newly published generation, keeps serving the old one on error. */
+    /**
+     * Called by the refresh thread: switches to a newly published generation, keeps serving the old one on error.
+     * Never throws: the refresh thread must outlive anything one namespace's files do to it.
+     */
     synchronized void refresh() {
         if (closed) {
             return;
         }
         try {
-            byte[] bytes = Files.readAllBytes(manifestFile);
-            if (!Arrays.equals(bytes, manifestBytes)) {
+            byte[] bytes = Manifest.readBytes(manifestFile);
+            if (!Arrays.equals(bytes, manifestBytes) && !failures.waiting(bytes)) {
                 switchTo(bytes);
+                failures.clear();
             }
         } catch (NoSuchFileException e) {
             refreshWarnings.warn("Namespace '{}': {} disappeared; still serving generation {}",
                     namespace, manifestFile, manifest.generation());
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) { // an Error too (a manifest read as gigabytes, a mapping gone bad): keep refreshing
             refreshWarnings.warn("Namespace '{}': cannot follow the published generation, still serving {}: {}",
                     namespace, manifest.generation(), e.toString());
         }
     }
 
     private void switchTo(byte[] bytes) {
-        Manifest next = Manifest.parse(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), manifestFile);
+        Manifest next;
         PublishedGeneration live = current;
-        if (live == null || !live.isNamedBy(namespaceDir, next)) {
-            PublishedGeneration opened = PublishedGeneration.open(namespaceDir, next);
+        PublishedGeneration opened = null;
+        try {
+            next = Manifest.parse(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), manifestFile);
+            if (live == null || !live.isNamedBy(namespaceDir, next)) {
+                opened = PublishedGeneration.open(namespaceDir, next);
+            }
+        } catch (RuntimeException e) {
+            failures.failed(bytes);
+            throw e;
+        }
+        if (opened != null) {
             current = opened;
             // Content first, then the manifest that names it, with nothing in between (the log line used to come
             // first): new content shows with the old version() only for the
@@ -117,8 +135,7 @@ final class LiveLookup implements Lookup {
             // by it must not store old results under a new key). generation() reads the generation itself.
             manifest = next;
             if (live != null) {
-                LOG.info("Namespace '{}' now reads generation {} ({} entries)", namespace, next.generation(),
-                        opened.size(lockTimeoutNanos));
+                LOG.info("Namespace '{}' now reads generation {}", namespace, next.generation());
             }
         }
         manifest = next;

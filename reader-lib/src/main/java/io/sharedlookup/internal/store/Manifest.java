@@ -1,11 +1,14 @@
 package io.sharedlookup.internal.store;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Properties;
@@ -172,7 +175,7 @@ public record Manifest(
                     offsets,
                     Long.parseLong(required(p, "content.version", source)),
                     Boolean.parseBoolean(required(p, "caught.up", source)),
-                    WriterState.valueOf(required(p, "writer.state", source).toUpperCase()),
+                    writerState(required(p, "writer.state", source), source),
                     Long.parseLong(required(p, "published.at", source)),
                     Long.parseLong(required(p, "updated.at", source)),
                     attributes,
@@ -182,6 +185,41 @@ public record Manifest(
         } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
             throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
         }
+    }
+
+    private static WriterState writerState(String text, Path source) {
+        for (WriterState state : WriterState.values()) {
+            if (state.name().equalsIgnoreCase(text.trim())) {
+                return state;
+            }
+        }
+        throw new StoreFormatException("Corrupt manifest " + source + ": writer.state '" + text
+                + "' is neither 'open' nor 'closed'");
+    }
+
+    /** Manifests are a few kilobytes; the writer refuses larger ones too. */
+    private static final int MAX_BYTES = 1 << 20;
+
+    /**
+     * Reads the manifest file's bytes, without following a link (as the writer does) and refusing anything but a
+     * regular file of at most a megabyte: a reader's refresh must neither block on a pipe nor fill its heap.
+     *
+     * @throws java.nio.file.NoSuchFileException when there is none
+     * @throws StoreFormatException              when it is not a regular file or far too large for a manifest
+     */
+    public static byte[] readBytes(Path file) throws IOException {
+        return Uninterruptibly.call(() -> {
+            BasicFileAttributes a = Files.readAttributes(file,
+                    BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (!a.isRegularFile() || a.size() > MAX_BYTES) {
+                throw new StoreFormatException("Corrupt manifest " + file + ": " + (a.isRegularFile()
+                        ? a.size() + " bytes, far too large for a manifest" : "not a regular file")
+                        + "; the writer replaces it with a rebuilt namespace");
+            }
+            try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+                return in.readNBytes(MAX_BYTES);
+            }
+        });
     }
 
     private static Long digest(String hex, Path source) {

@@ -6,9 +6,13 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiPredicate;
@@ -59,7 +63,10 @@ public final class MappedMap {
 
     private final Path file;
     private final MapLayout layout;
-    private final FileChannel channel;
+    /** For mapping extra tier bulks; replaced when an interrupt closed it (guarded by {@code this}). */
+    private FileChannel channel;
+    /** The file's identity, so that a reopened channel is known to read the same file. */
+    private final Object fileKey;
     private final ByteBuffer headers;
     private final ByteBuffer[] windows;
     private final int tiersPerWindow;
@@ -84,11 +91,12 @@ public final class MappedMap {
     private final ByteBuffer firstWindow;
     private volatile ByteBuffer[] bulks = new ByteBuffer[0];
 
-    private MappedMap(Path file, MapLayout layout, FileChannel channel, ByteBuffer headers, ByteBuffer[] windows,
-                      int tiersPerWindow, ByteBuffer sequences) {
+    private MappedMap(Path file, MapLayout layout, FileChannel channel, Object fileKey, ByteBuffer headers,
+                      ByteBuffer[] windows, int tiersPerWindow, ByteBuffer sequences) {
         this.file = file;
         this.layout = layout;
         this.channel = channel;
+        this.fileKey = fileKey;
         this.headers = headers;
         this.windows = windows;
         this.tiersPerWindow = tiersPerWindow;
@@ -122,9 +130,21 @@ public final class MappedMap {
      * @throws StoreFormatException when a file is missing, unreadable or smaller than its layout says
      */
     public static MappedMap open(Path file, Path sequenceFile, MapLayout layout) {
+        try {
+            return Uninterruptibly.call(() -> openUninterrupted(file, sequenceFile, layout));
+        } catch (AccessDeniedException e) {
+            throw new StoreFormatException("Cannot map " + file + " for reading: " + e
+                    + " (the reader needs read permission on the store files: add its user to the writer's group)", e);
+        } catch (IOException e) {
+            throw new StoreFormatException("Cannot map " + file + " for reading: " + e, e);
+        }
+    }
+
+    private static MappedMap openUninterrupted(Path file, Path sequenceFile, MapLayout layout) throws IOException {
         FileChannel channel = null;
         try {
             channel = FileChannel.open(file, StandardOpenOption.READ);
+            Object fileKey = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
             long size = channel.size();
             if (size < layout.baseSize()) {
                 throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + size
@@ -150,12 +170,8 @@ public final class MappedMap {
                 }
                 sequences = map(seq, 0, needed);
             }
-            return new MappedMap(file, layout, channel, headers, windows, tiersPerWindow, sequences);
-        } catch (IOException e) {
-            closeQuietly(channel);
-            throw new StoreFormatException("Cannot map " + file + " for reading: " + e
-                    + " (the reader needs read permission on the store files: add its user to the writer's group)", e);
-        } catch (RuntimeException e) {
+            return new MappedMap(file, layout, channel, fileKey, headers, windows, tiersPerWindow, sequences);
+        } catch (IOException | RuntimeException e) {
             closeQuietly(channel);
             throw e;
         }
@@ -983,10 +999,16 @@ public final class MappedMap {
         }
         long offset = layout.baseSize() + bulk * layout.tierBulkSize();
         try {
-            if (channel.size() < offset + layout.tierBulkSize()) {
+            ByteBuffer buffer;
+            try {
+                buffer = Uninterruptibly.call(() -> mapBulkAt(offset));
+            } catch (ClosedChannelException e) { // an interrupt that came in the middle of the call, or close()
+                channel = reopen();
+                buffer = Uninterruptibly.call(() -> mapBulkAt(offset));
+            }
+            if (buffer == null) {
                 return null; // a half-read link to a bulk that does not exist: the read is retried
             }
-            ByteBuffer buffer = map(channel, offset, layout.tierBulkSize());
             ByteBuffer[] grown = java.util.Arrays.copyOf(mapped, Math.max(mapped.length, bulk + 1));
             grown[bulk] = buffer;
             bulks = grown;
@@ -994,6 +1016,31 @@ public final class MappedMap {
         } catch (IOException e) {
             throw new StoreFormatException("Cannot map extra tiers of " + file + ": " + e, e);
         }
+    }
+
+    private ByteBuffer mapBulkAt(long offset) throws IOException {
+        if (channel.size() < offset + layout.tierBulkSize()) {
+            return null;
+        }
+        return map(channel, offset, layout.tierBulkSize());
+    }
+
+    /** A new channel to the same file (not another one under its name, which it would be after a rebuild). */
+    private FileChannel reopen() throws IOException {
+        FileChannel reopened = Uninterruptibly.call(() -> FileChannel.open(file, StandardOpenOption.READ));
+        if (fileKey != null && !fileKey.equals(Files.readAttributes(file, BasicFileAttributes.class).fileKey())) {
+            closeQuietly(reopened);
+            throw new IOException(file + " was replaced by another file; the next refresh follows the manifest");
+        }
+        return reopened;
+    }
+
+    /**
+     * Closes the file descriptor kept for mapping extra tier bulks, when this map is given up before use (a generation
+     * whose other file failed to open). Mappings made so far stay valid; the garbage collector releases them.
+     */
+    public synchronized void close() {
+        closeQuietly(channel);
     }
 
     /**

@@ -8,8 +8,8 @@ import java.util.function.BiPredicate;
 
 /**
  * A published generation as readers see it: its map file and, when the writer keeps one, its reverse index, both
- * mapped read-only through {@link MappedMap}. Holds no lock, no file descriptor but the mappings', and nothing of
- * Chronicle Map.
+ * mapped read-only through {@link MappedMap}. Holds no lock and nothing of Chronicle Map; besides the mappings, one
+ * file descriptor per file (for extra tier bulks mapped later), closed by the garbage collector with the generation.
  */
 public final class PublishedGeneration {
     private final long number;
@@ -36,7 +36,12 @@ public final class PublishedGeneration {
         MappedMap reverse = null;
         if (manifest.reverseLayout() != null) {
             Path reverseFile = StoreLayout.reverseIndexFile(file);
-            reverse = MappedMap.open(reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout());
+            try {
+                reverse = MappedMap.open(reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout());
+            } catch (RuntimeException e) {
+                data.close(); // not left to the garbage collector: a refresh may try this generation again and again
+                throw e;
+            }
         }
         return new PublishedGeneration(manifest.generation(), fileKey, data, reverse);
     }

@@ -1,0 +1,190 @@
+package io.sharedlookup.reader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationSizing;
+import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.StorePermissions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a reader does when its thread, its store's files or its own refresh go wrong: it keeps answering, keeps
+ * following the writer, says what is wrong in one line, and piles nothing up.
+ */
+class ReaderFaultsTest {
+    private static final long TIMEOUT = TestStores.TIMEOUT;
+
+    @TempDir
+    Path store;
+
+    private final ch.qos.logback.classic.Logger logger =
+            (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(LiveLookup.class);
+    private final ListAppender<ILoggingEvent> log = new ListAppender<>();
+
+    @BeforeEach
+    void captureLog() {
+        log.start();
+        logger.addAppender(log);
+    }
+
+    @AfterEach
+    void releaseLog() {
+        logger.detachAppender(log);
+    }
+
+    /**
+     * A file channel closes itself for every thread when an interrupted thread uses it; the reader maps extra tier
+     * bulks through one. Druid interrupts the threads of a query it cancels.
+     */
+    @Test
+    void lookupsOnAnInterruptedThread_answer_andLeaveTheStoreWorkingForOtherThreads() throws Exception {
+        Map<String, String> content = new HashMap<>();
+        for (int i = 0; i < 2_500; i++) {
+            content.put("key-" + i, "value " + i);
+        }
+        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
+             GenerationFile generation = writer.createGeneration(new GenerationSizing(1024, 4, 4, 8.0), false)) {
+            content.forEach((k, v) -> generation.put(k, v, TIMEOUT));
+            writer.publish(generation, "topic", Map.of(0, (long) content.size()), true, Map.of());
+            assertThat(Files.size(generation.file())).as("extra tier bulks were added")
+                    .isGreaterThan(generation.layout().baseSize());
+
+            try (SharedLookupStore s = SharedLookupStore.open(store)) {
+                Thread.currentThread().interrupt();
+                Map<String, String> read = new HashMap<>();
+                Lookup users;
+                try {
+                    users = s.lookup("users");
+                    content.keySet().forEach(k -> read.put(k, users.get(k)));
+                } finally {
+                    assertThat(Thread.interrupted()).as("the interrupt status is kept").isTrue();
+                }
+                assertThat(read).isEqualTo(content);
+
+                AtomicReference<Object> other = new AtomicReference<>();
+                Thread thread = new Thread(() -> {
+                    try {
+                        Map<String, String> all = new HashMap<>();
+                        users.forEach(all::put);
+                        other.set(all);
+                    } catch (RuntimeException e) {
+                        other.set(e);
+                    }
+                });
+                thread.start();
+                thread.join();
+                assertThat(other.get()).isEqualTo(content);
+            }
+        }
+    }
+
+    @Test
+    void aManifestThatIsNotAFileForAWhile_isReportedAndTheReaderFollowsOnceItIsBack() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "Ada"));
+             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+            Lookup users = s.lookup("users");
+            Path manifest = store.resolve("users").resolve(StoreLayout.MANIFEST);
+            byte[] good = Files.readAllBytes(manifest);
+            Files.delete(manifest);
+            Files.createSymbolicLink(manifest, Path.of("/dev/zero")); // read whole, it never ends
+            await().atMost(Duration.ofSeconds(5)).until(() -> warnings().stream()
+                    .anyMatch(m -> m.contains("cannot follow") && m.contains("not a regular file")));
+            Files.delete(manifest);
+            Files.write(manifest, good);
+
+            published.republish(Map.of("1", "Grace"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> "Grace".equals(users.get("1")));
+        }
+    }
+
+    @Test
+    void aGenerationThatCannotBeOpened_isRetriedSlowly_andHoldsNoDescriptor() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "Ada"), true, true);
+             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+            Lookup users = s.lookup("users");
+            GenerationFile broken = published.writer.createGeneration(GenerationSizing.forExpected(10, 8, 16), true);
+            broken.put("1", "Grace", TIMEOUT);
+            Path reverseIndex = StoreLayout.reverseIndexFile(broken.file());
+            Files.delete(SequenceFile.of(reverseIndex)); // the data file opens, its reverse index does not
+            published.writer.publish(broken, "topic", Map.of(0, 1L), true, Map.of());
+            broken.close(); // from here on, only the reader opens its files
+            String name = broken.file().getFileName().toString();
+
+            await().atMost(Duration.ofSeconds(5)).until(() -> warnings().stream()
+                    .anyMatch(m -> m.contains("cannot follow") && m.contains(reverseIndex.getFileName().toString())));
+            long start = System.nanoTime();
+            while (System.nanoTime() - start < 1_000_000_000L) { // ~200 refreshes
+                assertThat(users.get("1")).isEqualTo("Ada");
+                Thread.sleep(10);
+            }
+            assertThat(descriptorsOf(name)).as("descriptors left open by failed opens").isZero();
+            assertThat(mappingsOf(name)).as("mappings of failed opens").isLessThan(30);
+        }
+    }
+
+    @Test
+    void aManifestWithAnUnknownWriterState_isRefusedInOneLineThatNamesIt() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "Ada"))) {
+            Path manifest = store.resolve("users").resolve(StoreLayout.MANIFEST);
+            Files.writeString(manifest, Files.readString(manifest).replaceAll("writer\\.state=\\w+", "writer.state=bogus"));
+            try (SharedLookupStore s = SharedLookupStore.open(store)) {
+                assertThatThrownBy(() -> s.lookup("users"))
+                        .isInstanceOf(SharedLookupException.class)
+                        .hasMessageContaining(manifest.toString())
+                        .hasMessageContaining("writer.state 'bogus'")
+                        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+            }
+        }
+    }
+
+    private List<String> warnings() {
+        List<String> messages = new ArrayList<>();
+        for (ILoggingEvent e : List.copyOf(log.list)) {
+            if (e.getLevel().isGreaterOrEqual(Level.WARN)) {
+                messages.add(e.getFormattedMessage());
+            }
+        }
+        return messages;
+    }
+
+    private static long descriptorsOf(String fileName) throws Exception {
+        long count = 0;
+        try (var links = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path link : (Iterable<Path>) links::iterator) {
+                try {
+                    if (Files.readSymbolicLink(link).toString().endsWith(fileName)) {
+                        count++;
+                    }
+                } catch (java.io.IOException closedMeanwhile) {
+                    // the listing's own descriptor, or one closed since
+                }
+            }
+        }
+        return count;
+    }
+
+    private static long mappingsOf(String fileName) throws Exception {
+        return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.endsWith(fileName)).count();
+    }
+}
