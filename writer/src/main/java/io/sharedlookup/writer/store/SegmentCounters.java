@@ -39,6 +39,9 @@ final class SegmentCounters {
             while (zeros.hasRemaining()) {
                 ch.write(zeros);
             }
+            // Its length is durable before any manifest names the generation (a publish fsyncs the map files and
+            // the directory, not this): after a power loss a short one would make readers refuse the namespace.
+            ch.force(true);
         }
         return map(file, segments);
     }
