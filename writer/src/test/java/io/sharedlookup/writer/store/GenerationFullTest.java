@@ -29,17 +29,8 @@ class GenerationFullTest {
 
     @Test
     void aLongerValueWithNoTierLeft_failsHavingChangedNothing() throws Exception {
-        Path file = dir.resolve("g0000000001.cmap");
-        try (GenerationFile g = GenerationFile.create(file, new GenerationSizing(1024, 8, 8, 1.0),
-                StorePermissions.DEFAULT)) {
-            Map<String, String> model = new LinkedHashMap<>();
-            for (int i = 0; ; i++) {
-                String key = "key-" + i;
-                if (!putUnlessFull(g, key, "v")) {
-                    break;
-                }
-                model.put(key, "v");
-            }
+        try (GenerationFile g = smallGeneration()) {
+            Map<String, String> model = fillUntilFull(g);
             // Now every tier is taken: values that grow must move, and some move finds no room.
             String refused = null;
             for (int length = 8; refused == null && length < 4096; length *= 2) {
@@ -65,7 +56,7 @@ class GenerationFullTest {
             assertThat(copied.entrySet()).as("entries such a copy takes").hasSameSizeAs(model.entrySet())
                     .allMatch(e -> e.getValue().equals(model.get(e.getKey())));
             assertThat(g.size()).isEqualTo(model.size());
-            MappedMap reader = MappedMap.open(file, SequenceFile.of(file), g.layout());
+            MappedMap reader = MappedMap.open(g.file(), SequenceFile.of(g.file()), g.layout());
             assertThat(reader.size(TIMEOUT)).as("a reader's count").isEqualTo(model.size());
 
             // Removing every entry leaves counts that are still exact (they went negative once).
@@ -77,6 +68,20 @@ class GenerationFullTest {
                 throw new AssertionError("left behind: " + k);
             }, TIMEOUT);
         }
+    }
+
+    private GenerationFile smallGeneration() throws Exception {
+        return GenerationFile.create(dir.resolve("g0000000001.cmap"), new GenerationSizing(1024, 8, 8, 1.0),
+                StorePermissions.DEFAULT);
+    }
+
+    /** Puts new keys until one finds no room; returns what was stored. */
+    private static Map<String, String> fillUntilFull(GenerationFile g) {
+        Map<String, String> stored = new LinkedHashMap<>();
+        for (int i = 0; putUnlessFull(g, "key-" + i, "v"); i++) {
+            stored.put("key-" + i, "v");
+        }
+        return stored;
     }
 
     private static boolean putUnlessFull(GenerationFile g, String key, String value) {
@@ -91,17 +96,12 @@ class GenerationFullTest {
 
     @Test
     void theRefusal_saysWhatIsFull() throws Exception {
-        Path file = dir.resolve("g0000000001.cmap");
-        try (GenerationFile g = GenerationFile.create(file, new GenerationSizing(1024, 8, 8, 1.0),
-                StorePermissions.DEFAULT)) {
-            int i = 0;
-            while (putUnlessFull(g, "key-" + i, "v")) {
-                i++;
-            }
+        try (GenerationFile g = smallGeneration()) {
+            Map<String, String> stored = fillUntilFull(g);
             String longest = "x".repeat(2048);
             assertThatThrownBy(() -> {
-                for (int k = 0; k < 4096; k++) {
-                    g.put("key-" + k, longest, TIMEOUT);
+                for (String key : stored.keySet()) {
+                    g.put(key, longest, TIMEOUT);
                 }
             }).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("g0000000001.cmap")
