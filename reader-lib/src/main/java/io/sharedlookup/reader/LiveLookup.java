@@ -39,7 +39,7 @@ final class LiveLookup implements Lookup {
     private final Path namespaceDir;
     private final long lockTimeoutNanos;
     private final RateLimitedLog refreshWarnings = new RateLimitedLog(LOG, 10_000);
-    private final FailedManifest failures = new FailedManifest();
+    private final FailedGeneration failures = new FailedGeneration();
     private volatile PublishedGeneration current;
     private volatile Manifest manifest;
     private byte[] manifestBytes;
@@ -65,7 +65,7 @@ final class LiveLookup implements Lookup {
         for (int attempt = 1; ; attempt++) {
             byte[] bytes = lookup.readManifest(layout);
             try {
-                lookup.switchTo(bytes);
+                lookup.switchTo(bytes, false);
                 return lookup;
             } catch (RuntimeException e) {
                 if (attempt >= 5 || Arrays.equals(bytes, lookup.readManifest(layout))) {
@@ -85,7 +85,8 @@ final class LiveLookup implements Lookup {
             throw new SharedLookupException("Cannot read " + manifestFile + ": " + e
                     + "; the reader needs read access to the store files (add its user to the writer's group)", e);
         } catch (IOException e) {
-            throw new SharedLookupException("Cannot read " + manifestFile + ": " + e, e);
+            throw new SharedLookupException("Cannot read " + manifestFile + ": " + e + " (check the store volume: "
+                    + "the writer rewrites the manifest at its next checkpoint)", e);
         } catch (StoreFormatException e) {
             throw new SharedLookupException(e.getMessage(), e);
         }
@@ -101,9 +102,8 @@ final class LiveLookup implements Lookup {
         }
         try {
             byte[] bytes = Manifest.readBytes(manifestFile);
-            if (!Arrays.equals(bytes, manifestBytes) && !failures.waiting(bytes)) {
-                switchTo(bytes);
-                failures.clear();
+            if (!Arrays.equals(bytes, manifestBytes)) {
+                switchTo(bytes, true);
             }
         } catch (NoSuchFileException e) {
             refreshWarnings.warn("Namespace '{}': {} disappeared; still serving generation {}",
@@ -114,20 +114,26 @@ final class LiveLookup implements Lookup {
         }
     }
 
-    private void switchTo(byte[] bytes) {
-        Manifest next;
+    /**
+     * Follows the manifest {@code bytes}: opens the generation it names unless it is the one read now. With
+     * {@code backOff}, a generation that failed to open is not tried again before its {@link FailedGeneration} delay.
+     */
+    private void switchTo(byte[] bytes, boolean backOff) {
+        Manifest next = Manifest.parse(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), manifestFile);
         PublishedGeneration live = current;
-        PublishedGeneration opened = null;
-        try {
-            next = Manifest.parse(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), manifestFile);
-            if (live == null || !live.isNamedBy(namespaceDir, next)) {
-                opened = PublishedGeneration.open(namespaceDir, next);
+        if (live == null || !live.isNamedBy(namespaceDir, next)) {
+            Object named = PublishedGeneration.identity(namespaceDir, next);
+            if (backOff && failures.waiting(named)) {
+                return;
             }
-        } catch (RuntimeException e) {
-            failures.failed(bytes);
-            throw e;
-        }
-        if (opened != null) {
+            PublishedGeneration opened;
+            try {
+                opened = PublishedGeneration.open(namespaceDir, next);
+            } catch (Throwable e) {
+                failures.failed(named);
+                throw e;
+            }
+            failures.clear();
             current = opened;
             // Content first, then the manifest that names it, with nothing in between (the log line used to come
             // first): new content shows with the old version() only for the

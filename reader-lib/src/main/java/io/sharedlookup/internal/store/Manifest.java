@@ -194,7 +194,8 @@ public record Manifest(
             }
         }
         throw new StoreFormatException("Corrupt manifest " + source + ": writer.state '" + text
-                + "' is neither 'open' nor 'closed'");
+                + "' is neither 'open' nor 'closed' (edited by hand, or written by another release: use matching "
+                + "writer and reader releases, or delete the namespace directory and let the writer rebuild it)");
     }
 
     /** Manifests are a few kilobytes; the writer refuses larger ones too. */

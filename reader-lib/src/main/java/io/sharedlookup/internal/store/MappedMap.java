@@ -136,15 +136,20 @@ public final class MappedMap {
             throw new StoreFormatException("Cannot map " + file + " for reading: " + e
                     + " (the reader needs read permission on the store files: add its user to the writer's group)", e);
         } catch (IOException e) {
-            throw new StoreFormatException("Cannot map " + file + " for reading: " + e, e);
+            throw new StoreFormatException("Cannot map " + file + " for reading: " + e + " (a file of a published "
+                    + "generation is gone or damaged: the reader follows the writer's next publish; if none comes, "
+                    + "delete the namespace directory and let the writer rebuild it)", e);
         }
     }
 
     private static MappedMap openUninterrupted(Path file, Path sequenceFile, MapLayout layout) throws IOException {
         FileChannel channel = null;
         try {
+            Object fileKey = fileKey(file);
             channel = FileChannel.open(file, StandardOpenOption.READ);
-            Object fileKey = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+            if (!java.util.Objects.equals(fileKey, fileKey(file))) {
+                throw new IOException(file + " was replaced while it was being opened");
+            }
             long size = channel.size();
             if (size < layout.baseSize()) {
                 throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + size
@@ -195,6 +200,10 @@ public final class MappedMap {
             throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (no complete Chronicle "
                     + "Map header); the writer rebuilds it from the topic");
         }
+    }
+
+    private static Object fileKey(Path file) throws IOException {
+        return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
     }
 
     private static ByteBuffer map(FileChannel channel, long offset, long size) throws IOException {
@@ -1028,7 +1037,7 @@ public final class MappedMap {
     /** A new channel to the same file (not another one under its name, which it would be after a rebuild). */
     private FileChannel reopen() throws IOException {
         FileChannel reopened = Uninterruptibly.call(() -> FileChannel.open(file, StandardOpenOption.READ));
-        if (fileKey != null && !fileKey.equals(Files.readAttributes(file, BasicFileAttributes.class).fileKey())) {
+        if (fileKey != null && !fileKey.equals(fileKey(file))) {
             closeQuietly(reopened);
             throw new IOException(file + " was replaced by another file; the next refresh follows the manifest");
         }

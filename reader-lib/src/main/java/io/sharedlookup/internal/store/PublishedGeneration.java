@@ -55,6 +55,15 @@ public final class PublishedGeneration {
                 && fileKey.equals(fileKey(namespaceDir.resolve(manifest.dataFile())));
     }
 
+    /**
+     * What names the generation {@code manifest} points to, for telling a retry of it from another generation: its
+     * number, file name and file identity (a rewritten manifest of the same generation names the same).
+     */
+    public static Object identity(Path namespaceDir, Manifest manifest) {
+        return java.util.Arrays.asList(manifest.generation(), manifest.dataFile(),
+                fileKey(namespaceDir.resolve(manifest.dataFile())));
+    }
+
     private static Object fileKey(Path file) {
         try {
             return java.nio.file.Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class)

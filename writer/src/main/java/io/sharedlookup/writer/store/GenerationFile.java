@@ -275,6 +275,9 @@ public final class GenerationFile implements AutoCloseable {
                 }
                 return false;
             }
+            if (entry != null && data.size() > entry.value().size()) {
+                requireTierForRelocation();
+            }
             if (reverse != null) {
                 // Indexed before the change: when the index cannot take it (disk full), nothing changed, and the
                 // record is applied again later. Readers answer a reverse lookup only with keys holding the value.
@@ -282,9 +285,6 @@ public final class GenerationFile implements AutoCloseable {
             }
             if (entry != null) {
                 previous = reverse == null && !digesting ? null : entry.value().get().toString();
-                if (data.size() > entry.value().size()) {
-                    requireTierForRelocation();
-                }
                 int segment = c.segmentIndex();
                 counters.begin(segment);
                 try {
@@ -354,9 +354,9 @@ public final class GenerationFile implements AutoCloseable {
         if (String.valueOf(e.getMessage()).contains("too large")) {
             return e; // checked before anything moves
         }
+        String cause = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
         return new GenerationUnusableException("A longer value could not be placed in " + file.getFileName() + " ("
-                + e.getMessage() + ") after Chronicle Map had freed the old one; the namespace is rebuilt from its "
-                + "topic", e);
+                + cause + ") after Chronicle Map had freed the old one; the namespace is rebuilt from its topic", e);
     }
 
     /**
