@@ -43,7 +43,7 @@ public final class SharedLookupExtractor extends LookupExtractor {
     @Nullable
     @Override
     public String apply(@Nullable String key) {
-        if (key == null || key.isEmpty()) {
+        if (key == null) {
             return null;
         }
         return lookup().get(key); // the String made straight from the value's copied bytes
@@ -69,8 +69,8 @@ public final class SharedLookupExtractor extends LookupExtractor {
         }
         int n = 0;
         for (String key : keys) {
-            if (key == null || key.isEmpty()) {
-                values.put(key, null); // as apply
+            if (key == null) {
+                values.put(null, null); // as apply
             } else {
                 batch[n++] = key;
                 if (n == BATCH) {

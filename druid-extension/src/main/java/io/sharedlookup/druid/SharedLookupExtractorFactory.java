@@ -170,8 +170,10 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
                         + "; the coordinator sends the spec again at its next lookup sync (druid.manager.lookups.period)"
                         + " and it loads once the namespace is published and caught up");
             }
-            LOG.info("Lookup over namespace '{}' in {} started: generation {}, {} entries", namespace,
-                    resolvedStoreDir, lookup.generation(), lookup.size());
+            // Not its size: counting reads every segment, and one left mid-change by a killed writer would fail
+            // the start after the store was taken.
+            LOG.info("Lookup over namespace '{}' in {} started: generation {}", namespace, resolvedStoreDir,
+                    lookup.generation());
             return true;
         }
     }

@@ -114,6 +114,18 @@ class SharedLookupLifecycleTest {
         }
     }
 
+    /** A writer killed mid-change leaves a segment that lookups time out on until its successor rebuilds. */
+    @Test
+    void start_withASegmentLeftInTheMiddleOfAChange_startsAndHoldsNothingAfterClose() throws Exception {
+        TestStores.Published p = publish("users", Map.of("1", "one"), true);
+        p.leaveEverySegmentMidChange();
+        SharedLookupExtractorFactory f = factory("users", 10_000);
+        assertThat(f.start()).isTrue();
+        assertThat(f.isInitialized()).isTrue();
+        f.close();
+        assertThat(SharedStores.openStores()).isZero();
+    }
+
     /** Without and with the writer's reverse index: reverse lookups must agree either way. */
     @ParameterizedTest(name = "reverse index: {0}")
     @ValueSource(booleans = {false, true})
@@ -126,6 +138,7 @@ class SharedLookupLifecycleTest {
             content.put("u" + i, "unique " + (i % 25)); // two keys per value: served from the index
         }
         content.put("empty", "");
+        content.put("", "the empty key"); // a key like any other in Druid 33 (SQL-compatible nulls only)
         String namespace = "codes" + reverseIndex;
         TestStores.Published p = TestStores.publish(store, namespace, content, true, reverseIndex);
         toClose.add(p);
@@ -135,16 +148,17 @@ class SharedLookupLifecycleTest {
         LookupExtractor shared = f.get();
         MapLookupExtractor map = new MapLookupExtractor(content, false);
 
-        for (String key : new String[]{"k1", "k499", "empty", "absent", null}) {
+        for (String key : new String[]{"k1", "k499", "empty", "", "absent", null}) {
             assertThat(shared.apply(key)).as(key).isEqualTo(map.apply(key));
         }
-        assertThat(shared.apply("")).isNull();
+        assertThat(shared.apply("")).isEqualTo("the empty key");
         assertThat(shared.applyAll(List.of("k1", "absent"))).isEqualTo(map.applyAll(List.of("k1", "absent")));
         List<String> many = new ArrayList<>(content.keySet()); // several batches, absent, empty and null keys
         many.addAll(List.of("absent", "", "k1"));
         many.add(null);
         assertThat(shared.applyAll(many)).isEqualTo(map.applyAll(many)).containsEntry("k42", "v0")
-                .containsEntry("absent", null).containsEntry(null, null).hasSize(content.size() + 3);
+                .containsEntry("", "the empty key").containsEntry("absent", null).containsEntry(null, null)
+                .hasSize(content.size() + 2);
         assertThat(shared.applyAll(null)).isEmpty();
         assertThat(f.get().getClass()).isEqualTo(SharedLookupExtractor.class);
         for (Set<String> values : List.<Set<String>>of(Set.of("v1"), Set.of("v2", "v3"), Set.of(""),
@@ -162,6 +176,8 @@ class SharedLookupLifecycleTest {
         assertThat(view).isEqualTo(content);
         assertThat(view.get("k3")).isEqualTo("v3");
         assertThat(view.containsKey("absent")).isFalse();
+        assertThat(view.get("")).isEqualTo("the empty key");
+        assertThat(view.containsKey("")).isTrue();
         assertThat(view.size()).isEqualTo(content.size());
         assertThatThrownBy(() -> view.put("x", "y")).isInstanceOf(UnsupportedOperationException.class);
         assertThat(shared.estimateHeapFootprint()).isZero();

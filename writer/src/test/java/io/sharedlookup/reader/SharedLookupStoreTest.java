@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.Manifest;
-import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.testing.TestStores;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -252,7 +250,7 @@ class SharedLookupStoreTest {
     @Test
     void refusesATruncatedGenerationFileWithAClearMessage() throws Exception {
         Path file = publishedGenerationFile();
-        try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+        try (var ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
             ch.truncate(ch.size() / 2);
         }
         assertRefusedAsCorruptOrTruncated(file);
@@ -266,12 +264,12 @@ class SharedLookupStoreTest {
             Outputs outputs = Outputs.filledBy(users);
             var layout = published.writer.published().orElseThrow().layout();
             // Every hash lookup slot of every first tier now points past its tier's chunks.
-            try (var ch = java.nio.channels.FileChannel.open(published.generation.file(),
-                    java.nio.file.StandardOpenOption.WRITE)) {
+            try (var ch = FileChannel.open(published.generation.file(),
+                    StandardOpenOption.WRITE)) {
                 byte[] ones = new byte[(int) (layout.hashLookupCapacity() * layout.slotSize())];
                 java.util.Arrays.fill(ones, (byte) 0xFF);
                 for (int segment = 0; segment < layout.segments(); segment++) {
-                    ch.write(java.nio.ByteBuffer.wrap(ones), layout.segmentsOffset() + segment * layout.tierSize());
+                    ch.write(ByteBuffer.wrap(ones), layout.segmentsOffset() + segment * layout.tierSize());
                 }
             }
             assertThatThrownBy(() -> users.get("1")).isInstanceOf(SharedLookupException.class)
@@ -288,15 +286,7 @@ class SharedLookupStoreTest {
              SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(Duration.ofMillis(20)).open()) {
             Lookup users = s.lookup("users");
             Outputs outputs = Outputs.filledBy(users);
-            // A writer that died in the middle of a change leaves its segment's counter odd: every segment here.
-            var layout = published.writer.published().orElseThrow().layout();
-            try (FileChannel sequences = FileChannel.open(SequenceFile.of(published.generation.file()),
-                    StandardOpenOption.WRITE)) {
-                ByteBuffer odd = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 1);
-                for (int segment = 0; segment < layout.segments(); segment++) {
-                    sequences.write(odd.rewind(), (long) segment * SequenceFile.STRIDE);
-                }
-            }
+            published.leaveEverySegmentMidChange(); // as a writer that died in the middle of a change leaves one
             assertThatThrownBy(() -> users.get("1")).isInstanceOf(LookupTimeoutException.class)
                     .hasMessageContaining("Namespace 'users'");
             outputs.assertEmptiedByFailingLookups(users, LookupTimeoutException.class);

@@ -3,11 +3,16 @@ package io.sharedlookup.testing;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.reader.SharedLookupStore;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -62,6 +67,17 @@ public final class TestStores {
         public void update(Map<String, String> updates, boolean caughtUp) throws IOException {
             updates.forEach((k, v) -> generation.put(k, v, TIMEOUT));
             writer.checkpoint(Map.of(0, 1_000L), caughtUp, true);
+        }
+
+        /** Leaves every segment of the published generation as a writer killed in the middle of a change does. */
+        public void leaveEverySegmentMidChange() throws IOException {
+            try (FileChannel sequences = FileChannel.open(SequenceFile.of(generation.file()),
+                    StandardOpenOption.WRITE)) {
+                ByteBuffer odd = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 1);
+                for (int segment = 0; segment < generation.layout().segments(); segment++) {
+                    sequences.write(odd.rewind(), (long) segment * SequenceFile.STRIDE);
+                }
+            }
         }
 
         @Override
