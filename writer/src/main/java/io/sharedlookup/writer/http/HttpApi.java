@@ -143,12 +143,14 @@ public final class HttpApi {
     }
 
     /**
-     * Percent-decodes a path segment as UTF-8. Unlike form decoding, '+' stays '+': keys may contain it.
+     * Percent-decodes a path segment of a request line as UTF-8. Unlike form decoding, '+' stays '+': keys may contain
+     * it. Netty hands the request line over one char per byte, so a char below 256 is a byte of the UTF-8 text (a
+     * client may send non-ASCII keys unescaped, as curl does).
      *
      * @throws IllegalArgumentException on a malformed escape or invalid UTF-8
      */
     static String decodePath(String s) {
-        if (s.indexOf('%') < 0) {
+        if (s.indexOf('%') < 0 && s.chars().allMatch(c -> c < 0x80)) {
             return s;
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(s.length());
@@ -162,9 +164,10 @@ public final class HttpApi {
                 }
                 bytes.write(Character.digit(s.charAt(i + 1), 16) * 16 + Character.digit(s.charAt(i + 2), 16));
                 i += 2;
+            } else if (c < 0x100) {
+                bytes.write(c);
             } else {
-                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-                bytes.write(b, 0, b.length);
+                throw new IllegalArgumentException("The path holds a character that is not a byte: send it as UTF-8");
             }
         }
         try {
