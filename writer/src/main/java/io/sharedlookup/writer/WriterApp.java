@@ -71,7 +71,6 @@ public final class WriterApp implements AutoCloseable {
         try {
             for (TopicBinding b : cfg.topics()) {
                 NamespaceWriter w;
-                boolean seeded = cfg.seed().isPresent() && seed(cfg, layout, b.namespace());
                 try {
                     // A namespace built afresh starts numbering at the current Unix time in seconds.
                     w = NamespaceWriter.open(layout, b.namespace(), cfg.permissions(),
@@ -79,8 +78,8 @@ public final class WriterApp implements AutoCloseable {
                 } catch (IllegalStateException e) {
                     throw new ConfigException(e.getMessage());
                 }
-                if (seeded) {
-                    w.verifyDigestOnResume(); // copied from another host: the entries must still give its digest
+                if (cfg.seed().isPresent()) { // with the namespace's lock held: no other writer is building it
+                    seed(cfg.seed().get(), w, b, attributes);
                 }
                 sinks.add(new NamespaceSink(b, w, metrics, attributes));
             }
@@ -185,14 +184,15 @@ public final class WriterApp implements AutoCloseable {
         stop();
     }
 
-    /** Seeds {@code namespace} from the snapshot; a snapshot that cannot be used only costs the replay it would save. */
-    private static boolean seed(WriterConfig cfg, StoreLayout layout, String namespace) {
+    /** Seeds the namespace from the snapshot; a snapshot that cannot be used only costs the replay it would save. */
+    private static void seed(Path snapshot, NamespaceWriter writer, TopicBinding binding,
+                             Map<String, String> attributes) {
         try {
-            return Snapshots.seed(cfg.seed().orElseThrow(), layout, namespace, cfg.permissions());
+            Snapshots.seed(snapshot, writer, m -> ResumeDecision.builtDifferently(m.topic(), m.attributes(),
+                    binding.topic(), attributes));
         } catch (IOException | RuntimeException e) {
-            log.warn("Namespace '{}': cannot seed from {} ({}); building it from its topic", namespace,
-                    cfg.seed().orElseThrow(), e.getMessage());
-            return false;
+            log.warn("Namespace '{}': cannot seed from {} ({}); building it from its topic", writer.namespace(),
+                    snapshot, e.toString());
         }
     }
 }

@@ -104,10 +104,11 @@ final class WriterCommand {
 
     @Option(names = "--seed", paramLabel = "DIR",
             description = "A snapshot directory written by the 'snapshot' command on another host (its OUT): each "
-                    + "namespace this store lacks is copied from it, checked against its digest and resumed from its "
-                    + "offsets instead of replaying the topic. It is built from the topic instead when the snapshot "
-                    + "cannot be used, its offsets are no longer on the broker, it is older than the topic's "
-                    + "delete.retention.ms, its settings differ, or its entries do not give its digest "
+                    + "namespace this store lacks is copied from it, checked (layout, digest, reverse index) before "
+                    + "readers see it, and resumed from its offsets instead of replaying the topic. It is built from "
+                    + "the topic instead when the snapshot cannot be used (not finished, another topic or other "
+                    + "settings, a file that is not a regular file, a failed check: nothing of it is published), its "
+                    + "offsets are no longer on the broker, or it is older than the topic's delete.retention.ms "
                     + "(docs/scale-out.md).")
     Path seed;
 

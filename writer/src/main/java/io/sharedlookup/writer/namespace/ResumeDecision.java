@@ -67,6 +67,28 @@ public final class ResumeDecision {
      * @param log               the topic now
      * @param nowMillis         the wall clock now, to compare with {@code delete.retention.ms}
      */
+    /**
+     * Why a generation built from {@code builtTopic} with {@code builtAttributes} is not what this writer builds from
+     * {@code topic} with {@code attributes} (rules 3 to 5 above), or empty when it is.
+     */
+    public static Optional<String> builtDifferently(String builtTopic, Map<String, String> builtAttributes,
+                                                    String topic, Map<String, String> attributes) {
+        if (!builtTopic.equals(topic)) {
+            return Optional.of("it was built from topic '" + builtTopic + "'");
+        }
+        // Only the settings this writer records decide; the format may add attributes of its own.
+        for (Map.Entry<String, String> a : attributes.entrySet()) {
+            if (!a.getValue().equals(builtAttributes.get(a.getKey()))) {
+                return Optional.of("it was built with " + a.getKey() + "=" + builtAttributes.get(a.getKey())
+                        + ", not " + a.getValue());
+            }
+        }
+        if (attributes.get(VALUE_FIELD) == null && builtAttributes.get(VALUE_FIELD) != null) {
+            return Optional.of("it was built with " + VALUE_FIELD + "=" + builtAttributes.get(VALUE_FIELD));
+        }
+        return Optional.empty();
+    }
+
     static ResumeDecision decide(Optional<Published> published, Optional<String> unpublishedReason, String topic,
                                  Map<String, String> attributes, TopicLog log, long nowMillis) {
         if (published.isEmpty()) {
@@ -76,18 +98,9 @@ public final class ResumeDecision {
         if (!m.stoppedCleanly()) {
             return rebuild("the last writer did not stop cleanly");
         }
-        if (!m.topic().equals(topic)) {
-            return rebuild("it was built from topic '" + m.topic() + "'");
-        }
-        // Only the settings this writer records decide; the format may add attributes of its own.
-        for (Map.Entry<String, String> a : attributes.entrySet()) {
-            if (!a.getValue().equals(m.attributes().get(a.getKey()))) {
-                return rebuild("it was built with " + a.getKey() + "=" + m.attributes().get(a.getKey()) + ", not "
-                        + a.getValue());
-            }
-        }
-        if (attributes.get(VALUE_FIELD) == null && m.attributes().get(VALUE_FIELD) != null) {
-            return rebuild("it was built with " + VALUE_FIELD + "=" + m.attributes().get(VALUE_FIELD));
+        Optional<String> different = builtDifferently(m.topic(), m.attributes(), topic, attributes);
+        if (different.isPresent()) {
+            return rebuild(different.get());
         }
         for (Map.Entry<Integer, Long> b : log.beginning().entrySet()) {
             Long stored = m.offsets().get(b.getKey());

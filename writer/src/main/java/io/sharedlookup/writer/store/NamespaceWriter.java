@@ -1,6 +1,5 @@
 package io.sharedlookup.writer.store;
 
-import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 
@@ -53,8 +52,6 @@ public final class NamespaceWriter implements AutoCloseable {
     /** One WARN a minute at most per namespace for files that cannot be deleted, however often it is retried. */
     private final OldGenerations oldGenerations;
     private Manifest published;
-    /** Set for a namespace seeded from a snapshot: the resume checks the copied entries against the digest. */
-    private boolean verifyDigestOnResume;
     /** The published generation as this writer holds it open (published or resumed by it), for its digest. */
     private GenerationFile publishedFile;
     /** Generation files numbered below this are due for deletion (a deletion failed); 0 when none are. */
@@ -193,18 +190,9 @@ public final class NamespaceWriter implements AutoCloseable {
     }
 
     /**
-     * Makes {@link #resume()} recompute the content digest from the entries and refuse the generation when it differs
-     * from the manifest's: for a namespace seeded from a snapshot copied from another host.
-     */
-    public void verifyDigestOnResume() {
-        verifyDigestOnResume = true;
-    }
-
-    /**
      * Reopens the published generation for writing and marks the manifest open. Requires {@link #canResume()}.
      *
-     * @throws StoreFormatException when the generation cannot be opened or, with {@link #verifyDigestOnResume()}, its
-     *                              entries do not give the manifest's digest
+     * @throws StoreFormatException when the generation cannot be opened
      */
     public GenerationFile resume() throws IOException {
         if (!canResume()) {
@@ -214,15 +202,6 @@ public final class NamespaceWriter implements AutoCloseable {
                 hasReverseIndex(published));
         try {
             generation.restoreDigest(published.contentDigest());
-            if (verifyDigestOnResume) {
-                long scanned = generation.scanDigest();
-                if (published.contentDigest() == null || scanned != published.contentDigest()) {
-                    throw new StoreFormatException("Generation " + dataFile(published) + " gives content digest "
-                            + ContentDigest.hex(scanned) + " but its manifest says " + (published.contentDigest() == null
-                            ? "none" : ContentDigest.hex(published.contentDigest()))
-                            + "; the namespace is rebuilt from its topic");
-                }
-            }
             write(published.withWriterState(Manifest.WriterState.OPEN, System.currentTimeMillis()), true);
         } catch (IOException | RuntimeException e) {
             generation.close();
@@ -349,6 +328,23 @@ public final class NamespaceWriter implements AutoCloseable {
         // Wall-clock based so that versions keep increasing even if a namespace directory is deleted and rebuilt.
         long previous = published == null ? 0 : published.contentVersion();
         return Math.max(previous + 1, System.currentTimeMillis() * 1000);
+    }
+
+    /** The namespace's directory, which this writer owns. */
+    Path directory() {
+        return layout.namespaceDir(namespace);
+    }
+
+    StorePermissions permissions() {
+        return permissions;
+    }
+
+    /** Publishes a snapshot's manifest whose files {@link Snapshots#seed} copied into this namespace and checked. */
+    void publishSeeded(Manifest snapshot) throws IOException {
+        if (published != null) {
+            throw new IllegalStateException("Namespace '" + namespace + "' is published already; never seeded over");
+        }
+        write(snapshot, true);
     }
 
     private void write(Manifest manifest, boolean durable) throws IOException {

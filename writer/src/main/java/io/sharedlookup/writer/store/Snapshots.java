@@ -7,15 +7,22 @@ import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * a writer resuming from them and replaying the topic in order ends with every key at its latest value: the snapshot
  * is consistent for resuming even though it is not one point in time.
  *
- * <p>{@link #seed} copies a snapshot's files into an empty namespace of a store, with the store's file modes; the
- * writer then resumes from the snapshot's offsets as after a clean stop (or rebuilds from the topic when they are no
- * longer on the broker), after checking that the copied entries still give the snapshot's digest.
+ * <p>{@link #seed} copies a snapshot's files into an empty namespace of a store, with the store's file modes, checks
+ * them and publishes them; the writer then resumes from the snapshot's offsets as after a clean stop (or rebuilds
+ * from the topic when they are no longer on the broker).
  */
 public final class Snapshots {
     private static final Logger log = LoggerFactory.getLogger(Snapshots.class);
@@ -92,19 +99,23 @@ public final class Snapshots {
     }
 
     /**
-     * When {@code namespace} has no manifest in {@code layout}'s store and {@code snapshotDir} holds a snapshot of it,
-     * copies the snapshot's published files and manifest there with the store's modes.
+     * When {@code writer}'s namespace has nothing in its store and {@code snapshotDir} holds a snapshot of it, copies
+     * the snapshot's files into the namespace and checks them (the manifest's layout describes the files, the entries
+     * give the manifest's digest, the reverse index lists every key under its value) before publishing the snapshot's
+     * manifest: readers never see a snapshot that fails a check. The writer's lock on the namespace is held throughout.
      *
-     * @return whether it seeded the namespace
+     * @param refusal why a snapshot must not seed this namespace (built from another topic or with other settings),
+     *                or empty when it may
+     * @return whether it seeded the namespace; false when the store has it or the directory holds no snapshot of it
+     * @throws IOException when the snapshot cannot be used; nothing is published and nothing copied is left behind
      */
-    public static boolean seed(Path snapshotDir, StoreLayout layout, String namespace, StorePermissions permissions)
+    public static boolean seed(Path snapshotDir, NamespaceWriter writer, Function<Manifest, Optional<String>> refusal)
             throws IOException {
-        Path targetManifest = layout.manifest(namespace);
-        if (Files.exists(targetManifest, LinkOption.NOFOLLOW_LINKS)) {
+        String namespace = writer.namespace();
+        if (writer.published().isPresent() || writer.rebuildReason().isPresent()) {
             return false; // never over a namespace the store already has
         }
-        StoreLayout from = new StoreLayout(snapshotDir);
-        Path sourceManifest = from.manifest(namespace);
+        Path sourceManifest = new StoreLayout(snapshotDir).manifest(namespace);
         if (!Files.isRegularFile(sourceManifest, LinkOption.NOFOLLOW_LINKS)) {
             log.info("Namespace '{}': no snapshot of it in {}; it is built from its topic", namespace, snapshotDir);
             return false;
@@ -114,31 +125,92 @@ public final class Snapshots {
             throw new IOException("Snapshot " + sourceManifest + " is not a finished snapshot (no clean close or no "
                     + "digest): take it again with the writer's 'snapshot' command");
         }
-        // As the writer creates a store: the root with the store's directory mode, never world-writable.
-        StorePermissions.requireNotWorldWritable(permissions.createDirectory(layout.storeDir()), "Store directory");
-        Path targetDir = permissions.createOwnDirectory(layout.namespaceDir(namespace));
-        List<Path> files = new ArrayList<>();
-        Path data = from.namespaceDir(namespace).resolve(snapshot.dataFile());
-        files.add(data);
-        files.add(SequenceFile.of(data));
+        Optional<String> refused = refusal.apply(snapshot);
+        if (!snapshot.namespace().equals(namespace) || refused.isPresent()) {
+            throw new IOException("Snapshot " + sourceManifest + " cannot seed namespace '" + namespace + "': "
+                    + refused.orElse("it is a snapshot of namespace '" + snapshot.namespace() + "'")
+                    + "; take one on a host whose writer reads the same topic with the same settings");
+        }
+        Path sourceData = snapshotDir.resolve(namespace).resolve(snapshot.dataFile());
+        List<Path> sources = new ArrayList<>(List.of(sourceData, SequenceFile.of(sourceData)));
         if (NamespaceWriter.hasReverseIndex(snapshot)) {
-            files.add(StoreLayout.reverseIndexFile(data));
-            files.add(SequenceFile.of(StoreLayout.reverseIndexFile(data)));
+            sources.add(StoreLayout.reverseIndexFile(sourceData));
+            sources.add(SequenceFile.of(StoreLayout.reverseIndexFile(sourceData)));
         }
-        for (Path f : files) {
-            Path target = targetDir.resolve(f.getFileName());
-            Path partial = targetDir.resolve(f.getFileName() + ".seeding");
-            Files.deleteIfExists(partial);
-            permissions.createFile(partial);
-            Files.copy(f, partial, StandardCopyOption.REPLACE_EXISTING, LinkOption.NOFOLLOW_LINKS);
-            permissions.applyToFile(partial);
-            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Path targetDir = writer.directory();
+        List<Path> written = new ArrayList<>();
+        try {
+            for (Path source : sources) {
+                written.add(copy(source, targetDir, writer.permissions(), written));
+            }
+            check(targetDir.resolve(snapshot.dataFile()), snapshot);
+            writer.publishSeeded(snapshot);
+        } catch (IOException | RuntimeException e) {
+            for (Path f : written) {
+                Files.deleteIfExists(f);
+            }
+            throw e;
         }
-        // The manifest last: until it exists, the namespace is empty and a failed seed leaves nothing half-done
-        // that a reader or the next start would take for a store.
-        ManifestFiles.write(snapshot, targetManifest, permissions, true);
         log.info("Namespace '{}': seeded from snapshot {} (generation {}, offsets {}, digest {})", namespace,
                 snapshotDir, snapshot.generation(), snapshot.offsets(), ContentDigest.hex(snapshot.contentDigest()));
         return true;
+    }
+
+    /**
+     * Copies {@code source} (a regular file, never followed if it is a link: a pipe would block the copy for good)
+     * into {@code targetDir} under its name, with the store's modes and on disk before it is renamed into place.
+     */
+    private static Path copy(Path source, Path targetDir, StorePermissions permissions, List<Path> written)
+            throws IOException {
+        BasicFileAttributes a = Files.readAttributes(source, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!a.isRegularFile()) {
+            throw new IOException("Snapshot file " + source + " is not a regular file: take the snapshot again");
+        }
+        Path target = targetDir.resolve(source.getFileName());
+        Path partial = targetDir.resolve(source.getFileName() + ".seeding");
+        Files.deleteIfExists(partial);
+        written.add(partial);
+        permissions.createFile(partial);
+        Files.copy(source, partial, StandardCopyOption.REPLACE_EXISTING, LinkOption.NOFOLLOW_LINKS);
+        permissions.applyToFile(partial);
+        try (FileChannel ch = FileChannel.open(partial, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            ch.force(true); // on disk before the manifest that names it (which is fsynced with its directory)
+        }
+        Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        return target;
+    }
+
+    /**
+     * The copied generation is what its manifest says: Chronicle opens it with the manifest's layout, its entries give
+     * the manifest's digest, and its reverse index (if any) lists every key under its value. Damage on the way between
+     * hosts, or a snapshot put together by hand, fails here.
+     */
+    private static void check(Path data, Manifest snapshot) {
+        try (GenerationFile g = GenerationFile.open(data, snapshot.capacity(), NamespaceWriter.hasReverseIndex(snapshot))) {
+            if (!g.layout().equals(snapshot.layout()) || !Objects.equals(g.reverseLayout(), snapshot.reverseLayout())) {
+                throw new StoreFormatException("Snapshot generation " + data.getFileName() + " does not have the "
+                        + "layout its manifest gives readers; take the snapshot again");
+            }
+            long scanned = g.scanDigest();
+            if (scanned != snapshot.contentDigest()) {
+                throw new StoreFormatException("Snapshot generation " + data.getFileName() + " gives content digest "
+                        + ContentDigest.hex(scanned) + " but its manifest says "
+                        + ContentDigest.hex(snapshot.contentDigest()) + " (damaged on the way?); take the snapshot again");
+            }
+            if (g.hasReverseIndex()) {
+                String[] unlisted = {null};
+                g.forEachWhile((k, v) -> {
+                    Optional<List<String>> keys = g.keysOf(v, SCAN_BOUND.toNanos());
+                    if (keys.isPresent() && !keys.get().contains(k.toString())) {
+                        unlisted[0] = k.toString();
+                    }
+                    return unlisted[0] == null;
+                }, SCAN_BOUND.toNanos());
+                if (unlisted[0] != null) {
+                    throw new StoreFormatException("Snapshot reverse index of " + data.getFileName() + " does not list "
+                            + "key '" + unlisted[0] + "' under its value; take the snapshot again");
+                }
+            }
+        }
     }
 }

@@ -2,22 +2,32 @@ package io.sharedlookup.writer.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.testing.TestStores;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Snapshots taken beside a live writer, and a new store seeded from one (issue "Many hosts", item 3). */
 class SnapshotsTest {
+    /** A namespace that takes any snapshot of it. */
+    private static final Function<Manifest, Optional<String>> ANY = m -> Optional.empty();
+
     @TempDir
     Path dir;
 
@@ -63,16 +73,16 @@ class SnapshotsTest {
         }
 
         StoreLayout layout = new StoreLayout(seeded);
-        assertThat(Snapshots.seed(snapshot, layout, "users", StorePermissions.DEFAULT)).isTrue();
+        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT);
+             NamespaceWriter items = NamespaceWriter.open(layout, "items", StorePermissions.DEFAULT)) {
+            assertThat(Snapshots.seed(snapshot, writer, ANY)).isTrue();
+            assertThat(Snapshots.seed(snapshot, writer, ANY)).as("never over a namespace the store has").isFalse();
+            assertThat(Snapshots.seed(snapshot, items, ANY)).as("no snapshot of it").isFalse();
+        }
         assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(seeded)))
                 .as("a store root created by seeding has the store's directory mode").isEqualTo("rwxr-x---");
-        assertThat(Snapshots.seed(snapshot, layout, "users", StorePermissions.DEFAULT))
-                .as("never over a namespace the store has").isFalse();
-        assertThat(Snapshots.seed(snapshot, layout, "items", StorePermissions.DEFAULT)).as("no snapshot of it")
-                .isFalse();
         Map<String, String> copied = TestStores.contents(snapshot, "users");
         try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
-            writer.verifyDigestOnResume();
             assertThat(writer.canResume()).isTrue();
             GenerationFile g = writer.resume();
             assertThat(ContentDigest.hex(g.contentDigest()))
@@ -83,23 +93,75 @@ class SnapshotsTest {
     }
 
     @Test
-    void aSeededGenerationWhoseEntriesDoNotGiveItsDigestIsRefused() throws Exception {
-        Path store = dir.resolve("store");
-        Path snapshot = dir.resolve("snapshot");
-        try (TestStores.Published live = TestStores.publish(store, "users", content(100, ""))) {
-            Snapshots.take(store, "users", snapshot, StorePermissions.DEFAULT);
-        }
+    void aSnapshotWhoseEntriesDoNotGiveItsDigest_isRefusedBeforeReadersSeeIt() throws Exception {
+        Path snapshot = snapshotOf100();
         // Damaged on the way between hosts: the manifest's digest no longer describes the entries.
         Path manifest = new StoreLayout(snapshot).manifest("users");
         Manifest m = Manifest.read(manifest);
         Files.writeString(manifest, m.toText().replace(ContentDigest.hex(m.contentDigest()),
                 ContentDigest.hex(m.contentDigest() ^ 1)));
-        StoreLayout layout = new StoreLayout(dir.resolve("seeded"));
-        Snapshots.seed(snapshot, layout, "users", StorePermissions.DEFAULT);
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
-            writer.verifyDigestOnResume();
-            assertThatThrownBy(writer::resume).isInstanceOf(StoreFormatException.class)
-                    .hasMessageContaining("gives content digest").hasMessageContaining("rebuilt from its topic");
+        assertRefusedLeavingNothing(snapshot, ANY, StoreFormatException.class, "gives content digest");
+    }
+
+    @Test
+    void aSnapshotOfAnotherTopic_isRefused() throws Exception {
+        Path snapshot = snapshotOf100();
+        assertRefusedLeavingNothing(snapshot, m -> Optional.of("it was built from topic '" + m.topic() + "'"),
+                IOException.class, "built from topic 'topic'");
+    }
+
+    @Test
+    void aSnapshotFileThatIsAPipe_isRefusedAtOnce() throws Exception {
+        Path snapshot = snapshotOf100();
+        Manifest m = Manifest.read(new StoreLayout(snapshot).manifest("users"));
+        Path sequences = SequenceFile.of(snapshot.resolve("users").resolve(m.dataFile()));
+        Files.delete(sequences);
+        Process mkfifo = new ProcessBuilder("mkfifo", sequences.toString()).start();
+        assertThat(mkfifo.waitFor()).isZero();
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
+                assertRefusedLeavingNothing(snapshot, ANY, IOException.class, "not a regular file"));
+    }
+
+    @Test
+    void aSnapshotWithAReverseIndex_seedsWithIt() throws Exception {
+        Map<String, String> content = new HashMap<>();
+        for (int i = 0; i < 1_000; i++) {
+            content.put("k" + i, "v" + (i % 300)); // most values held by several keys
         }
+        Path snapshot = dir.resolve("snapshot");
+        try (TestStores.Published live = TestStores.publish(dir.resolve("store"), "users", content, true, true)) {
+            Snapshots.take(dir.resolve("store"), "users", snapshot, StorePermissions.DEFAULT);
+        }
+        StoreLayout layout = new StoreLayout(dir.resolve("seeded"));
+        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+            assertThat(Snapshots.seed(snapshot, writer, ANY)).isTrue();
+        }
+        try (SharedLookupStore store = SharedLookupStore.open(layout.storeDir())) {
+            assertThat(store.lookup("users").keysOf("v7")).containsExactlyInAnyOrder("k7", "k307", "k607", "k907");
+        }
+        assertThat(TestStores.contents(layout.storeDir(), "users")).isEqualTo(content);
+    }
+
+    private Path snapshotOf100() throws Exception {
+        Path snapshot = dir.resolve("snapshot");
+        try (TestStores.Published live = TestStores.publish(dir.resolve("store"), "users", content(100, ""))) {
+            Snapshots.take(dir.resolve("store"), "users", snapshot, StorePermissions.DEFAULT);
+        }
+        return snapshot;
+    }
+
+    /** The seed fails saying why, nothing is published, and nothing it copied is left in the namespace. */
+    private void assertRefusedLeavingNothing(Path snapshot, Function<Manifest, Optional<String>> refusal,
+                                             Class<? extends Exception> failure, String why) throws Exception {
+        StoreLayout layout = new StoreLayout(dir.resolve("seeded"));
+        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+            assertThatThrownBy(() -> Snapshots.seed(snapshot, writer, refusal)).isInstanceOf(failure)
+                    .hasMessageContaining(why);
+            assertThat(writer.published()).isEmpty();
+        }
+        try (var left = Files.list(layout.namespaceDir("users"))) {
+            assertThat(left.map(f -> f.getFileName().toString())).containsOnly("writer.lock");
+        }
+        assertThat(TestStores.contents(layout.storeDir(), "users")).containsOnlyKeys("<unreadable>");
     }
 }
