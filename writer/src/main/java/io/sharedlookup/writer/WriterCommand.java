@@ -1,5 +1,6 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.writer.ingest.ConsumerSettings;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.io.Reader;
@@ -49,8 +50,8 @@ final class WriterCommand {
     // Split only at commas that start a new KEY=: values such as host lists keep their commas.
     @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", split = ",(?=[A-Za-z0-9._-]+=)",
             splitSynopsisLabel = ",", converter = KafkaPropertyConverter.class,
-            description = "Consumer property, repeatable; passed to the consumer as-is (SASL/SSL, group.id, "
-                    + "isolation.level...); overrides --kafka-config.")
+            description = "Consumer property, repeatable; passed to the consumer as-is (SASL/SSL, group.id...), "
+                    + "except the few the store's correctness rests on, which are refused; overrides --kafka-config.")
     List<Map.Entry<String, String>> kafkaProperties = new ArrayList<>();
 
     @Option(names = "--kafka-config", paramLabel = "FILE",
@@ -181,6 +182,11 @@ final class WriterCommand {
             p.stringPropertyNames().forEach(k -> props.put(k, p.getProperty(k)));
         }
         kafkaProperties.forEach(e -> props.put(e.getKey(), e.getValue()));
+        try {
+            ConsumerSettings.requireCompatible(props);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage() + " (from --kafka-property or --kafka-config)");
+        }
         return props;
     }
 

@@ -169,6 +169,17 @@ class WriterCliTest {
         assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
                 "--kafka-property", "novalue")).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Invalid --kafka-property 'novalue': use KEY=VALUE");
+        assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--kafka-property", "isolation.level=read_uncommitted")).isInstanceOf(ConfigException.class)
+                .hasMessage("Consumer property isolation.level=read_uncommitted would let the store diverge from the "
+                        + "topic; the writer sets isolation.level=read_committed itself: remove it (from "
+                        + "--kafka-property or --kafka-config)");
+        assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--kafka-property", "auto.offset.reset=earliest")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("auto.offset.reset=none itself");
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--kafka-property", "enable.auto.commit=false").kafkaProperties())
+                .as("the writer's own value is accepted").containsEntry("enable.auto.commit", "false");
         WriterConfig blanks = parse(Map.of("SHARED_LOOKUP_TOPIC", "a,,b"), "--bootstrap-servers", "k:1",
                 "--store-dir", store);
         assertThat(blanks.topics()).extracting(TopicBinding::topic).containsExactly("a", "b");

@@ -24,11 +24,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -277,6 +282,33 @@ class WriterEndToEndTest {
                         long total = committed.values().stream().mapToLong(o -> o.offset()).sum();
                         return committed.size() == 2 && total == 50;
                     });
+        }
+    }
+
+    /** Only committed records: an aborted transaction's records never reach the store, an open one's not yet. */
+    @Test
+    void anAbortedTransactionIsNotApplied() throws Exception {
+        kafka.createTopic("tx", 1);
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "writer-end-to-end-tx");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>("tx", "k", "committed"));
+            producer.commitTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>("tx", "k", "aborted"));
+            producer.send(new ProducerRecord<>("tx", "ghost", "aborted"));
+            producer.flush();
+            producer.abortTransaction();
+        }
+        Path store = TestKafka.tempStore();
+        try (WriterApp app = start(config(store, List.of(new TopicBinding("tx", "tx")), Optional.empty(), 1 << 20))) {
+            awaitReady(app);
+            assertThat(TestStores.contents(store, "tx")).isEqualTo(Map.of("k", "committed"));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.sharedlookup.writer.ingest;
 
 import io.sharedlookup.writer.WriterConfig;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -13,17 +14,43 @@ public final class ConsumerSettings {
     private ConsumerSettings() {
     }
 
+    /**
+     * Settings the store's correctness rests on, which no consumer property may change:
+     * <ul>
+     *   <li>no auto commit: positions live in the manifest, with the data they describe;</li>
+     *   <li>never create a mistyped topic by reading it;</li>
+     *   <li>a position the broker no longer has is never reset silently ({@code earliest} would replay a recreated
+     *       topic over stale keys, or skip deletes after truncation): with {@code none} the poll fails with
+     *       OffsetOutOfRangeException and the namespace is rebuilt;</li>
+     *   <li>only committed records: a transaction's records are applied once it commits, never when it aborts.</li>
+     * </ul>
+     */
+    private static final Map<String, String> FIXED = Map.of(
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+            ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false",
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+
+    /**
+     * Refuses consumer properties that would change one of the writer's fixed settings.
+     *
+     * @throws IllegalArgumentException naming the property, the writer's value and why
+     */
+    public static void requireCompatible(Map<String, String> properties) {
+        for (Map.Entry<String, String> fixed : FIXED.entrySet()) {
+            String given = properties.get(fixed.getKey());
+            if (given != null && !given.trim().equalsIgnoreCase(fixed.getValue())) {
+                throw new IllegalArgumentException("Consumer property " + fixed.getKey() + "=" + given + " would let "
+                        + "the store diverge from the topic; the writer sets " + fixed.getKey() + "="
+                        + fixed.getValue() + " itself: remove it");
+            }
+        }
+    }
+
     /** The properties of a {@code KafkaConsumer<byte[], byte[]>} for {@code config}. */
     public static Properties of(WriterConfig config) {
         Properties p = new Properties();
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "shared-lookup-writer");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        // Never create a mistyped topic by reading it.
-        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-        // Every position is set explicitly (resume or beginning). A position the broker no longer has must not be
-        // reset silently: "earliest" would replay a recreated topic over stale keys, or skip deletes after
-        // truncation. With "none" the poll fails with OffsetOutOfRangeException and the namespace is rebuilt.
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "10000");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
         // The sidecar heap is 64 MB: Kafka's default 50 MB fetch would not fit. 8 MB still keeps up with 10k+/s.
@@ -32,6 +59,7 @@ public final class ConsumerSettings {
         // every 5 s is negligible. The refresh happens inside poll(), without blocking it.
         p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, Integer.toString(METADATA_MAX_AGE_MS));
         p.putAll(config.kafkaProperties());
+        p.putAll(FIXED);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         // Decoding is ours, so that a bad record is counted and skipped instead of failing the poll.
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
