@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -27,15 +28,25 @@ public final class HttpApi {
     private static final String JSON_TYPE = "application/json";
 
     private final Supplier<Map<String, NamespaceStatus>> statuses;
+    private final Supplier<Optional<String>> fatal;
     private final SharedLookupStore store;
     private final WriterMetrics metrics;
 
+    /** An API whose process never fails as a whole (for tests of the other endpoints). */
+    public HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, SharedLookupStore store, WriterMetrics metrics) {
+        this(statuses, Optional::empty, store, metrics);
+    }
+
     /**
      * @param statuses the latest status snapshots of the namespaces, per namespace
+     * @param fatal    why the writer can no longer do its job (its ingest thread died), or empty: {@code /health}
+     *                 answers 503 then, so that a liveness probe restarts it
      * @param store    the store lookups read, as readers do
      */
-    public HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, SharedLookupStore store, WriterMetrics metrics) {
+    public HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, Supplier<Optional<String>> fatal,
+                   SharedLookupStore store, WriterMetrics metrics) {
         this.statuses = statuses;
+        this.fatal = fatal;
         this.store = store;
         this.metrics = metrics;
     }
@@ -69,7 +80,8 @@ public final class HttpApi {
             return lookup(path.substring("/lookup/".length()));
         }
         return switch (path) {
-            case "/health" -> Response.text(200, "ok");
+            case "/health" -> fatal.get().map(why -> Response.text(503, why + "; restart the writer (it rebuilds "
+                    + "what it was changing)")).orElseGet(() -> Response.text(200, "ok"));
             case "/ready" -> ready();
             case "/namespaces" -> json(200, namespaces());
             case "/metrics" -> new Response(200, WriterMetrics.contentType(), metrics.scrape());

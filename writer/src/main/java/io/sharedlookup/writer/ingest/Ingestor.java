@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -63,7 +64,7 @@ public final class Ingestor {
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final Thread thread;
     private volatile boolean stopping;
-    private boolean failed;
+    private volatile boolean failed;
     private volatile Map<String, NamespaceStatus> statuses = Map.of();
     private volatile String brokerProblem = "not connected to Kafka yet";
 
@@ -117,6 +118,11 @@ public final class Ingestor {
         }
     }
 
+    /** Why ingestion stopped for good (the ingest thread died), or empty while it runs; safe from any thread. */
+    public Optional<String> failure() {
+        return failed ? Optional.of(String.valueOf(brokerProblem)) : Optional.empty();
+    }
+
     /** Per namespace, the latest status snapshot: safe to read from any thread. */
     public Map<String, NamespaceStatus> statuses() {
         return statuses;
@@ -160,10 +166,10 @@ public final class Ingestor {
         } catch (RuntimeException | Error e) {
             // Possibly mid-update (for example Chronicle's own exit hook closed a map under us during shutdown):
             // the files must not be marked cleanly closed, so the next start rebuilds instead of resuming.
+            brokerProblem = "ingestion failed: " + e;
             failed = true;
             log.error("The ingest thread failed; stopping ingestion (the store keeps serving what was published; "
                     + "the next start rebuilds)", e);
-            brokerProblem = "ingestion failed: " + e;
             publishStatuses();
         } finally {
             closeAll();

@@ -161,6 +161,23 @@ class IngestorTest {
         }
     }
 
+    /** A liveness probe must see a writer whose ingest thread died: {@code /health} reports this failure. */
+    @Test
+    void anIngestThreadThatDies_reportsItsFailure() throws Exception {
+        startReading(Map.of(P0, 0L), Map.of(P0, 1L));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+        assertThat(ingestor.failure()).isEmpty();
+
+        atNextPoll(() -> {
+            throw new IllegalStateException("a defect in the ingest thread");
+        });
+        await().atMost(WAIT).until(() -> ingestor.failure().isPresent());
+        assertThat(ingestor.failure().orElseThrow()).contains("ingestion failed")
+                .contains("a defect in the ingest thread");
+        assertThat(lookup("1")).as("readers keep what was published").isEqualTo("Alice");
+    }
+
     @Test
     void startAll_topicMissingAtFirst_retriesUntilItExists() throws Exception {
         consumer.updateBeginningOffsets(Map.of(P0, 0L));
