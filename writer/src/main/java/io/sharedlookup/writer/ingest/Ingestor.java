@@ -5,6 +5,7 @@ import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.Positions;
+import io.sharedlookup.writer.namespace.RebuildNeededException;
 import io.sharedlookup.writer.namespace.StalledException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -140,10 +141,18 @@ public final class Ingestor {
                     batch.apply(records);
                     Positions positions = offsets::positionsOf;
                     for (NamespaceSink sink : byTopic.values()) {
+                        String topic = sink.binding().topic();
                         try {
-                            sink.afterBatch(offsets.caughtUp(sink.binding().topic()), positions);
+                            sink.afterBatch(offsets.caughtUp(topic), positions);
                         } catch (StalledException e) {
-                            stall(sink.binding().topic(), e.getMessage(), e.retryMillis());
+                            stall(topic, e.getMessage(), e.retryMillis());
+                        } catch (RebuildNeededException e) {
+                            try {
+                                rebuildTopic(topic, e.getMessage());
+                            } catch (KafkaException unreachable) {
+                                stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
+                                        StalledException.PAUSE_MILLIS);
+                            }
                         }
                     }
                     periodic();

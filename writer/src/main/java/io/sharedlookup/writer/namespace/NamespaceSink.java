@@ -38,6 +38,8 @@ public final class NamespaceSink {
     private final LastError lastError = new LastError();
     private final Generations generations;
     private final InitialSizing initialSizing = new InitialSizing();
+    /** Records held back for the sample, not yet applied to the generation built from it (see applyHeldBack). */
+    private final java.util.ArrayDeque<String[]> heldBack = new java.util.ArrayDeque<>();
     private final Growth growth;
     private long lastUpdateMillis;
 
@@ -120,6 +122,7 @@ public final class NamespaceSink {
         growth.cancelQuietly();
         generations.dropForRebuild();
         initialSizing.clear();
+        heldBack.clear();
         lastError.clear();
         return rebuildFrom(reason, beginning, end);
     }
@@ -138,11 +141,17 @@ public final class NamespaceSink {
         lastUpdateMillis = System.currentTimeMillis();
         if (initialSizing.sampling()) {
             if (initialSizing.add(key, value)) {
-                finishSampling();
+                finishSampling(positions);
             }
             return;
         }
+        applyHeldBack(positions); // records read before this one come first
         growth.checkWithinBatch(positions);
+        applyToTarget(key, value, positions);
+    }
+
+    /** Applies a record to the generation records go to, growing it when a put finds no room. */
+    private void applyToTarget(String key, String value, Positions positions) {
         try {
             applyTo(generations.target(), key, value);
             growth.alsoWriteToCopy(key, value);
@@ -191,7 +200,7 @@ public final class NamespaceSink {
     }
 
     /** Creates the rebuild's generation, sized from the sample, and applies the records held back for it. */
-    private void finishSampling() {
+    private void finishSampling(Positions positions) {
         GenerationSizing sizing = initialSizing.sizing(writer.usableSpace());
         generations.setSizing(sizing);
         GenerationFile building;
@@ -205,12 +214,25 @@ public final class NamespaceSink {
         log.info("Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)", nsLabel,
                 building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
                 Math.round(sizing.averageValueBytes()));
-        for (String[] s : initialSizing.finish()) {
+        heldBack.addAll(initialSizing.finish());
+        applyHeldBack(positions);
+    }
+
+    /**
+     * Applies the records held back for the sample, in order, each removed once applied. Their offsets count as
+     * applied already (they were read and held), so none may be lost: when one cannot be applied now (a stall), it
+     * and those after it stay held back for the next record or batch, and no generation is published before they
+     * are all in it.
+     */
+    private void applyHeldBack(Positions positions) {
+        while (!heldBack.isEmpty()) {
+            String[] record = heldBack.peekFirst();
             try {
-                applyTo(building, s[0], s[1]);
+                applyToTarget(record[0], record[1], positions);
             } catch (RecordSkippedException skipped) {
                 // counted in applyTo
             }
+            heldBack.pollFirst();
         }
     }
 
@@ -221,8 +243,9 @@ public final class NamespaceSink {
     public void afterBatch(boolean nowCaughtUp, Positions positions) {
         generations.setCaughtUp(nowCaughtUp);
         if (initialSizing.sampling() && nowCaughtUp) {
-            finishSampling();
+            finishSampling(positions);
         }
+        applyHeldBack(positions); // after a stall that left some held back
         if (generations.building() != null && nowCaughtUp) {
             generations.publishBuilt(positions);
         }
