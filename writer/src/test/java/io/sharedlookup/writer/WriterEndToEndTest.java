@@ -312,6 +312,35 @@ class WriterEndToEndTest {
         }
     }
 
+    /**
+     * A topic deleted and recreated while the writer is stopped, holding more records than the stored offsets by the
+     * restart: the offsets alone look valid, the topic id says it is another topic.
+     */
+    @Test
+    void aTopicRecreatedWithMoreRecordsWhileStopped_isRebuiltNotResumed() throws Exception {
+        kafka.createTopic("recreated", 1);
+        for (int i = 0; i < 5; i++) {
+            kafka.send("recreated", 0, "old" + i, "old");
+        }
+        kafka.flush();
+        Path store = TestKafka.tempStore();
+        WriterConfig config = config(store, List.of(new TopicBinding("recreated", "recreated")), Optional.empty(),
+                1 << 20);
+        try (WriterApp app = start(config)) {
+            awaitReady(app);
+        }
+        kafka.deleteTopic("recreated");
+        kafka.createTopic("recreated", 1);
+        for (int i = 0; i < 10; i++) {
+            kafka.send("recreated", 0, "new" + i, "new");
+        }
+        kafka.flush();
+        try (WriterApp app = start(config)) {
+            awaitReady(app);
+            assertThat(TestStores.contents(store, "recreated")).isEqualTo(new TreeMap<>(kafka.latest("recreated")));
+        }
+    }
+
     @Test
     void missingTopicIsAConfigurationError() throws Exception {
         assertThatThrownBy(() -> start(config(TestKafka.tempStore(), List.of(new TopicBinding("absent", "absent")),

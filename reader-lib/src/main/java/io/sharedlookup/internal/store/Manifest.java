@@ -82,6 +82,14 @@ public record Manifest(
                 caughtUp, state, publishedAtMillis, now, attributes, layout, reverseLayout, contentDigest);
     }
 
+    /** The same manifest with attribute {@code name} set to {@code value}. */
+    public Manifest withAttribute(String name, String value, long now) {
+        Map<String, String> with = new TreeMap<>(attributes);
+        with.put(name, value);
+        return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, offsets, contentVersion,
+                caughtUp, writerState, publishedAtMillis, now, with, layout, reverseLayout, contentDigest);
+    }
+
     /** Serialises to the properties text stored on disk. */
     public String toText() {
         Properties p = new Properties();

@@ -61,7 +61,7 @@ public final class Ingestor {
     private final Map<String, NamespaceSink> byTopic = new LinkedHashMap<>();
     private final WriterMetrics metrics;
     private final Consumer<byte[], byte[]> consumer;
-    private final DeleteRetention deleteRetention;
+    private final TopicFacts topicFacts;
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final Thread thread;
     private volatile boolean stopping;
@@ -85,16 +85,16 @@ public final class Ingestor {
      */
     public Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
                     Consumer<byte[], byte[]> consumer) {
-        this(config, sinks, metrics, consumer, DeleteRetention.viaAdmin(config));
+        this(config, sinks, metrics, consumer, TopicFacts.viaAdmin(config));
     }
 
     Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics, Consumer<byte[], byte[]> consumer,
-             DeleteRetention deleteRetention) {
+             TopicFacts topicFacts) {
         this.config = config;
         this.metrics = metrics;
         sinks.forEach(s -> byTopic.put(s.binding().topic(), s));
         this.consumer = consumer;
-        this.deleteRetention = deleteRetention;
+        this.topicFacts = topicFacts;
         this.offsets = new PartitionOffsets(consumer);
         this.pauses = new TopicPauses(consumer, offsets);
         this.batch = new BatchApplier(consumer, byTopic, offsets, pauses, this::stall, this::rebuildTopic, metrics,
@@ -218,11 +218,12 @@ public final class Ingestor {
         consumer.assign(all);
         Map<TopicPartition, Long> begin = consumer.beginningOffsets(all, Duration.ofSeconds(10));
         Map<TopicPartition, Long> end = consumer.endOffsets(all, Duration.ofSeconds(10));
-        Map<String, Long> retention = deleteRetention.of(byTopic.keySet());
+        Map<String, TopicFacts.Facts> facts = topicFacts.of(byTopic.keySet());
         for (Map.Entry<String, NamespaceSink> e : byTopic.entrySet()) {
             String topic = e.getKey();
+            TopicFacts.Facts f = facts.getOrDefault(topic, TopicFacts.Facts.UNKNOWN);
             Map<Integer, Long> from = e.getValue().start(PartitionOffsets.byPartition(begin, topic),
-                    PartitionOffsets.byPartition(end, topic), retention.getOrDefault(topic, -1L));
+                    PartitionOffsets.byPartition(end, topic), f.deleteRetentionMillis(), f.topicId());
             for (TopicPartition tp : offsets.of(topic)) {
                 offsets.seek(tp, from.getOrDefault(tp.partition(), begin.get(tp)));
             }

@@ -21,7 +21,8 @@ final class Generations {
 
     private final NamespaceWriter writer;
     private final String topic;
-    private final Map<String, String> attributes;
+    /** Recorded with every generation published; the topic's id joins them once known ({@link #recordTopicId}). */
+    private Map<String, String> attributes;
     private final String nsLabel;
     private final LastError lastError;
     private final RateLimitedLog checkpointFailures = new RateLimitedLog(log, 60_000);
@@ -71,6 +72,15 @@ final class Generations {
     /** The published generation, reopened for writing: it is live again. */
     void resumed(GenerationFile generation) {
         live = generation;
+    }
+
+    /** The topic's id (null when it could not be read), recorded with every generation published from now on. */
+    void recordTopicId(String topicId) {
+        if (topicId != null) {
+            Map<String, String> with = new java.util.HashMap<>(attributes);
+            with.put(ResumeDecision.TOPIC_ID, topicId);
+            attributes = Map.copyOf(with);
+        }
     }
 
     /** A fresh generation, filled from the beginning of the topic and published once caught up. */

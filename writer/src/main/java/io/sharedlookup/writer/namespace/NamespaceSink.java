@@ -74,18 +74,22 @@ public final class NamespaceSink {
      * @param beginning        per partition, the log start offset
      * @param end              per partition, the end offset now
      * @param retentionMillis  the topic's delete.retention.ms, or -1 when unknown
+     * @param topicId          the topic's id, or null when unknown; recorded with the generations built from now on
      * @return per partition, the offset to consume from
      */
-    public Map<Integer, Long> start(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis) {
+    public Map<Integer, Long> start(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis,
+                                    String topicId) {
         ResumeDecision decision = ResumeDecision.decide(
                 writer.published().map(m -> ResumeDecision.Published.of(m, writer.canResume())),
                 writer.rebuildReason(), binding.topic(), attributes,
-                new ResumeDecision.TopicLog(beginning, end, retentionMillis), System.currentTimeMillis());
+                new ResumeDecision.TopicLog(beginning, end, retentionMillis, topicId), System.currentTimeMillis());
+        generations.recordTopicId(topicId);
         String refusal = decision.rebuildReason();
         if (decision.resume()) {
             try {
                 GenerationFile live = writer.resume();
                 generations.resumed(live);
+                recordTopicId(topicId);
                 Manifest m = writer.published().orElseThrow();
                 // Averages are not recorded with a generation: sample them from it, so that a replacement or a
                 // bigger generation built before this run has seen records is sized for the entries it must hold
@@ -134,6 +138,22 @@ public final class NamespaceSink {
                 expectedEntries);
         metrics.rebuilds.labelValues(nsLabel).inc();
         return beginning;
+    }
+
+    /**
+     * A resumed generation built before topic ids were recorded learns its topic's; a manifest that cannot be
+     * written now gets it at the next publish, and the resume goes on.
+     */
+    private void recordTopicId(String topicId) {
+        if (topicId == null) {
+            return;
+        }
+        try {
+            writer.recordAttribute(ResumeDecision.TOPIC_ID, topicId);
+        } catch (IOException e) {
+            log.warn("Namespace '{}': cannot record the topic's id in its manifest now ({}); the next publish does",
+                    nsLabel, e.toString());
+        }
     }
 
     /** Applies one decoded record: {@code value == null} removes. */

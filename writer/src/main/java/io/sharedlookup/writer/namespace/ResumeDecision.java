@@ -16,6 +16,8 @@ import java.util.Optional;
  *   <li>it was built from another topic;</li>
  *   <li>a setting this writer records (an attribute) differs;</li>
  *   <li>it was built with a {@code --value-field} that this writer does not have;</li>
+ *   <li>it was built from a topic of the same name that has since been deleted and recreated (its topic id differs;
+ *       generations record it since this rule exists);</li>
  *   <li>a stored offset is below its partition's log start offset;</li>
  *   <li>a stored offset is past its partition's log end offset (the topic was recreated);</li>
  *   <li>the offsets are older than the topic's {@code delete.retention.ms} (deletes may have been missed).</li>
@@ -24,6 +26,11 @@ import java.util.Optional;
 public final class ResumeDecision {
     /** Manifest attribute recording --value-field: a resumed generation must have been built with the same one. */
     public static final String VALUE_FIELD = "value.field";
+    /**
+     * Manifest attribute recording the id of the topic a generation was built from: a topic deleted and recreated
+     * under the same name has a new one, even when it already holds more records than the stored offsets.
+     */
+    public static final String TOPIC_ID = "topic.id";
     private static final ResumeDecision RESUME = new ResumeDecision(null);
 
     private final String rebuildReason;
@@ -55,8 +62,12 @@ public final class ResumeDecision {
      * @param beginning             per partition, the log start offset
      * @param end                   per partition, the end offset
      * @param deleteRetentionMillis the topic's delete.retention.ms, or -1 when unknown
+     * @param topicId               the topic's id, or null when unknown
      */
-    record TopicLog(Map<Integer, Long> beginning, Map<Integer, Long> end, long deleteRetentionMillis) {
+    record TopicLog(Map<Integer, Long> beginning, Map<Integer, Long> end, long deleteRetentionMillis, String topicId) {
+        TopicLog(Map<Integer, Long> beginning, Map<Integer, Long> end, long deleteRetentionMillis) {
+            this(beginning, end, deleteRetentionMillis, null);
+        }
     }
 
     /**
@@ -101,6 +112,11 @@ public final class ResumeDecision {
         Optional<String> different = builtDifferently(m.topic(), m.attributes(), topic, attributes);
         if (different.isPresent()) {
             return rebuild(different.get());
+        }
+        String builtFromId = m.attributes().get(TOPIC_ID);
+        if (builtFromId != null && log.topicId() != null && !builtFromId.equals(log.topicId())) {
+            return rebuild("topic '" + topic + "' was deleted and recreated since (its id was " + builtFromId
+                    + ", now " + log.topicId() + ")");
         }
         for (Map.Entry<Integer, Long> b : log.beginning().entrySet()) {
             Long stored = m.offsets().get(b.getKey());

@@ -330,6 +330,14 @@ public final class NamespaceWriter implements AutoCloseable {
         return Math.max(previous + 1, System.currentTimeMillis() * 1000);
     }
 
+    /** Records {@code name=value} among the published manifest's attributes (a setting learnt after it was built). */
+    public void recordAttribute(String name, String value) throws IOException {
+        requirePublished();
+        if (!value.equals(published.attributes().get(name))) {
+            write(published.withAttribute(name, value, System.currentTimeMillis()), true);
+        }
+    }
+
     /** The namespace's directory, which this writer owns. */
     Path directory() {
         return layout.namespaceDir(namespace);

@@ -27,7 +27,7 @@ class NamespaceSinkGrowthTest {
         NamespaceSink sink = new NamespaceSink(new TopicBinding("big", "big"), writer, metrics, Map.of());
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1);
+        sink.start(offsets, offsets, -1, null);
         // Sampled: tiny values. The generation is sized for them.
         for (int i = 0; i < 10; i++) {
             sink.apply("k" + i, "v", positions);
@@ -62,7 +62,7 @@ class NamespaceSinkGrowthTest {
         NamespaceSink sink = new NamespaceSink(new TopicBinding("full", "full"), writer, metrics, Map.of());
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1);
+        sink.start(offsets, offsets, -1, null);
         for (int i = 0; i < 10; i++) {
             sink.apply("k" + i, "v" + i, positions);
         }

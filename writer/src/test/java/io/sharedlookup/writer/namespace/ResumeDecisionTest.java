@@ -109,6 +109,21 @@ class ResumeDecisionTest {
     }
 
     @Test
+    void decide_topicRecreatedWithMoreRecordsThanTheStoredOffsets_rebuildsByItsId() {
+        Published builtFromA = new Published("users", Map.of("reverse.index", "false", "topic.id", "A"),
+                CLEAN.offsets(), NOW - 1_000, true);
+        TopicLog nowB = new TopicLog(LOG.beginning(), LOG.end(), LOG.deleteRetentionMillis(), "B");
+        ResumeDecision d = decide(builtFromA, ATTRIBUTES, nowB);
+        assertThat(d.resume()).as("its offsets alone look fine").isFalse();
+        assertThat(d.rebuildReason()).isEqualTo("topic 'users' was deleted and recreated since (its id was A, now B)");
+
+        TopicLog nowA = new TopicLog(LOG.beginning(), LOG.end(), LOG.deleteRetentionMillis(), "A");
+        assertThat(decide(builtFromA, ATTRIBUTES, nowA).resume()).isTrue();
+        assertThat(decide(builtFromA, ATTRIBUTES, LOG).resume()).as("id unknown now").isTrue();
+        assertThat(decide(CLEAN, ATTRIBUTES, nowB).resume()).as("built before ids were recorded").isTrue();
+    }
+
+    @Test
     void decide_offsetsOlderThanDeleteRetention_rebuilds() {
         TopicLog shortRetention = new TopicLog(LOG.beginning(), LOG.end(), 999);
         ResumeDecision d = decide(CLEAN, ATTRIBUTES, shortRetention);

@@ -1,0 +1,83 @@
+package io.sharedlookup.writer.ingest;
+
+import io.sharedlookup.writer.WriterConfig;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the resume decision needs to know of each topic besides its offsets: its delete.retention.ms (resuming from
+ * offsets older than that could miss deletes) and its topic id (a topic deleted and recreated under the same name has
+ * a new one, whatever its offsets).
+ */
+@FunctionalInterface
+interface TopicFacts {
+    /**
+     * @param deleteRetentionMillis the topic's delete.retention.ms, or -1 when it cannot be read
+     * @param topicId               the topic's id, or null when it cannot be read
+     */
+    record Facts(long deleteRetentionMillis, String topicId) {
+        static final Facts UNKNOWN = new Facts(-1, null);
+    }
+
+    /** Per topic, what could be read; a topic is missing when nothing could (resume skips those checks). */
+    Map<String, Facts> of(Collection<String> topics);
+
+    /** Asks the brokers of {@code config} with an admin client of its own, once per call. */
+    static TopicFacts viaAdmin(WriterConfig config) {
+        Logger log = LoggerFactory.getLogger(TopicFacts.class);
+        return topics -> {
+            Map<String, Long> retention = new HashMap<>();
+            Map<String, String> ids = new HashMap<>();
+            Properties props = new Properties();
+            props.putAll(config.kafkaProperties());
+            props.put("bootstrap.servers", config.bootstrapServers());
+            props.put("client.id", "shared-lookup-writer-admin");
+            try (Admin admin = Admin.create(props)) {
+                List<ConfigResource> resources = topics.stream()
+                        .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+                try {
+                    Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all()
+                            .get(10, TimeUnit.SECONDS);
+                    configs.forEach((r, c) -> {
+                        ConfigEntry entry = c.get("delete.retention.ms");
+                        if (entry != null && entry.value() != null) {
+                            retention.put(r.name(), Long.parseLong(entry.value()));
+                        }
+                    });
+                } catch (Exception e) {
+                    warn(log, "delete.retention.ms", e);
+                }
+                try {
+                    Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames()
+                            .get(10, TimeUnit.SECONDS);
+                    described.forEach((name, d) -> ids.put(name, d.topicId().toString()));
+                } catch (Exception e) {
+                    warn(log, "ids", e);
+                }
+            }
+            Map<String, Facts> out = new HashMap<>();
+            for (String topic : topics) {
+                out.put(topic, new Facts(retention.getOrDefault(topic, -1L), ids.get(topic)));
+            }
+            return out;
+        };
+    }
+
+    private static void warn(Logger log, String what, Exception e) {
+        log.warn("Cannot read the {} of the topics ({}); resuming without that check", what, e.toString());
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
