@@ -38,7 +38,7 @@ public final class JsonField {
      * The field's value as text: strings as they are, numbers and booleans as the JSON literals the record holds
      * ({@code 1e2} stays {@code 1e2}, {@code 1.50} stays {@code 1.50}), objects and arrays as compact JSON (numbers
      * inside them exactly, exponents written {@code E+n}). The whole value must be one JSON document: trailing content
-     * is an error. When a name occurs twice in an object, the first occurrence counts.
+     * is an error. When a name occurs twice in an object, the last occurrence counts.
      *
      * @throws RecordDecoder.DecodeException when the value is not JSON or lacks the field
      */
@@ -71,14 +71,12 @@ public final class JsonField {
             return null;
         }
         String found = null;
-        boolean seen = false;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
-            boolean match = !seen && parser.currentName().equals(path[depth]);
+            boolean match = parser.currentName().equals(path[depth]);
             parser.nextToken();
             if (!match) {
                 parser.skipChildren();
-            } else {
-                seen = true;
+            } else { // a name given twice: the last occurrence counts, as when the value is read as a tree
                 found = depth == path.length - 1 ? render(parser) : find(parser, depth + 1);
             }
         }

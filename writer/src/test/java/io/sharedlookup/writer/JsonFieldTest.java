@@ -23,6 +23,7 @@ class JsonFieldTest {
         assertThat(extract("n", "{\"n\":-0}")).isEqualTo("-0");
         assertThat(extract("n", "{\"n\":true}")).isEqualTo("true");
         assertThat(extract("a.b", "{\"x\":[1,{\"b\":2}],\"a\":{\"c\":null,\"b\":\"deep\"}}")).isEqualTo("deep");
+        assertThat(extract("n", "{\"n\":null,\"n\":\"x\"}")).as("a name given twice: the last").isEqualTo("x");
     }
 
     @Test

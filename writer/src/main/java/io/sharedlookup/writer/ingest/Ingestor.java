@@ -175,7 +175,7 @@ public final class Ingestor {
         } catch (RuntimeException | Error e) {
             // Possibly mid-update (for example Chronicle's own exit hook closed a map under us during shutdown):
             // the files must not be marked cleanly closed, so the next start rebuilds instead of resuming.
-            brokerProblem = "ingestion failed: " + e;
+            brokerProblem = "ingestion failed: " + String.valueOf(e).lines().findFirst().orElse("");
             failed = true;
             log.error("The ingest thread failed; stopping ingestion (the store keeps serving what was published; "
                     + "the next start rebuilds)", e);
@@ -278,8 +278,10 @@ public final class Ingestor {
         log.warn("Topic '{}': {}; rebuilding its namespace from the beginning (log now {} to {})", topic, why,
                 PartitionOffsets.byPartition(begin, topic), PartitionOffsets.byPartition(end, topic));
         offsets.forget(topic);
+        // The topic may be another one by now (deleted and recreated): its generations record its id of now.
+        String topicId = topicFacts.of(List.of(topic)).getOrDefault(topic, TopicFacts.Facts.UNKNOWN).topicId();
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
-                PartitionOffsets.byPartition(end, topic));
+                PartitionOffsets.byPartition(end, topic), topicId);
         offsets.readFromBeginning(begin, end);
         pauses.lift(topic, tps);
         publishStatuses();

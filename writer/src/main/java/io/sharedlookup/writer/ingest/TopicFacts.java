@@ -1,6 +1,7 @@
 package io.sharedlookup.writer.ingest;
 
 import io.sharedlookup.writer.WriterConfig;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -11,6 +12,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,13 +46,16 @@ interface TopicFacts {
             props.putAll(config.kafkaProperties());
             props.put("bootstrap.servers", config.bootstrapServers());
             props.put("client.id", "shared-lookup-writer-admin");
-            try (Admin admin = Admin.create(props)) {
+            Admin admin = Admin.create(props);
+            try {
                 List<ConfigResource> resources = topics.stream()
                         .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+                // Both asked at once, answered within one bound: a slow broker delays the start by it, not twice.
+                KafkaFuture<Map<ConfigResource, Config>> configs = admin.describeConfigs(resources).all();
+                KafkaFuture<Map<String, TopicDescription>> described = admin.describeTopics(topics).allTopicNames();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 try {
-                    Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all()
-                            .get(10, TimeUnit.SECONDS);
-                    configs.forEach((r, c) -> {
+                    configs.get(remaining(deadline), TimeUnit.NANOSECONDS).forEach((r, c) -> {
                         ConfigEntry entry = c.get("delete.retention.ms");
                         if (entry != null && entry.value() != null) {
                             retention.put(r.name(), Long.parseLong(entry.value()));
@@ -59,12 +65,16 @@ interface TopicFacts {
                     warn(log, "delete.retention.ms", e);
                 }
                 try {
-                    Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames()
-                            .get(10, TimeUnit.SECONDS);
-                    described.forEach((name, d) -> ids.put(name, d.topicId().toString()));
+                    described.get(remaining(deadline), TimeUnit.NANOSECONDS).forEach((name, d) -> {
+                        if (d.topicId() != null && !Uuid.ZERO_UUID.equals(d.topicId())) { // zero: a broker before 2.8
+                            ids.put(name, d.topicId().toString());
+                        }
+                    });
                 } catch (Exception e) {
                     warn(log, "ids", e);
                 }
+            } finally {
+                admin.close(Duration.ofSeconds(1));
             }
             Map<String, Facts> out = new HashMap<>();
             for (String topic : topics) {
@@ -72,6 +82,10 @@ interface TopicFacts {
             }
             return out;
         };
+    }
+
+    private static long remaining(long deadlineNanos) {
+        return Math.max(0, deadlineNanos - System.nanoTime());
     }
 
     private static void warn(Logger log, String what, Exception e) {

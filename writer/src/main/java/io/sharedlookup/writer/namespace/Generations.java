@@ -74,13 +74,18 @@ final class Generations {
         live = generation;
     }
 
-    /** The topic's id (null when it could not be read), recorded with every generation published from now on. */
+    /**
+     * The topic's id, recorded with every generation published from now on; null when it could not be read, and
+     * then none is recorded (an id from before could be another topic's).
+     */
     void recordTopicId(String topicId) {
-        if (topicId != null) {
-            Map<String, String> with = new java.util.HashMap<>(attributes);
+        Map<String, String> with = new java.util.HashMap<>(attributes);
+        if (topicId == null) {
+            with.remove(ResumeDecision.TOPIC_ID);
+        } else {
             with.put(ResumeDecision.TOPIC_ID, topicId);
-            attributes = Map.copyOf(with);
         }
+        attributes = Map.copyOf(with);
     }
 
     /** A fresh generation, filled from the beginning of the topic and published once caught up. */

@@ -120,11 +120,14 @@ public final class NamespaceSink {
      * beginning. Readers keep the published generation until the new one is complete; until then a stop leaves the
      * namespace marked not cleanly closed, so the next start rebuilds too.
      *
+     * @param topicId the topic's id now, or null when unknown
      * @return per partition, the offset to consume from
      */
-    public Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end) {
+    public Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end,
+                                      String topicId) {
         growth.cancelQuietly();
         generations.dropForRebuild();
+        generations.recordTopicId(topicId);
         initialSizing.clear();
         heldBack.clear();
         lastError.clear();
@@ -265,8 +268,10 @@ public final class NamespaceSink {
         if (initialSizing.sampling() && nowCaughtUp) {
             finishSampling(positions);
         }
-        applyHeldBack(positions); // after a stall that left some held back
-        if (generations.building() != null && nowCaughtUp) {
+        if (!heldBack.isEmpty() && !lastError.stalledAt(System.nanoTime())) {
+            applyHeldBack(positions); // after a stall that left some held back, once its pause is over
+        }
+        if (generations.building() != null && nowCaughtUp && heldBack.isEmpty()) {
             generations.publishBuilt(positions);
         }
         growth.afterBatch(positions, initialSizing.sampling());

@@ -78,28 +78,6 @@ public final class ResumeDecision {
      * @param log               the topic now
      * @param nowMillis         the wall clock now, to compare with {@code delete.retention.ms}
      */
-    /**
-     * Why a generation built from {@code builtTopic} with {@code builtAttributes} is not what this writer builds from
-     * {@code topic} with {@code attributes} (rules 3 to 5 above), or empty when it is.
-     */
-    public static Optional<String> builtDifferently(String builtTopic, Map<String, String> builtAttributes,
-                                                    String topic, Map<String, String> attributes) {
-        if (!builtTopic.equals(topic)) {
-            return Optional.of("it was built from topic '" + builtTopic + "'");
-        }
-        // Only the settings this writer records decide; the format may add attributes of its own.
-        for (Map.Entry<String, String> a : attributes.entrySet()) {
-            if (!a.getValue().equals(builtAttributes.get(a.getKey()))) {
-                return Optional.of("it was built with " + a.getKey() + "=" + builtAttributes.get(a.getKey())
-                        + ", not " + a.getValue());
-            }
-        }
-        if (attributes.get(VALUE_FIELD) == null && builtAttributes.get(VALUE_FIELD) != null) {
-            return Optional.of("it was built with " + VALUE_FIELD + "=" + builtAttributes.get(VALUE_FIELD));
-        }
-        return Optional.empty();
-    }
-
     static ResumeDecision decide(Optional<Published> published, Optional<String> unpublishedReason, String topic,
                                  Map<String, String> attributes, TopicLog log, long nowMillis) {
         if (published.isEmpty()) {
@@ -138,6 +116,28 @@ public final class ResumeDecision {
                     + " ms), so deletes may have been missed");
         }
         return RESUME;
+    }
+
+    /**
+     * Why a generation built from {@code builtTopic} with {@code builtAttributes} is not what this writer builds from
+     * {@code topic} with {@code attributes} (the rules on the topic and the settings above), or empty when it is.
+     */
+    public static Optional<String> builtDifferently(String builtTopic, Map<String, String> builtAttributes,
+                                                    String topic, Map<String, String> attributes) {
+        if (!builtTopic.equals(topic)) {
+            return Optional.of("it was built from topic '" + builtTopic + "'");
+        }
+        // Only the settings this writer records decide; the format may add attributes of its own.
+        for (Map.Entry<String, String> a : attributes.entrySet()) {
+            if (!a.getValue().equals(builtAttributes.get(a.getKey()))) {
+                return Optional.of("it was built with " + a.getKey() + "=" + builtAttributes.get(a.getKey())
+                        + ", not " + a.getValue());
+            }
+        }
+        if (attributes.get(VALUE_FIELD) == null && builtAttributes.get(VALUE_FIELD) != null) {
+            return Optional.of("it was built with " + VALUE_FIELD + "=" + builtAttributes.get(VALUE_FIELD));
+        }
+        return Optional.empty();
     }
 
     static ResumeDecision rebuild(String reason) {

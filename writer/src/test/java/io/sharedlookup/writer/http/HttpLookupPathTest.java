@@ -43,6 +43,7 @@ class HttpLookupPathTest {
     /** One request written as UTF-8 bytes, the whole response read as UTF-8. */
     private static String get(int port, String path) throws Exception {
         try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000); // a server that never closes fails the test instead of hanging it
             OutputStream out = socket.getOutputStream();
             out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
                     .getBytes(StandardCharsets.UTF_8));

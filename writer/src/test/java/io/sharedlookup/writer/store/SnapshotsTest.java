@@ -80,7 +80,7 @@ class SnapshotsTest {
             assertThat(Snapshots.seed(snapshot, items, ANY)).as("no snapshot of it").isFalse();
         }
         assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(seeded)))
-                .as("a store root created by seeding has the store's directory mode").isEqualTo("rwxr-x---");
+                .as("a store root created for a seed has the store's directory mode").isEqualTo("rwxr-x---");
         Map<String, String> copied = TestStores.contents(snapshot, "users");
         try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
             assertThat(writer.canResume()).isTrue();
