@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,6 +15,8 @@ import io.sharedlookup.testing.ChildJvm;
 import io.sharedlookup.testing.Contents;
 import io.sharedlookup.testing.TestKafka;
 import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.writer.store.Snapshots;
+import io.sharedlookup.writer.store.StorePermissions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URLEncoder;
@@ -338,6 +342,42 @@ class WriterEndToEndTest {
         try (WriterApp app = start(config)) {
             awaitReady(app);
             assertThat(TestStores.contents(store, "recreated")).isEqualTo(new TreeMap<>(kafka.latest("recreated")));
+        }
+    }
+
+    /**
+     * A snapshot taken with other settings than the seeding writer's is refused before anything of it is published,
+     * by the same rule a restart uses to rebuild, and the namespace is built from the topic.
+     */
+    @Test
+    void aSeedTakenWithAnotherValueFieldIsRefusedAndTheNamespaceBuiltFromTheTopic() throws Exception {
+        kafka.createTopic("seeded", 1);
+        kafka.send("seeded", 0, "1", "{\"name\":\"Ada\"}");
+        kafka.flush();
+        Path peer = TestKafka.tempStore();
+        try (WriterApp app = start(config(peer, List.of(new TopicBinding("seeded", "seeded")), Optional.empty(),
+                1 << 20))) {
+            awaitReady(app);
+        }
+        Path snapshot = TestKafka.tempStore().resolve("snapshot");
+        Snapshots.take(peer, "seeded", snapshot, StorePermissions.DEFAULT);
+
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(WriterApp.class);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        Path store = TestKafka.tempStore();
+        WriterConfig withField = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding("seeded", "seeded"))).httpPort(0).valueField(Optional.of("name"))
+                .maxValueBytes(1 << 20).seed(Optional.of(snapshot)).build();
+        try (WriterApp app = start(withField)) {
+            assertThat(log.list).extracting(ILoggingEvent::getFormattedMessage)
+                    .anyMatch(m -> m.contains("cannot seed from") && m.contains("value.field"));
+            awaitReady(app);
+            assertThat(TestStores.contents(store, "seeded")).isEqualTo(Map.of("1", "Ada"));
+        } finally {
+            logger.detachAppender(log);
         }
     }
 
