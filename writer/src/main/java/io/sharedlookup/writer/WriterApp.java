@@ -92,7 +92,8 @@ public final class WriterApp implements AutoCloseable {
         ingestor.start();
         store = SharedLookupStore.open(storeDir);
         try {
-            http = new HttpServer(cfg.httpHost(), cfg.httpPort(), new HttpApi(ingestor::statuses, ingestor::failure, store, metrics),
+            http = new HttpServer(cfg.httpHost(), cfg.httpPort(),
+                    new HttpApi(ingestor::statuses, ingestor::failure, store, metrics),
                     metrics);
         } catch (Exception e) {
             throw new ConfigException("Cannot listen on " + cfg.httpHost() + ":" + cfg.httpPort() + " (" + e

@@ -206,8 +206,8 @@ public record Manifest(
                 + "writer and reader releases, or delete the namespace directory and let the writer rebuild it)");
     }
 
-    /** Manifests are a few kilobytes; the writer refuses larger ones too. */
-    private static final int MAX_BYTES = 1 << 20;
+    /** Manifests are a few kilobytes: reader and writer refuse one larger than this. */
+    public static final int MAX_BYTES = 1 << 20;
 
     /**
      * Reads the manifest file's bytes, without following a link (as the writer does) and refusing anything but a

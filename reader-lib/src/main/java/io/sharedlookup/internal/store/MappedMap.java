@@ -202,7 +202,8 @@ public final class MappedMap {
         }
     }
 
-    private static Object fileKey(Path file) throws IOException {
+    /** The identity of {@code file} (device and inode on Linux), which a file replaced under the same name changes. */
+    static Object fileKey(Path file) throws IOException {
         return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
     }
 

@@ -66,8 +66,7 @@ public final class PublishedGeneration {
 
     private static Object fileKey(Path file) {
         try {
-            return java.nio.file.Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class)
-                    .fileKey();
+            return MappedMap.fileKey(file);
         } catch (java.io.IOException e) {
             return null; // missing now: MappedMap.open says why
         }

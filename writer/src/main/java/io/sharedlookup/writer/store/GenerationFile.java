@@ -316,7 +316,7 @@ public final class GenerationFile implements AutoCloseable {
             }
             return true;
         } catch (IllegalArgumentException | IllegalStateException e) {
-            if (String.valueOf(e.getMessage()).contains("too large")) {
+            if (tooLarge(e)) {
                 throw new EntryTooLargeException("Entry for key of " + key.length() + " chars and value of "
                         + value.length() + " chars does not fit generation " + file.getFileName() + ": " + e.getMessage(), e);
             }
@@ -345,13 +345,18 @@ public final class GenerationFile implements AutoCloseable {
         }
     }
 
+    /** Chronicle's refusal of an entry larger than an entry may be ("Entry is too large", "Value too large"). */
+    private static boolean tooLarge(RuntimeException e) {
+        return String.valueOf(e.getMessage()).contains("too large");
+    }
+
     /**
      * A replace that failed inside Chronicle after it started to move the value (another writer thread of an
      * unpublished generation took the last tier first, or the file system refused to extend the file) left the
      * generation's allocation state half-changed: it must not be written or copied again.
      */
     private RuntimeException halfReplaced(RuntimeException e) {
-        if (String.valueOf(e.getMessage()).contains("too large")) {
+        if (tooLarge(e)) {
             return e; // checked before anything moves
         }
         String cause = String.valueOf(e.getMessage()).lines().findFirst().orElse("");

@@ -72,8 +72,6 @@ public final class ManifestFiles {
         }
     }
 
-    private static final int MAX_MANIFEST_BYTES = 1 << 20;
-
     /**
      * Reads the manifest without following a link.
      *
@@ -87,7 +85,7 @@ public final class ManifestFiles {
             throw new UnreadableManifestException(a.isSymbolicLink() ? "a symbolic link, never followed"
                     : "not a regular file");
         }
-        if (a.size() > MAX_MANIFEST_BYTES) {
+        if (a.size() > Manifest.MAX_BYTES) {
             throw new UnreadableManifestException(a.size() + " bytes, far too large for a manifest");
         }
         ByteBuffer bytes = ByteBuffer.allocate((int) a.size() + 1);

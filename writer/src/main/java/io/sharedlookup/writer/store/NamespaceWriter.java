@@ -367,6 +367,6 @@ public final class NamespaceWriter implements AutoCloseable {
     }
 
     private Path dataFile(Manifest manifest) {
-        return layout.namespaceDir(namespace).resolve(manifest.dataFile());
+        return directory().resolve(manifest.dataFile());
     }
 }

@@ -141,7 +141,7 @@ public final class Snapshots {
         List<Path> written = new ArrayList<>();
         try {
             for (Path source : sources) {
-                written.add(copy(source, targetDir, writer.permissions(), written));
+                written.add(copy(source, targetDir, writer.permissions()));
             }
             check(targetDir.resolve(snapshot.dataFile()), snapshot);
             writer.publishSeeded(snapshot);
@@ -160,8 +160,7 @@ public final class Snapshots {
      * Copies {@code source} (a regular file, never followed if it is a link: a pipe would block the copy for good)
      * into {@code targetDir} under its name, with the store's modes and on disk before it is renamed into place.
      */
-    private static Path copy(Path source, Path targetDir, StorePermissions permissions, List<Path> written)
-            throws IOException {
+    private static Path copy(Path source, Path targetDir, StorePermissions permissions) throws IOException {
         BasicFileAttributes a = Files.readAttributes(source, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (!a.isRegularFile()) {
             throw new IOException("Snapshot file " + source + " is not a regular file: take the snapshot again");
@@ -169,14 +168,18 @@ public final class Snapshots {
         Path target = targetDir.resolve(source.getFileName());
         Path partial = targetDir.resolve(source.getFileName() + ".seeding");
         Files.deleteIfExists(partial);
-        written.add(partial);
-        permissions.createFile(partial);
-        Files.copy(source, partial, StandardCopyOption.REPLACE_EXISTING, LinkOption.NOFOLLOW_LINKS);
-        permissions.applyToFile(partial);
-        try (FileChannel ch = FileChannel.open(partial, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            ch.force(true); // on disk before the manifest that names it (which is fsynced with its directory)
+        try {
+            permissions.createFile(partial);
+            Files.copy(source, partial, StandardCopyOption.REPLACE_EXISTING, LinkOption.NOFOLLOW_LINKS);
+            permissions.applyToFile(partial);
+            try (FileChannel ch = FileChannel.open(partial, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+                ch.force(true); // on disk before the manifest that names it (which is fsynced with its directory)
+            }
+            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(partial);
+            throw e;
         }
-        Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         return target;
     }
 
