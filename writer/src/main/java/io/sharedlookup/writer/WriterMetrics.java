@@ -30,6 +30,10 @@ public final class WriterMetrics {
     public final Counter oversize = Counter.builder().name("sharedlookup_writer_oversize_skips_total")
             .help("Records skipped because the value exceeded --max-value-bytes or the entry did not fit")
             .labelNames("namespace").register(registry);
+    public final Counter corruptRecords = Counter.builder().name("sharedlookup_writer_corrupt_records_total")
+            .help("Offsets skipped because the broker's copy of their record batch is damaged (checksum mismatch); "
+                    + "their updates are missing until the keys are written again or the namespace is rebuilt")
+            .labelNames("namespace").register(registry);
     public final Counter rebuilds = Counter.builder().name("sharedlookup_writer_rebuilds_total")
             .help("Generations built from the topic's beginning (unclean stop, stale offsets, first start)")
             .labelNames("namespace").register(registry);

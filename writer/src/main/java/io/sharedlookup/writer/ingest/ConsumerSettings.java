@@ -22,14 +22,17 @@ public final class ConsumerSettings {
      *   <li>a position the broker no longer has is never reset silently ({@code earliest} would replay a recreated
      *       topic over stale keys, or skip deletes after truncation): with {@code none} the poll fails with
      *       OffsetOutOfRangeException and the namespace is rebuilt;</li>
-     *   <li>only committed records: a transaction's records are applied once it commits, never when it aborts.</li>
+     *   <li>only committed records: a transaction's records are applied once it commits, never when it aborts;</li>
+     *   <li>checksums checked: a record batch damaged on the broker is detected and skipped (see
+     *       {@code UnreadablePartitions}), never applied.</li>
      * </ul>
      */
     private static final Map<String, String> FIXED = Map.of(
             ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
             ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false",
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+            ConsumerConfig.CHECK_CRCS_CONFIG, "true");
 
     /**
      * Refuses consumer properties that would change one of the writer's fixed settings.

@@ -74,6 +74,7 @@ public final class Ingestor {
     private final PartitionOffsets offsets;
     private final TopicPauses pauses;
     private final BatchApplier batch;
+    private final UnreadablePartitions unreadable;
     private long lastCheckpoint;
     private long lastHealth;
     private long lastProgress;
@@ -99,6 +100,9 @@ public final class Ingestor {
         this.pauses = new TopicPauses(consumer, offsets);
         this.batch = new BatchApplier(consumer, byTopic, offsets, pauses, this::stall, this::rebuildTopic, metrics,
                 config.valueField(), config.maxValueBytes());
+        Map<String, String> namespaceOfTopic = new LinkedHashMap<>();
+        byTopic.forEach((topic, sink) -> namespaceOfTopic.put(topic, sink.binding().namespace()));
+        this.unreadable = new UnreadablePartitions(consumer, offsets, namespaceOfTopic, this::stall, metrics);
         this.thread = new Thread(this::run, "shared-lookup-ingest");
         publishStatuses();
     }
@@ -169,7 +173,9 @@ public final class Ingestor {
                 } catch (TimeoutException e) {
                     retryLater("Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage(), null);
                 } catch (KafkaException e) {
-                    retryLater("Kafka error: " + e, e);
+                    if (!unreadable.handle(e)) {
+                        retryLater("Kafka error: " + e, e);
+                    }
                 }
             }
         } catch (RuntimeException | Error e) {
@@ -370,7 +376,7 @@ public final class Ingestor {
             return brokerProblem;
         }
         if (pauses.isPaused(topic)) {
-            return "paused: the namespace cannot take more records now (see lastError)";
+            return "paused: " + pauses.reason(topic);
         }
         if (!sink.isLive()) {
             return "building a fresh generation from topic '" + topic + "'; readers see the previous one, if any";

@@ -31,16 +31,19 @@ final class TopicPauses {
         this.offsets = offsets;
     }
 
-    /** Pauses the topic's partitions for {@code pauseMillis}: its namespace cannot take records ({@code why}). */
+    /**
+     * Pauses the topic's partitions for {@code pauseMillis}: its namespace cannot take records, or one of its
+     * partitions cannot be read ({@code why}).
+     */
     void pause(String topic, String why, long pauseMillis) {
         // The first stall for a reason is an ERROR; the same one again (a disk still full, retried every few
         // seconds) is a rate-limited WARN, and the stall counter says how often.
         if (Objects.equals(why, lastStall.put(topic, why))) {
-            repeatedStalls.warn("Namespace of topic '{}' still cannot take more records ({}); pausing its partitions "
-                    + "for {} ms again", topic, why, pauseMillis);
-        } else {
-            log.error("Namespace of topic '{}' cannot take more records now ({}); pausing its partitions for {} ms",
+            repeatedStalls.warn("Topic '{}' still cannot be taken in ({}); pausing its partitions for {} ms again",
                     topic, why, pauseMillis);
+        } else {
+            log.error("Topic '{}' cannot be taken in now ({}); pausing its partitions for {} ms", topic, why,
+                    pauseMillis);
         }
         consumer.pause(offsets.of(topic));
         pausedUntil.put(topic, System.nanoTime() + pauseMillis * 1_000_000L);
@@ -48,6 +51,11 @@ final class TopicPauses {
 
     boolean isPaused(String topic) {
         return pausedUntil.containsKey(topic);
+    }
+
+    /** Why the topic was last paused; null once it took records again. */
+    String reason(String topic) {
+        return lastStall.get(topic);
     }
 
     /** The topic took records again: a later stall is news. */

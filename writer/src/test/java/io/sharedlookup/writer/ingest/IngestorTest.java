@@ -26,6 +26,7 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -255,4 +256,27 @@ class IngestorTest {
         });
     }
 
+    /**
+     * A partition whose next record cannot be read for a reason other than damage (a codec the JVM cannot load):
+     * nothing is skipped; its topic is paused, so the one consumer's other topics flow on, and read again later.
+     */
+    @Test
+    void poll_aPartitionUnreadableForAnotherReason_pausesItsTopicAndSkipsNothing() throws Exception {
+        startReading(Map.of(P0, 0L, P1, 0L), Map.of(P0, 1L, P1, 0L));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+
+        consumer.setPollException(new KafkaException("Received exception when fetching the next record from users-1. "
+                + "If needed, please seek past the record to continue consumption.",
+                new KafkaException("Unable to decompress: zstd-jni could not be loaded")));
+        await().atMost(WAIT).until(() -> consumer.paused().containsAll(List.of(P0, P1)));
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(status().ready()).isFalse();
+            assertThat(status().notReadyReason()).isEqualTo("paused: cannot read partition 1 at offset 0: Unable to "
+                    + "decompress: zstd-jni could not be loaded");
+        });
+        assertThat(consumer.position(P1)).as("nothing skipped").isZero();
+        assertThat(Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
+                "sharedlookup_writer_corrupt_records_total{namespace=\"users\"}")).isZero();
+    }
 }

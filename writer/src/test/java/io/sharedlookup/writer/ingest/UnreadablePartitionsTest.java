@@ -1,0 +1,46 @@
+package io.sharedlookup.writer.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sharedlookup.writer.ingest.UnreadablePartitions.Unreadable;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** Which poll failures name one partition's unreadable record, worded as Kafka's consumer 4.x words them. */
+class UnreadablePartitionsTest {
+    private static final TopicPartition A_10 = new TopicPartition("a", 10);
+    private static final TopicPartition A_1_0 = new TopicPartition("a-1", 0);
+    private static final List<TopicPartition> ASSIGNED = List.of(A_10, A_1_0);
+
+    private static KafkaException fetchFailed(String partition, String cause) {
+        return new KafkaException("Received exception when fetching the next record from " + partition + ". If "
+                + "needed, please seek past the record to continue consumption.", new KafkaException(cause));
+    }
+
+    @Test
+    void aBatchFailingItsChecksum_isADamagedBatchOfThePartitionNamed() {
+        Optional<Unreadable> u = UnreadablePartitions.of(fetchFailed("a-1-0", "Record batch for partition a-1-0 at "
+                + "offset 5 is invalid, cause: Record is corrupt (stored crc = 1, computed crc = 2)"), ASSIGNED);
+        assertThat(u).contains(new Unreadable(A_1_0, true, "Record batch for partition a-1-0 at offset 5 is invalid, "
+                + "cause: Record is corrupt (stored crc = 1, computed crc = 2)"));
+    }
+
+    @Test
+    void anotherCause_isUnreadableButNotDamaged() {
+        Optional<Unreadable> u = UnreadablePartitions.of(fetchFailed("a-10", "Unable to decompress: no zstd\nmore"),
+                ASSIGNED);
+        assertThat(u).contains(new Unreadable(A_10, false, "Unable to decompress: no zstd"));
+    }
+
+    @Test
+    void aPartitionNotAssigned_orAnotherFailure_isNotHandledHere() {
+        assertThat(UnreadablePartitions.of(fetchFailed("a-1", "Record batch for partition a-1 at offset 5 is "
+                + "invalid"), ASSIGNED)).isEmpty();
+        assertThat(UnreadablePartitions.of(new KafkaException("Failed to construct kafka consumer"), ASSIGNED))
+                .isEmpty();
+        assertThat(UnreadablePartitions.of(new KafkaException((String) null), ASSIGNED)).isEmpty();
+    }
+}
