@@ -44,6 +44,8 @@ public final class GenerationFile implements AutoCloseable {
     private final long capacity;
     private final MapLayout layout;
     private final SegmentCounters counters;
+    /** Held through each {@link #put} with its cut-back: see there. */
+    private final Object puts = new Object();
     private ReverseIndex reverse;
     /**
      * The {@link ContentDigest} of the entries, kept by every change (the ingest thread and a growth copy may both
@@ -264,6 +266,17 @@ public final class GenerationFile implements AutoCloseable {
      *                                a longer value of an existing key found no room after Chronicle freed the old one
      */
     public boolean put(CharSequence key, CharSequence value, long timeoutNanos) {
+        // One put at a time: during a growth copy the copy thread and the ingest thread both put into the new
+        // generation. When the file system refuses one of them an extra tier bulk, Chronicle has already lengthened
+        // the file and releases its own lock before the refusal reaches us; a put of the other thread slipping in
+        // before the cut-back below would find the file long enough, skip asking for the space and write into pages
+        // the file system never gave (SIGBUS on a full disk). Puts are not contended otherwise.
+        synchronized (puts) {
+            return putAlone(key, value, timeoutNanos);
+        }
+    }
+
+    private boolean putAlone(CharSequence key, CharSequence value, long timeoutNanos) {
         try (ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(key)) {
             BoundedLocks.lockForWrite(c, file, timeoutNanos);
             MapEntry<CharSequence, CharSequence> entry = c.entry();
