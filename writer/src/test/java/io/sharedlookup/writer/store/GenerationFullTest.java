@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -107,5 +109,49 @@ class GenerationFullTest {
                     .hasMessageContaining("g0000000001.cmap")
                     .hasMessageContaining("extra segment tier");
         }
+    }
+
+    /**
+     * The file system refuses the extra tier a moving value needs (a full disk; here the test JVM's own file-size limit,
+     * lowered with util-linux {@code prlimit}, which fails the extension with EFBIG where a full disk fails with
+     * ENOSPC). Chronicle has freed the old value's chunks by then, so the generation must not be written or copied
+     * again: it is reported unusable (the writer rebuilds it), not as a disk to wait for.
+     */
+    @Test
+    void aLongerValueTheFileSystemHasNoRoomFor_makesTheGenerationUnusable() throws Exception {
+        try (GenerationFile g = smallGeneration()) {
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < 600; i++) { // well within the main tiers: no extra tier yet
+                g.put("key-" + i, "v", TIMEOUT);
+                keys.add("key-" + i);
+            }
+            Throwable refused = null;
+            setOwnFileSizeLimit(Long.toString(Files.size(g.file())));
+            try {
+                for (int length = 8; refused == null && length < 4096; length *= 2) {
+                    for (String key : keys) {
+                        try {
+                            g.put(key, "x".repeat(length), TIMEOUT);
+                        } catch (RuntimeException e) {
+                            refused = e;
+                            break;
+                        }
+                    }
+                }
+            } finally {
+                setOwnFileSizeLimit("unlimited");
+            }
+            assertThat(refused).isInstanceOf(GenerationUnusableException.class)
+                    .hasMessageContaining("after Chronicle Map had freed the old one");
+            assertThat(GenerationFile.ioCause(refused)).as("the file system's refusal").isNotNull();
+        }
+    }
+
+    /** Sets this JVM's soft RLIMIT_FSIZE (the JVM ignores SIGXFSZ, so a write past it fails with EFBIG). */
+    private static void setOwnFileSizeLimit(String bytes) throws Exception {
+        Process p = new ProcessBuilder("prlimit", "--pid", Long.toString(ProcessHandle.current().pid()),
+                "--fsize=" + bytes + ":unlimited").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(out).isZero();
     }
 }
