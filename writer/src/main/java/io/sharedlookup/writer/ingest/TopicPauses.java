@@ -39,11 +39,9 @@ final class TopicPauses {
         // The first stall for a reason is an ERROR; the same one again (a disk still full, retried every few
         // seconds) is a rate-limited WARN, and the stall counter says how often.
         if (Objects.equals(why, lastStall.put(topic, why))) {
-            repeatedStalls.warn("Topic '{}' still cannot be taken in ({}); pausing its partitions for {} ms again",
-                    topic, why, pauseMillis);
+            repeatedStalls.warn("Pausing topic '{}' for {} ms again: {}", topic, pauseMillis, why);
         } else {
-            log.error("Topic '{}' cannot be taken in now ({}); pausing its partitions for {} ms", topic, why,
-                    pauseMillis);
+            log.error("Pausing topic '{}' for {} ms: {}", topic, pauseMillis, why);
         }
         consumer.pause(offsets.of(topic));
         pausedUntil.put(topic, System.nanoTime() + pauseMillis * 1_000_000L);

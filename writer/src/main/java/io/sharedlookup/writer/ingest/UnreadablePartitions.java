@@ -11,6 +11,7 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,9 +28,10 @@ import org.slf4j.LoggerFactory;
  *       {@code sharedlookup_writer_corrupt_records_total} and logged at a rate-limited WARN with topic, partition
  *       and offset. The updates it held are missing from the namespace until their keys are written again or the
  *       namespace is rebuilt; the partition's later records, and every other topic, flow on.</li>
- *   <li>Any <b>other failure to read one partition</b> (a compression codec the JVM cannot load, say) is not a reason
- *       to skip anything: that topic is paused and fetched again later, as when its namespace cannot take a record.
- *       Other topics flow on; the topic's namespace stops being ready.</li>
+ *   <li>Any <b>other failure to read one partition</b> (a compression codec the JVM cannot load, say), and <b>read
+ *       permission taken away</b> from a topic, are no reason to skip anything: that topic is paused and fetched
+ *       again later, as when its namespace cannot take a record. Other topics flow on; the topic's namespace stops
+ *       being ready.</li>
  * </ul>
  *
  * <p>The consumer names the partition only in its message, so the message is matched against the assigned
@@ -88,6 +90,9 @@ final class UnreadablePartitions {
      * @return false when it does not (the caller treats it as a broker problem)
      */
     boolean handle(KafkaException e) {
+        if (e instanceof TopicAuthorizationException denied) {
+            return notAuthorized(denied);
+        }
         Optional<Unreadable> unreadable = of(e, consumer.assignment());
         if (unreadable.isEmpty()) {
             return false;
@@ -116,6 +121,19 @@ final class UnreadablePartitions {
                 + "is missing until its key is written again or the namespace is rebuilt", at, tp,
                 unreadable.get().cause());
         return true;
+    }
+
+    /** Read permission taken away from some topics: those pause and are tried again; the others flow on. */
+    private boolean notAuthorized(TopicAuthorizationException denied) {
+        boolean ours = false;
+        for (String topic : denied.unauthorizedTopics()) {
+            if (namespaceOfTopic.containsKey(topic)) {
+                ours = true;
+                stall.stall(topic, "not authorized to read topic '" + topic + "': grant the writer's Kafka principal "
+                        + "READ and DESCRIBE on it", StalledException.PAUSE_MILLIS);
+            }
+        }
+        return ours;
     }
 
     /**

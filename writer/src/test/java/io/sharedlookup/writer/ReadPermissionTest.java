@@ -1,0 +1,79 @@
+package io.sharedlookup.writer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sharedlookup.testing.TestKafka;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Read permission on one topic taken away from a running writer, on a real broker with Kafka's own authorizer. The
+ * writer reads every topic with one consumer, whose polls fail while any partition is not authorized: the other
+ * topics must flow on, and the topic must come back once permission is granted again.
+ */
+class ReadPermissionTest {
+    /** Every client here is User:ANONYMOUS (plaintext); with no ACL on a resource, everyone may use it. */
+    @RegisterExtension
+    static final TestKafka kafka = new TestKafka(Map.of(
+            "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "allow.everyone.if.no.acl.found", "true"));
+
+    private static final ResourcePattern LOCKED = new ResourcePattern(ResourceType.TOPIC, "locked", PatternType.LITERAL);
+    /** ACLs on a topic replace "no ACL found": everything stays allowed but reading. */
+    private static final List<AclBinding> NO_READ = List.of(
+            new AclBinding(LOCKED, new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.ALL,
+                    AclPermissionType.ALLOW)),
+            new AclBinding(LOCKED, new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.READ,
+                    AclPermissionType.DENY)));
+
+    @Test
+    void aTopicNoLongerReadable_pausesAloneAndComesBackWhenGrantedAgain() throws Exception {
+        kafka.createTopic("locked", 1);
+        kafka.createTopic("open", 1);
+        kafka.send("locked", "l1", "before");
+        kafka.send("open", "o1", "before");
+        kafka.flush();
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
+                .topics(List.of(new TopicBinding("locked", "locked"), new TopicBinding("open", "open")))
+                .httpPort(0).build();
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
+             Admin admin = kafka.admin()) {
+            await("ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
+
+            admin.createAcls(NO_READ).all().get(30, TimeUnit.SECONDS);
+            await("the locked topic paused").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(app.httpPort(), "/ready").body().contains("not authorized to read topic "
+                            + "'locked': grant the writer's Kafka principal READ and DESCRIBE on it"));
+            kafka.send("open", "o2", "while locked");
+            kafka.send("locked", "l2", "while locked");
+            kafka.flush();
+            await("the other topic flows on").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(app.httpPort(), "/lookup/open/o2").statusCode() == 200);
+            assertThat(Http.get(app.httpPort(), "/lookup/locked/l2").statusCode()).isEqualTo(404);
+            assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
+
+            admin.deleteAcls(NO_READ.stream().map(AclBinding::toFilter).toList()).all().get(30, TimeUnit.SECONDS);
+            // Paused for 30 s at a time: read again at the end of the pause, nothing skipped.
+            await("the locked topic read again").atMost(Duration.ofSeconds(75)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> Http.get(app.httpPort(), "/lookup/locked/l2").body().equals("while locked"));
+            await("ready again").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
+        }
+    }
+}
