@@ -9,7 +9,6 @@ import ch.qos.logback.core.read.ListAppender;
 import io.sharedlookup.testing.TestKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -17,72 +16,132 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /**
- * A record batch damaged in the broker's log (as by a bad disk: its checksum no longer matches) on a real broker.
- * The writer reads every topic with one consumer, which fails each poll until moved past the batch: one damaged
- * partition must not stop the others, nor the records after it.
+ * Record batches damaged in the broker's log file (as by a bad disk), on a real broker. The writer reads every topic
+ * with one consumer, which fails each poll until moved past the batch or paused: one damaged partition must stop
+ * neither the other topics nor the records after it.
  */
 class DamagedPartitionTest {
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
-    @Test
-    void aDamagedBatchIsSkippedAndCountedWhileEveryTopicFlowsOn() throws Exception {
-        kafka.createTopic("damaged", 1);
-        kafka.createTopic("healthy", 1);
-        for (int batch = 0; batch < 3; batch++) { // three batches of five records: offsets 0-4, 5-9, 10-14
+    /** Three batches of five records on each partition: offsets 0-4, 5-9, 10-14. */
+    private static void threeBatches(String topic, int partition) {
+        for (int batch = 0; batch < 3; batch++) {
             for (int i = 0; i < 5; i++) {
-                kafka.send("damaged", "d" + batch + "-" + i, "v" + batch);
+                kafka.send(topic, partition, "p" + partition + "-" + batch + "-" + i, "v" + batch);
             }
             kafka.flush();
         }
-        kafka.corruptBatch("damaged", 0, 1);
+    }
+
+    private static void fillHealthy(String topic) throws Exception {
+        kafka.createTopic(topic, 1);
         for (int i = 0; i < 5; i++) {
-            kafka.send("healthy", "h" + i, "v" + i);
+            kafka.send(topic, "h" + i, "v" + i);
         }
         kafka.flush();
-        Path store = TestKafka.tempStore();
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding("damaged", "damaged"), new TopicBinding("healthy", "healthy")))
+    }
+
+    private static WriterApp start(List<TopicBinding> topics) throws Exception {
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore()).topics(topics)
                 .httpPort(0).build();
+        return WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
+    }
+
+    private static void awaitReady(WriterApp app) {
+        await("ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
+    }
+
+    @Test
+    void damagedBatchesAreSkippedAndCountedWhileEveryTopicFlowsOn() throws Exception {
+        kafka.createTopic("damaged", 2);
+        threeBatches("damaged", 0);
+        threeBatches("damaged", 1);
+        // Both partitions at once: each is fetched again and skipped on its own.
+        kafka.corruptBatch("damaged", 0, 1);
+        kafka.corruptBatch("damaged", 1, 1);
+        fillHealthy("healthy");
         Logger logger = (Logger) LoggerFactory.getLogger("io.sharedlookup.writer.ingest");
         ListAppender<ILoggingEvent> log = new ListAppender<>();
         log.start();
         logger.addAppender(log);
-        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
-            await("both namespaces ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
+        List<TopicBinding> topics = List.of(new TopicBinding("damaged", "damaged"),
+                new TopicBinding("healthy", "healthy"));
+        try (WriterApp app = start(topics)) {
+            awaitReady(app);
             assertThat(Http.get(app.httpPort(), "/lookup/healthy/h4").body()).isEqualTo("v4");
-            assertThat(Http.get(app.httpPort(), "/lookup/damaged/d0-4").body()).isEqualTo("v0");
-            assertThat(Http.get(app.httpPort(), "/lookup/damaged/d2-0").body()).isEqualTo("v2");
-            assertThat(Http.get(app.httpPort(), "/lookup/damaged/d1-0").statusCode()).isEqualTo(404);
-            assertThat(corruptRecords(app)).isEqualTo(5);
+            for (int p = 0; p < 2; p++) {
+                assertThat(Http.get(app.httpPort(), "/lookup/damaged/p" + p + "-0-4").body()).isEqualTo("v0");
+                assertThat(Http.get(app.httpPort(), "/lookup/damaged/p" + p + "-2-0").body()).isEqualTo("v2");
+                assertThat(Http.get(app.httpPort(), "/lookup/damaged/p" + p + "-1-0").statusCode()).isEqualTo(404);
+            }
+            assertThat(corruptRecords(app, "damaged")).isEqualTo(10);
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
 
-            kafka.send("damaged", "d1-0", "written again");
+            kafka.send("damaged", 0, "p0-1-0", "written again");
             kafka.flush();
-            await("a later record of the damaged partition").atMost(Duration.ofSeconds(30))
+            await("a later record of a damaged partition").atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(50))
-                    .until(() -> Http.get(app.httpPort(), "/lookup/damaged/d1-0").body().equals("written again"));
+                    .until(() -> Http.get(app.httpPort(), "/lookup/damaged/p0-1-0").body().equals("written again"));
         } finally {
             logger.detachAppender(log);
         }
-        assertThat(log.list).anyMatch(e -> e.getFormattedMessage().startsWith("Skipped offset 5 of damaged-0: the "
-                + "broker's copy of its record batch is damaged"));
+        assertThat(log.list).anyMatch(e -> e.getFormattedMessage().startsWith("Skipped offset 5 of damaged-"))
+                .anyMatch(e -> e.getFormattedMessage().contains("the record batch from offset 5 arrived damaged"));
+        assertThat(log.list).as("fetched once more, not in a loop").hasSizeLessThan(100);
+    }
 
-        // A clean restart resumes past the skipped offsets: nothing is skipped again, nothing is lost.
+    @Test
+    void aCleanRestartResumesPastSkippedOffsets() throws Exception {
+        kafka.createTopic("skipped", 1);
+        threeBatches("skipped", 0);
+        kafka.corruptBatch("skipped", 0, 1);
+        List<TopicBinding> topics = List.of(new TopicBinding("skipped", "skipped"));
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore()).topics(topics)
+                .httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
-            await("ready again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
+            awaitReady(app);
+            assertThat(corruptRecords(app, "skipped")).isEqualTo(5);
+        }
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            awaitReady(app);
             assertThat(Http.metric(Http.get(app.httpPort(), "/metrics").body(),
-                    "sharedlookup_writer_resumes_total{namespace=\"damaged\"}")).isEqualTo(1);
-            assertThat(corruptRecords(app)).isZero();
-            assertThat(Http.get(app.httpPort(), "/lookup/damaged/d1-0").body()).isEqualTo("written again");
-            assertThat(Http.get(app.httpPort(), "/lookup/damaged/d2-4").body()).isEqualTo("v2");
+                    "sharedlookup_writer_resumes_total{namespace=\"skipped\"}")).isEqualTo(1);
+            assertThat(corruptRecords(app, "skipped")).isZero();
+            assertThat(Http.get(app.httpPort(), "/lookup/skipped/p0-2-4").body()).isEqualTo("v2");
         }
     }
 
-    private static double corruptRecords(WriterApp app) throws Exception {
+    /**
+     * A batch whose length field is damaged: the broker cannot read its own log from there and answers
+     * CORRUPT_MESSAGE. That is not skipped (it could walk through the rest of the segment); the topic pauses alone.
+     */
+    @Test
+    void aLogTheBrokerCannotReadPausesItsTopicAlone() throws Exception {
+        kafka.createTopic("unreadable", 1);
+        threeBatches("unreadable", 0);
+        kafka.breakBatchLength("unreadable", 0, 1);
+        fillHealthy("fine");
+        try (WriterApp app = start(List.of(new TopicBinding("unreadable", "unreadable"),
+                new TopicBinding("fine", "fine")))) {
+            await("the topic paused, saying why").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(app.httpPort(), "/ready").body().contains("the broker finds its log corrupt "
+                            + "there"));
+            kafka.send("fine", "h9", "later");
+            kafka.flush();
+            await("the other topic flows on").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(app.httpPort(), "/lookup/fine/h9").body().equals("later"));
+            // The consumer itself may see the batch's bad length first and skip its first offset; past that, the
+            // broker answers CORRUPT_MESSAGE and nothing more is skipped.
+            assertThat(corruptRecords(app, "unreadable")).isLessThanOrEqualTo(1);
+            assertThat(Http.get(app.httpPort(), "/lookup/unreadable/p0-2-0").statusCode()).isEqualTo(404);
+            assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
+        }
+    }
+
+    private static double corruptRecords(WriterApp app, String namespace) throws Exception {
         return Http.metric(Http.get(app.httpPort(), "/metrics").body(),
-                "sharedlookup_writer_corrupt_records_total{namespace=\"damaged\"}");
+                "sharedlookup_writer_corrupt_records_total{namespace=\"" + namespace + "\"}");
     }
 }

@@ -173,7 +173,9 @@ public final class Ingestor {
                 } catch (TimeoutException e) {
                     retryLater("Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage(), null);
                 } catch (KafkaException e) {
-                    if (!unreadable.handle(e)) {
+                    if (unreadable.handle(e)) {
+                        periodic(); // checkpoints and status go on while a damaged batch is skipped offset by offset
+                    } else {
                         retryLater("Kafka error: " + e, e);
                     }
                 }

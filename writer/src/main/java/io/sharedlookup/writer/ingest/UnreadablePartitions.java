@@ -4,6 +4,7 @@ import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.namespace.StalledException;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
@@ -16,43 +17,48 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Polls that fail because one partition's records cannot be read. Kafka's consumer throws the same error at every
- * poll until it is moved past the record, and the writer reads every topic with one consumer: left alone, one
+ * Polls that fail because one partition's records cannot be read. Kafka's consumer fails every poll until it is moved
+ * past the record or the partition is paused, and the writer reads every topic with one consumer: left alone, one
  * damaged partition stops every namespace (seen on a real broker: a batch whose checksum no longer matched stopped
  * all topics for good, while {@code /health} said ok).
  *
  * <ul>
- *   <li>A <b>damaged record batch</b> (its checksum or size no longer matches: the broker's copy is corrupt) is
- *       fetched once more, to rule out damage in transit, then skipped one offset at a time (the consumer names
- *       where the batch starts, not where it ends), each offset counted in
- *       {@code sharedlookup_writer_corrupt_records_total} and logged at a rate-limited WARN with topic, partition
- *       and offset. The updates it held are missing from the namespace until their keys are written again or the
+ *   <li>A <b>damaged record batch</b> (the consumer finds that its checksum or size does not match: the broker's
+ *       copy is corrupt) is fetched once more, to rule out damage in transit, then skipped one offset at a time (the
+ *       consumer names where the batch starts, not where it ends), each offset counted in
+ *       {@code sharedlookup_writer_corrupt_records_total} and logged at a rate-limited WARN with topic, partition and
+ *       offset. The updates it held are missing from the namespace until their keys are written again or the
  *       namespace is rebuilt; the partition's later records, and every other topic, flow on.</li>
- *   <li>Any <b>other failure to read one partition</b> (a compression codec the JVM cannot load, say), and <b>read
- *       permission taken away</b> from a topic, are no reason to skip anything: that topic is paused and fetched
- *       again later, as when its namespace cannot take a record. Other topics flow on; the topic's namespace stops
- *       being ready.</li>
+ *   <li>Every <b>other failure to read one partition</b> skips nothing: the broker finding its own log corrupt there
+ *       (skipping would walk offset by offset through what may be the rest of a segment), a compression codec the JVM
+ *       cannot load, read permission taken away. That topic is paused and fetched again later, as when its namespace
+ *       cannot take a record; other topics flow on, and the topic's namespace is not ready meanwhile.</li>
  * </ul>
  *
- * <p>The consumer names the partition only in its message, so the message is matched against the assigned
- * partitions. A failure that names none is left to the caller (which retries the poll). Owned by the ingest thread.
+ * <p>The consumer names the partition only in its messages (Kafka 4.x wording), so they are matched against the
+ * assigned partitions; a failure that names none is left to the caller, which retries the poll. Owned by the ingest
+ * thread.
  */
 final class UnreadablePartitions {
     private static final Logger log = LoggerFactory.getLogger(UnreadablePartitions.class);
-    /** How Kafka's consumer (4.x, {@code CompletedFetch}) words a partition whose next record cannot be read. */
+    /** How the consumer ({@code CompletedFetch}) words a partition whose next record cannot be read. */
     private static final String FETCH_FAILED = "Received exception when fetching the next record from ";
     /** How it words the cause when a record batch fails its checksum or size check. */
     private static final String BATCH_INVALID = "Record batch for partition ";
+    /** How it ({@code FetchCollector}) words the broker's own CORRUPT_MESSAGE answer. */
+    private static final String BROKER_CORRUPT = "Encountered corrupt message when fetching offset ";
 
     private final Consumer<byte[], byte[]> consumer;
     private final PartitionOffsets offsets;
     private final Map<String, String> namespaceOfTopic;
     private final BatchApplier.Stall stall;
     private final WriterMetrics metrics;
+    private final RateLimitedLog refetches = new RateLimitedLog(log, 5_000);
     private final RateLimitedLog skips = new RateLimitedLog(log, 5_000);
-    /** The damaged offset last fetched once more, or last skipped: where a skip needs no second fetch. */
-    private TopicPartition lastDamaged;
-    private long lastDamagedOffset = -1;
+    /** Per partition, the first offset of a damaged batch fetched once so far: the next fetch decides. */
+    private final Map<TopicPartition, Long> damagedOnce = new HashMap<>();
+    /** Per partition, the first offset of the damaged batch being skipped (seen damaged in two fetches). */
+    private final Map<TopicPartition, Long> skipping = new HashMap<>();
 
     UnreadablePartitions(Consumer<byte[], byte[]> consumer, PartitionOffsets offsets,
                          Map<String, String> namespaceOfTopic, BatchApplier.Stall stall, WriterMetrics metrics) {
@@ -63,29 +69,49 @@ final class UnreadablePartitions {
         this.metrics = metrics;
     }
 
-    /** What failed to be read, when {@code e} says one partition's next record could not be: its partition and cause. */
-    record Unreadable(TopicPartition partition, boolean damagedBatch, String cause) {
+    /**
+     * One partition's next record that cannot be read, and why.
+     *
+     * @param damagedBatchStart the first offset of the record batch the consumer found damaged, or -1 when the
+     *                          failure is another one
+     */
+    record Unreadable(TopicPartition partition, long damagedBatchStart, String cause) {
     }
 
+    /** What {@code e} says cannot be read, when it names one of the {@code assigned} partitions. */
     static Optional<Unreadable> of(KafkaException e, Collection<TopicPartition> assigned) {
-        String message = e.getMessage();
-        if (message == null || !message.startsWith(FETCH_FAILED)) {
-            return Optional.empty();
-        }
+        String message = String.valueOf(e.getMessage());
         String cause = e.getCause() == null ? "no cause given" : String.valueOf(e.getCause().getMessage());
         cause = cause.lines().findFirst().orElse("");
         for (TopicPartition tp : assigned) {
-            // Topic names may contain '-', but "<topic>-<partition>." names one assigned partition at most.
-            if (message.startsWith(FETCH_FAILED + tp + ".")) {
-                boolean damaged = cause.startsWith(BATCH_INVALID + tp + " at offset ") && cause.contains(" is invalid");
-                return Optional.of(new Unreadable(tp, damaged, cause));
+            // Topic names have no spaces, so "<topic>-<partition>. " and "<topic>-<partition> at" name one partition.
+            if (message.startsWith(FETCH_FAILED + tp + ". ")) {
+                String batchAt = BATCH_INVALID + tp + " at offset ";
+                long start = -1;
+                if (cause.startsWith(batchAt) && cause.contains(" is invalid")) {
+                    start = firstNumber(cause.substring(batchAt.length()));
+                }
+                return Optional.of(new Unreadable(tp, start, cause));
+            }
+            if (message.startsWith(BROKER_CORRUPT) && message.endsWith(" for topic-partition " + tp)) {
+                return Optional.of(new Unreadable(tp, -1, "the broker finds its log corrupt there (" + message
+                        + "); repair the partition, e.g. move its leadership to a replica with an intact copy"));
             }
         }
         return Optional.empty();
     }
 
+    private static long firstNumber(String s) {
+        int end = 0;
+        while (end < s.length() && Character.isDigit(s.charAt(end))) {
+            end++;
+        }
+        return end == 0 ? -1 : Long.parseLong(s.substring(0, end));
+    }
+
     /**
-     * Handles {@code e} if it says one assigned partition's next record cannot be read.
+     * Handles {@code e} if it says one assigned partition's next record cannot be read, or that some of the topics
+     * may no longer be read.
      *
      * @return false when it does not (the caller treats it as a broker problem)
      */
@@ -93,33 +119,39 @@ final class UnreadablePartitions {
         if (e instanceof TopicAuthorizationException denied) {
             return notAuthorized(denied);
         }
-        Optional<Unreadable> unreadable = of(e, consumer.assignment());
-        if (unreadable.isEmpty()) {
+        Optional<Unreadable> found = of(e, consumer.assignment());
+        if (found.isEmpty()) {
             return false;
         }
-        TopicPartition tp = unreadable.get().partition();
+        Unreadable unreadable = found.get();
+        TopicPartition tp = unreadable.partition();
         long at = consumer.position(tp);
-        if (!unreadable.get().damagedBatch()) {
+        long start = unreadable.damagedBatchStart();
+        if (start < 0) {
             fetchAgain(tp, at); // once the pause is over
             stall.stall(tp.topic(), "cannot read partition " + tp.partition() + " at offset " + at + ": "
-                    + unreadable.get().cause(), StalledException.PAUSE_MILLIS);
+                    + unreadable.cause(), StalledException.PAUSE_MILLIS);
             return true;
         }
-        boolean confirmed = tp.equals(lastDamaged) && (lastDamagedOffset == at || lastDamagedOffset == at - 1);
-        lastDamaged = tp;
-        lastDamagedOffset = at;
-        if (!confirmed) {
-            fetchAgain(tp, at);
-            log.warn("Partition {} at offset {} arrived damaged ({}); fetching it once more", tp, at,
-                    unreadable.get().cause());
-            return true;
+        if (!Long.valueOf(start).equals(skipping.get(tp))) {
+            if (!Long.valueOf(start).equals(damagedOnce.put(tp, start))) {
+                refetches.warn("Partition {}: the record batch from offset {} arrived damaged ({}); fetching it once "
+                        + "more", tp, start, unreadable.cause());
+                fetchAgain(tp, at);
+                return true;
+            }
+            damagedOnce.remove(tp);
+            skipping.put(tp, start);
         }
-        consumer.seek(tp, at + 1);
-        offsets.applied(tp, at + 1);
+        // Offsets before the batch's first one that the position still points at (aborted transactions' records,
+        // transaction markers) hold nothing to apply: the consumer would have returned such records first.
+        long skipped = Math.max(at, start);
+        consumer.seek(tp, skipped + 1);
+        offsets.applied(tp, skipped + 1);
         metrics.corruptRecords.labelValues(namespaceOfTopic.get(tp.topic())).inc();
-        skips.warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the update it held "
-                + "is missing until its key is written again or the namespace is rebuilt", at, tp,
-                unreadable.get().cause());
+        skips.warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the update it "
+                + "held is missing until its key is written again, or until the namespace is rebuilt once the "
+                + "partition is repaired", skipped, tp, unreadable.cause());
         return true;
     }
 

@@ -24,7 +24,7 @@ class UnreadablePartitionsTest {
     void aBatchFailingItsChecksum_isADamagedBatchOfThePartitionNamed() {
         Optional<Unreadable> u = UnreadablePartitions.of(fetchFailed("a-1-0", "Record batch for partition a-1-0 at "
                 + "offset 5 is invalid, cause: Record is corrupt (stored crc = 1, computed crc = 2)"), ASSIGNED);
-        assertThat(u).contains(new Unreadable(A_1_0, true, "Record batch for partition a-1-0 at offset 5 is invalid, "
+        assertThat(u).contains(new Unreadable(A_1_0, 5, "Record batch for partition a-1-0 at offset 5 is invalid, "
                 + "cause: Record is corrupt (stored crc = 1, computed crc = 2)"));
     }
 
@@ -32,7 +32,25 @@ class UnreadablePartitionsTest {
     void anotherCause_isUnreadableButNotDamaged() {
         Optional<Unreadable> u = UnreadablePartitions.of(fetchFailed("a-10", "Unable to decompress: no zstd\nmore"),
                 ASSIGNED);
-        assertThat(u).contains(new Unreadable(A_10, false, "Unable to decompress: no zstd"));
+        assertThat(u).contains(new Unreadable(A_10, -1, "Unable to decompress: no zstd"));
+    }
+
+    @Test
+    void aTopicNameWithDots_isNotTakenForAnotherPartition() {
+        TopicPartition dotted = new TopicPartition("a-1.x", 0);
+        Optional<Unreadable> u = UnreadablePartitions.of(fetchFailed("a-1.x-0", "Record batch for partition a-1.x-0 "
+                + "at offset 7 is invalid, cause: Record is corrupt"), List.of(new TopicPartition("a", 1), dotted));
+        assertThat(u.map(Unreadable::partition)).contains(dotted);
+        assertThat(u.map(Unreadable::damagedBatchStart)).contains(7L);
+    }
+
+    @Test
+    void theBrokersOwnCorruptMessageAnswer_isUnreadableButNotSkipped() {
+        Optional<Unreadable> u = UnreadablePartitions.of(new KafkaException("Encountered corrupt message when "
+                + "fetching offset 6 for topic-partition a-10"), ASSIGNED);
+        assertThat(u.map(Unreadable::partition)).contains(A_10);
+        assertThat(u.map(Unreadable::damagedBatchStart)).contains(-1L);
+        assertThat(u.map(Unreadable::cause).orElseThrow()).startsWith("the broker finds its log corrupt there");
     }
 
     @Test

@@ -126,6 +126,7 @@ class GenerationFullTest {
                 keys.add("key-" + i);
             }
             Throwable refused = null;
+            String before = ownFileSizeLimit();
             setOwnFileSizeLimit(Long.toString(Files.size(g.file())));
             try {
                 for (int length = 8; refused == null && length < 4096; length *= 2) {
@@ -139,7 +140,7 @@ class GenerationFullTest {
                     }
                 }
             } finally {
-                setOwnFileSizeLimit("unlimited");
+                setOwnFileSizeLimit(before);
             }
             assertThat(refused).isInstanceOf(GenerationUnusableException.class)
                     .hasMessageContaining("after Chronicle Map had freed the old one");
@@ -147,11 +148,32 @@ class GenerationFullTest {
         }
     }
 
-    /** Sets this JVM's soft RLIMIT_FSIZE (the JVM ignores SIGXFSZ, so a write past it fails with EFBIG). */
+    /**
+     * Sets this JVM's soft RLIMIT_FSIZE, leaving the hard one (the JVM ignores SIGXFSZ, so a write past it fails with
+     * EFBIG). The limit is the whole JVM's: safe because surefire runs this module's tests one at a time.
+     */
     private static void setOwnFileSizeLimit(String bytes) throws Exception {
-        Process p = new ProcessBuilder("prlimit", "--pid", Long.toString(ProcessHandle.current().pid()),
-                "--fsize=" + bytes + ":unlimited").redirectErrorStream(true).start();
+        prlimit("--fsize=" + bytes + ":");
+    }
+
+    /** This JVM's soft RLIMIT_FSIZE, as prlimit prints it ("unlimited" or bytes); skips the test without prlimit. */
+    private static String ownFileSizeLimit() throws Exception {
+        String soft;
+        try {
+            soft = prlimit("--fsize", "--raw", "--noheadings", "--output=SOFT");
+        } catch (java.io.IOException e) {
+            org.junit.jupiter.api.Assumptions.abort("util-linux prlimit is not installed: " + e.getMessage());
+            throw e;
+        }
+        return soft.trim();
+    }
+
+    private static String prlimit(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("prlimit", "--pid", Long.toString(ProcessHandle.current().pid())));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor()).as(out).isZero();
+        return out;
     }
 }
