@@ -7,6 +7,7 @@ import io.sharedlookup.testing.TestKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +19,8 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -33,42 +35,56 @@ class ReadPermissionTest {
             "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
             "allow.everyone.if.no.acl.found", "true"));
 
-    private static final ResourcePattern LOCKED = new ResourcePattern(ResourceType.TOPIC, "locked", PatternType.LITERAL);
-    /** ACLs on a topic replace "no ACL found": everything stays allowed but reading. */
-    private static final List<AclBinding> NO_READ = List.of(
-            new AclBinding(LOCKED, new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.ALL,
-                    AclPermissionType.ALLOW)),
-            new AclBinding(LOCKED, new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.READ,
-                    AclPermissionType.DENY)));
+    /**
+     * ACLs on a topic replace "no ACL found": everything stays allowed but the {@code denied} operations (the test
+     * producer keeps writing).
+     */
+    private static List<AclBinding> allowAllBut(String topic, List<AclOperation> denied) {
+        ResourcePattern pattern = new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL);
+        List<AclBinding> acls = new ArrayList<>();
+        acls.add(new AclBinding(pattern, new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.ALL,
+                AclPermissionType.ALLOW)));
+        denied.forEach(op -> acls.add(new AclBinding(pattern, new AccessControlEntry("User:ANONYMOUS", "*", op,
+                AclPermissionType.DENY))));
+        return acls;
+    }
 
-    @Test
-    void aTopicNoLongerReadable_pausesAloneAndComesBackWhenGrantedAgain() throws Exception {
-        kafka.createTopic("locked", 1);
-        kafka.createTopic("open", 1);
-        kafka.send("locked", "l1", "before");
-        kafka.send("open", "o1", "before");
+    /** Read alone denied: the fetch fails. Describe denied too: end offsets and metadata fail as well. */
+    @ParameterizedTest
+    @EnumSource(value = AclOperation.class, names = {"READ", "DESCRIBE"})
+    void aTopicNoLongerReadable_pausesAloneAndComesBackWhenGrantedAgain(AclOperation alsoDenied) throws Exception {
+        String locked = "locked-" + alsoDenied.name().toLowerCase(java.util.Locale.ROOT);
+        String open = "open-" + alsoDenied.name().toLowerCase(java.util.Locale.ROOT);
+        List<AclBinding> denial = allowAllBut(locked, List.of(AclOperation.READ, alsoDenied));
+        kafka.createTopic(locked, 1);
+        kafka.createTopic(open, 1);
+        kafka.send(locked, "l1", "before");
+        kafka.send(open, "o1", "before");
         kafka.flush();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
-                .topics(List.of(new TopicBinding("locked", "locked"), new TopicBinding("open", "open")))
+                .topics(List.of(new TopicBinding(locked, "locked"), new TopicBinding(open, "open")))
                 .httpPort(0).build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
              Admin admin = kafka.admin()) {
             await("ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
 
-            admin.createAcls(NO_READ).all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(denial).all().get(30, TimeUnit.SECONDS);
             await("the locked topic paused").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(app.httpPort(), "/ready").body().contains("not authorized to read topic "
-                            + "'locked': grant the writer's Kafka principal READ and DESCRIBE on it"));
-            kafka.send("open", "o2", "while locked");
-            kafka.send("locked", "l2", "while locked");
+                            + "'" + locked + "': grant the writer's Kafka principal READ and DESCRIBE on it"));
+            kafka.send(open, "o2", "while locked");
+            kafka.send(locked, "l2", "while locked");
             kafka.flush();
             await("the other topic flows on").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(app.httpPort(), "/lookup/open/o2").statusCode() == 200);
             assertThat(Http.get(app.httpPort(), "/lookup/locked/l2").statusCode()).isEqualTo(404);
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
+            assertThat(Http.get(app.httpPort(), "/namespaces").body()).as("the other namespace stays ready")
+                    .contains("\"notReadyReason\" : \"paused: not authorized");
+            assertThat(Http.get(app.httpPort(), "/ready").body()).doesNotContain("\"open\"");
 
-            admin.deleteAcls(NO_READ.stream().map(AclBinding::toFilter).toList()).all().get(30, TimeUnit.SECONDS);
+            admin.deleteAcls(denial.stream().map(AclBinding::toFilter).toList()).all().get(30, TimeUnit.SECONDS);
             // Paused for 30 s at a time: read again at the end of the pause, nothing skipped.
             await("the locked topic read again").atMost(Duration.ofSeconds(75)).pollInterval(Duration.ofMillis(200))
                     .until(() -> Http.get(app.httpPort(), "/lookup/locked/l2").body().equals("while locked"));

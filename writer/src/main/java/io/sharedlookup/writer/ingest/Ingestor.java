@@ -25,6 +25,7 @@ import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -141,6 +142,10 @@ public final class Ingestor {
                         startAll();
                         continue;
                     }
+                    // Before the poll rather than after the batch, so that it also runs after a failure one
+                    // partition accounts for (a damaged batch is skipped in as many failed polls as it has offsets),
+                    // and so that what it throws reaches the catches below.
+                    periodic();
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
                     batch.apply(records);
                     Positions positions = offsets::positionsOf;
@@ -159,7 +164,6 @@ public final class Ingestor {
                             }
                         }
                     }
-                    periodic();
                     backoffMillis = FIRST_BACKOFF_MILLIS;
                 } catch (InvalidOffsetException e) {
                     try {
@@ -173,9 +177,7 @@ public final class Ingestor {
                 } catch (TimeoutException e) {
                     retryLater("Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage(), null);
                 } catch (KafkaException e) {
-                    if (unreadable.handle(e)) {
-                        periodic(); // checkpoints and status go on while a damaged batch is skipped offset by offset
-                    } else {
+                    if (!handledAlone(e)) {
                         retryLater("Kafka error: " + e, e);
                     }
                 }
@@ -190,6 +192,22 @@ public final class Ingestor {
             publishStatuses();
         } finally {
             closeAll();
+        }
+    }
+
+    /**
+     * Deals with a failure that one partition or topic accounts for there ({@link UnreadablePartitions}), so that the
+     * other topics flow on; false when it is not one, or when dealing with it failed too.
+     */
+    private boolean handledAlone(KafkaException e) {
+        if (!started) {
+            return false; // before every partition is known, the start is retried as a whole
+        }
+        try {
+            return unreadable.handle(e);
+        } catch (KafkaException again) {
+            log.warn("Cannot deal with '{}' for its partition alone: {}", e.getMessage(), again.toString());
+            return false;
         }
     }
 
@@ -286,6 +304,7 @@ public final class Ingestor {
         log.warn("Topic '{}': {}; rebuilding its namespace from the beginning (log now {} to {})", topic, why,
                 PartitionOffsets.byPartition(begin, topic), PartitionOffsets.byPartition(end, topic));
         offsets.forget(topic);
+        unreadable.forget(topic);
         // The topic may be another one by now (deleted and recreated): its generations record its id of now.
         String topicId = topicFacts.of(List.of(topic)).getOrDefault(topic, TopicFacts.Facts.UNKNOWN).topicId();
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
@@ -342,10 +361,11 @@ public final class Ingestor {
     private void checkBroker() {
         try {
             offsets.refreshEnds();
-            if (brokerProblem != null) {
-                log.info("Kafka at {} is reachable again", config.bootstrapServers());
-            }
-            brokerProblem = null;
+            reachable();
+        } catch (TopicAuthorizationException e) {
+            // The broker answered; the other topics' end offsets are refreshed. Those topics pause.
+            reachable();
+            unreadable.handle(e);
         } catch (TimeoutException e) {
             if (brokerProblem == null) {
                 log.warn("Kafka at {} is unreachable; serving the last published store and reconnecting",
@@ -354,6 +374,13 @@ public final class Ingestor {
             brokerProblem = "Kafka at " + config.bootstrapServers() + " is unreachable: " + e.getMessage();
         }
         publishStatuses();
+    }
+
+    private void reachable() {
+        if (brokerProblem != null) {
+            log.info("Kafka at {} is reachable again", config.bootstrapServers());
+        }
+        brokerProblem = null;
     }
 
     /** With a {@code group.id}, the applied positions go to the group for broker tooling (never read back). */

@@ -18,6 +18,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -168,9 +169,28 @@ final class PartitionOffsets {
         return addedNotCaughtUp.get(topic);
     }
 
-    /** Asks the broker for fresh end offsets (for lag); a cheap request that fails when the broker is gone. */
+    /**
+     * Asks the broker for fresh end offsets (for lag); a cheap request that fails when the broker is gone.
+     *
+     * @throws TopicAuthorizationException naming the topics the writer may no longer describe, after refreshing the
+     *                                     others
+     */
     void refreshEnds() {
-        latestEnd.putAll(consumer.endOffsets(all(), Duration.ofSeconds(3)));
+        try {
+            latestEnd.putAll(consumer.endOffsets(all(), Duration.ofSeconds(3)));
+        } catch (TopicAuthorizationException e) {
+            List<TopicPartition> others = all().stream()
+                    .filter(tp -> !e.unauthorizedTopics().contains(tp.topic())).toList();
+            if (!others.isEmpty()) {
+                latestEnd.putAll(consumer.endOffsets(others, Duration.ofSeconds(3)));
+            }
+            throw e;
+        }
+    }
+
+    /** The partition's end offset last seen, or -1 when none was. */
+    long latestEnd(TopicPartition tp) {
+        return latestEnd.getOrDefault(tp, -1L);
     }
 
     /** Per partition of the topic, the end offset last seen minus the position. */

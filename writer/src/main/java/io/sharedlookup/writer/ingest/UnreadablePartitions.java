@@ -53,8 +53,8 @@ final class UnreadablePartitions {
     private final Map<String, String> namespaceOfTopic;
     private final BatchApplier.Stall stall;
     private final WriterMetrics metrics;
-    private final RateLimitedLog refetches = new RateLimitedLog(log, 5_000);
-    private final RateLimitedLog skips = new RateLimitedLog(log, 5_000);
+    /** Per partition, so that one partition's lines never hide another's: [fetched again, skipped]. */
+    private final Map<TopicPartition, RateLimitedLog[]> warnings = new HashMap<>();
     /** Per partition, the first offset of a damaged batch fetched once so far: the next fetch decides. */
     private final Map<TopicPartition, Long> damagedOnce = new HashMap<>();
     /** Per partition, the first offset of the damaged batch being skipped (seen damaged in two fetches). */
@@ -135,7 +135,7 @@ final class UnreadablePartitions {
         }
         if (!Long.valueOf(start).equals(skipping.get(tp))) {
             if (!Long.valueOf(start).equals(damagedOnce.put(tp, start))) {
-                refetches.warn("Partition {}: the record batch from offset {} arrived damaged ({}); fetching it once "
+                warnings(tp)[0].warn("Partition {}: the record batch from offset {} arrived damaged ({}); fetching it once "
                         + "more", tp, start, unreadable.cause());
                 fetchAgain(tp, at);
                 return true;
@@ -144,22 +144,34 @@ final class UnreadablePartitions {
             skipping.put(tp, start);
         }
         // Offsets before the batch's first one that the position still points at (aborted transactions' records,
-        // transaction markers) hold nothing to apply: the consumer would have returned such records first.
-        long skipped = Math.max(at, start);
+        // transaction markers) hold nothing to apply: the consumer would have returned such records first. The
+        // first offset is not covered by the checksum, so it is believed only up to the partition's end.
+        long skipped = start > at && start < offsets.latestEnd(tp) ? start : at;
         consumer.seek(tp, skipped + 1);
         offsets.applied(tp, skipped + 1);
         metrics.corruptRecords.labelValues(namespaceOfTopic.get(tp.topic())).inc();
-        skips.warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the update it "
+        warnings(tp)[1].warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the update it "
                 + "held is missing until its key is written again, or until the namespace is rebuilt once the "
                 + "partition is repaired", skipped, tp, unreadable.cause());
         return true;
+    }
+
+    private RateLimitedLog[] warnings(TopicPartition tp) {
+        return warnings.computeIfAbsent(tp, p -> new RateLimitedLog[] {
+            new RateLimitedLog(log, 5_000), new RateLimitedLog(log, 5_000)});
+    }
+
+    /** The topic is read again from its beginning (a rebuild): what was seen damaged is to be seen again. */
+    void forget(String topic) {
+        damagedOnce.keySet().removeIf(tp -> tp.topic().equals(topic));
+        skipping.keySet().removeIf(tp -> tp.topic().equals(topic));
     }
 
     /** Read permission taken away from some topics: those pause and are tried again; the others flow on. */
     private boolean notAuthorized(TopicAuthorizationException denied) {
         boolean ours = false;
         for (String topic : denied.unauthorizedTopics()) {
-            if (namespaceOfTopic.containsKey(topic)) {
+            if (offsets.of(topic) != null) { // one of ours, with its partitions known
                 ours = true;
                 stall.stall(topic, "not authorized to read topic '" + topic + "': grant the writer's Kafka principal "
                         + "READ and DESCRIBE on it", StalledException.PAUSE_MILLIS);
