@@ -135,8 +135,8 @@ final class UnreadablePartitions {
         }
         if (!Long.valueOf(start).equals(skipping.get(tp))) {
             if (!Long.valueOf(start).equals(damagedOnce.put(tp, start))) {
-                warnings(tp)[0].warn("Partition {}: the record batch from offset {} arrived damaged ({}); fetching it once "
-                        + "more", tp, start, unreadable.cause());
+                warnings(tp)[0].warn("Partition {}: the record batch from offset {} arrived damaged ({}); fetching "
+                        + "it once more", tp, start, unreadable.cause());
                 fetchAgain(tp, at);
                 return true;
             }
@@ -150,9 +150,9 @@ final class UnreadablePartitions {
         consumer.seek(tp, skipped + 1);
         offsets.applied(tp, skipped + 1);
         metrics.corruptRecords.labelValues(namespaceOfTopic.get(tp.topic())).inc();
-        warnings(tp)[1].warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the update it "
-                + "held is missing until its key is written again, or until the namespace is rebuilt once the "
-                + "partition is repaired", skipped, tp, unreadable.cause());
+        warnings(tp)[1].warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the "
+                + "update it held is missing until its key is written again, or until the namespace is rebuilt once "
+                + "the partition is repaired", skipped, tp, unreadable.cause());
         return true;
     }
 
