@@ -101,9 +101,7 @@ public final class Ingestor {
         this.pauses = new TopicPauses(consumer, offsets);
         this.batch = new BatchApplier(consumer, byTopic, offsets, pauses, this::stall, this::rebuildTopic, metrics,
                 config.valueField(), config.maxValueBytes());
-        Map<String, String> namespaceOfTopic = new LinkedHashMap<>();
-        byTopic.forEach((topic, sink) -> namespaceOfTopic.put(topic, sink.binding().namespace()));
-        this.unreadable = new UnreadablePartitions(consumer, offsets, namespaceOfTopic, this::stall, metrics);
+        this.unreadable = new UnreadablePartitions(consumer, offsets, this::namespaceOf, this::stall, metrics);
         this.thread = new Thread(this::run, "shared-lookup-ingest");
         publishStatuses();
     }
@@ -316,7 +314,11 @@ public final class Ingestor {
 
     private void stall(String topic, String why, long pauseMillis) {
         pauses.pause(topic, why, pauseMillis);
-        metrics.stalls.labelValues(byTopic.get(topic).binding().namespace()).inc();
+        metrics.stalls.labelValues(namespaceOf(topic)).inc();
+    }
+
+    private String namespaceOf(String topic) {
+        return byTopic.get(topic).binding().namespace();
     }
 
     private void periodic() {

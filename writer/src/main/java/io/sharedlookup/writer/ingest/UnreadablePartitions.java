@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -50,21 +51,21 @@ final class UnreadablePartitions {
 
     private final Consumer<byte[], byte[]> consumer;
     private final PartitionOffsets offsets;
-    private final Map<String, String> namespaceOfTopic;
+    private final UnaryOperator<String> namespaceOf;
     private final BatchApplier.Stall stall;
     private final WriterMetrics metrics;
-    /** Per partition, so that one partition's lines never hide another's: [fetched again, skipped]. */
-    private final Map<TopicPartition, RateLimitedLog[]> warnings = new HashMap<>();
+    /** Per partition, so that one partition's lines never hide another's. */
+    private final Map<TopicPartition, Warnings> warnings = new HashMap<>();
     /** Per partition, the first offset of a damaged batch fetched once so far: the next fetch decides. */
     private final Map<TopicPartition, Long> damagedOnce = new HashMap<>();
     /** Per partition, the first offset of the damaged batch being skipped (seen damaged in two fetches). */
     private final Map<TopicPartition, Long> skipping = new HashMap<>();
 
     UnreadablePartitions(Consumer<byte[], byte[]> consumer, PartitionOffsets offsets,
-                         Map<String, String> namespaceOfTopic, BatchApplier.Stall stall, WriterMetrics metrics) {
+                         UnaryOperator<String> namespaceOf, BatchApplier.Stall stall, WriterMetrics metrics) {
         this.consumer = consumer;
         this.offsets = offsets;
-        this.namespaceOfTopic = namespaceOfTopic;
+        this.namespaceOf = namespaceOf;
         this.stall = stall;
         this.metrics = metrics;
     }
@@ -135,7 +136,7 @@ final class UnreadablePartitions {
         }
         if (!Long.valueOf(start).equals(skipping.get(tp))) {
             if (!Long.valueOf(start).equals(damagedOnce.put(tp, start))) {
-                warnings(tp)[0].warn("Partition {}: the record batch from offset {} arrived damaged ({}); fetching "
+                warnings(tp).fetchedAgain().warn("Partition {}: the record batch from offset {} arrived damaged ({}); fetching "
                         + "it once more", tp, start, unreadable.cause());
                 fetchAgain(tp, at);
                 return true;
@@ -149,16 +150,20 @@ final class UnreadablePartitions {
         long skipped = start > at && start < offsets.latestEnd(tp) ? start : at;
         consumer.seek(tp, skipped + 1);
         offsets.applied(tp, skipped + 1);
-        metrics.corruptRecords.labelValues(namespaceOfTopic.get(tp.topic())).inc();
-        warnings(tp)[1].warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the "
+        metrics.corruptRecords.labelValues(namespaceOf.apply(tp.topic())).inc();
+        warnings(tp).skipped().warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the "
                 + "update it held is missing until its key is written again, or until the namespace is rebuilt once "
                 + "the partition is repaired", skipped, tp, unreadable.cause());
         return true;
     }
 
-    private RateLimitedLog[] warnings(TopicPartition tp) {
-        return warnings.computeIfAbsent(tp, p -> new RateLimitedLog[] {
-            new RateLimitedLog(log, 5_000), new RateLimitedLog(log, 5_000)});
+    /** A partition's two rate-limited lines: a damaged batch fetched again, an offset skipped. */
+    private record Warnings(RateLimitedLog fetchedAgain, RateLimitedLog skipped) {
+    }
+
+    private Warnings warnings(TopicPartition tp) {
+        return warnings.computeIfAbsent(tp, p -> new Warnings(new RateLimitedLog(log, 5_000),
+                new RateLimitedLog(log, 5_000)));
     }
 
     /** The topic is read again from its beginning (a rebuild): what was seen damaged is to be seen again. */
