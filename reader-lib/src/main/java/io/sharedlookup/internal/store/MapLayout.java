@@ -195,7 +195,11 @@ public record MapLayout(
         }
 
         int integer(String name) {
-            return Math.toIntExact(number(name));
+            long v = number(name);
+            if (v != (int) v) {
+                throw new IllegalArgumentException("'" + prefix + name + "' is out of range: " + v);
+            }
+            return (int) v;
         }
     }
 }

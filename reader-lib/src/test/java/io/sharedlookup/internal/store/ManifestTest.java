@@ -19,7 +19,7 @@ class ManifestTest {
                 8192 + 64 + 1088, 4, 8250);
     }
 
-    private static Manifest sample() {
+    static Manifest sample() {
         return new Manifest(Manifest.FORMAT_VERSION, "users", 7, "g0000000007.cmap", 1500, "users-topic",
                 Map.of(0, 10L, 3, 42L), 123456789L, true, Manifest.WriterState.OPEN, 1000L, 2000L,
                 Map.of("reverse.index", "true"), sampleLayout(), sampleLayout(), 0xF00DCAFE12345678L);
