@@ -63,8 +63,12 @@ class DockerfileTest {
     void exposesTheHttpPortChecksHealthAndBindsAllInterfacesOnlyInside() {
         assertThat(all("EXPOSE")).anySatisfy(e -> assertThat(e).contains("7070"));
         assertThat(all("HEALTHCHECK")).singleElement().satisfies(h -> assertThat(h).contains("/health"));
+        // The image's settings are in its environment, where `docker run IMAGE --http-port 8080` can override them;
+        // on the entrypoint they would make that an error (an option given twice).
         assertThat(all("ENTRYPOINT")).singleElement().satisfies(e -> assertThat(e)
-                .contains("\"--http-host\", \"0.0.0.0\"").contains("\"--store-dir\", \"/var/lib/shared-lookup\""));
+                .contains("shared-lookup-writer.jar").doesNotContain("--"));
+        assertThat(all("ENV")).anySatisfy(e -> assertThat(e).contains("SHARED_LOOKUP_HTTP_HOST=0.0.0.0")
+                .contains("SHARED_LOOKUP_STORE_DIR=/var/lib/shared-lookup").contains("SHARED_LOOKUP_HTTP_PORT=7070"));
         assertThat(all("ENV")).anySatisfy(e -> assertThat(e).contains("-Xmx64m"));
     }
 }
