@@ -10,12 +10,17 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *   <li>{@code druid.sharedLookup.initializationTimeoutMillis} — how long {@code awaitInitialization} waits for a
  *       namespace to be published and caught up before giving up (default 60000). Druid's lookup manager does not
  *       wait on a {@code sharedLookup}: its start succeeds only once the namespace is initialised.</li>
+ *   <li>{@code druid.sharedLookup.maxReverseLookupKeys} — the most keys one reverse lookup ({@code unapplyAll}) returns
+ *       (default {@value #DEFAULT_MAX_REVERSE_LOOKUP_KEYS}). Past it the lookup answers "cannot" (null), and Druid
+ *       leaves the filter as it is instead of rewriting it into a filter on the keys; without the bound a filter on a
+ *       value most keys share would collect them all onto the heap for every query.</li>
  * </ul>
  */
 public class SharedLookupConfig {
     public static final String PROPERTY_BASE = "druid.sharedLookup";
     public static final String DEFAULT_STORE_DIR = "/var/lib/shared-lookup";
     public static final long DEFAULT_INITIALIZATION_TIMEOUT_MILLIS = 60_000;
+    public static final int DEFAULT_MAX_REVERSE_LOOKUP_KEYS = 100_000;
 
     @JsonProperty
     private String storeDir = DEFAULT_STORE_DIR;
@@ -23,12 +28,20 @@ public class SharedLookupConfig {
     @JsonProperty
     private long initializationTimeoutMillis = DEFAULT_INITIALIZATION_TIMEOUT_MILLIS;
 
+    @JsonProperty
+    private int maxReverseLookupKeys = DEFAULT_MAX_REVERSE_LOOKUP_KEYS;
+
     public SharedLookupConfig() {
     }
 
     public SharedLookupConfig(String storeDir, long initializationTimeoutMillis) {
+        this(storeDir, initializationTimeoutMillis, DEFAULT_MAX_REVERSE_LOOKUP_KEYS);
+    }
+
+    public SharedLookupConfig(String storeDir, long initializationTimeoutMillis, int maxReverseLookupKeys) {
         this.storeDir = storeDir;
         this.initializationTimeoutMillis = initializationTimeoutMillis;
+        this.maxReverseLookupKeys = maxReverseLookupKeys;
     }
 
     public String getStoreDir() {
@@ -39,9 +52,13 @@ public class SharedLookupConfig {
         return initializationTimeoutMillis;
     }
 
+    public int getMaxReverseLookupKeys() {
+        return Math.max(0, maxReverseLookupKeys);
+    }
+
     @Override
     public String toString() {
         return "SharedLookupConfig{storeDir=" + getStoreDir() + ", initializationTimeoutMillis="
-                + initializationTimeoutMillis + "}";
+                + initializationTimeoutMillis + ", maxReverseLookupKeys=" + maxReverseLookupKeys + "}";
     }
 }

@@ -52,8 +52,8 @@ public final class SharedLookupExtractor extends LookupExtractor {
     /**
      * Every key's value, an absent key mapped to null (as Druid's own {@code applyAll} does), looked up
      * {@value #BATCH} keys at a time through {@link Lookup#getAllInto}, which is faster per key than {@link #apply}
-     * once the namespace outgrows the processor's caches. Druid calls it with a filter's values when it pushes the
-     * filter through a lookup join or into a lookup, and those may be thousands.
+     * once the namespace outgrows the processor's caches. For callers that hold many keys at once: Druid 33's own
+     * query engine never calls it (it applies a lookup row by row, through {@link #apply}).
      */
     @Override
     public Map<String, String> applyAll(@Nullable Iterable<String> keys) {
@@ -99,30 +99,27 @@ public final class SharedLookupExtractor extends LookupExtractor {
     }
 
     /**
-     * Keys whose value is in {@code values}: from the writer's reverse index when the namespace has one (one index
-     * read per value), else from one scan of the namespace however many values are asked for.
+     * Keys whose value is in {@code values}, or null ("cannot", which Druid's callers accept: they then leave the
+     * filter as it is) when more than {@code druid.sharedLookup.maxReverseLookupKeys} keys match. Values the writer's
+     * reverse index holds cost one index read each; the rest are found together in one scan of the namespace, which
+     * stops at the bound, so no query collects millions of keys for a value most keys share.
      */
+    @Nullable
     @Override
     public Iterator<String> unapplyAll(Set<String> values) {
-        if (values.isEmpty()) {
+        List<String> wanted = new ArrayList<>(values.size());
+        for (String value : values) {
+            if (value != null) { // no key maps to null: a null value has no keys
+                wanted.add(value);
+            }
+        }
+        if (wanted.isEmpty()) {
             return Collections.emptyIterator();
         }
-        Lookup lookup = lookup();
+        int max = factory.maxReverseLookupKeys();
         List<String> keys = new ArrayList<>();
-        if (lookup.hasReverseIndex()) {
-            for (String value : values) {
-                if (value != null) {
-                    keys.addAll(lookup.keysOf(value));
-                }
-            }
-        } else {
-            lookup.forEach((k, v) -> {
-                if (values.contains(v)) {
-                    keys.add(k);
-                }
-            });
-        }
-        return keys.iterator();
+        boolean all = lookup().forEachKeyOf(wanted, key -> keys.size() < max && keys.add(key));
+        return all ? keys.iterator() : null;
     }
 
     @Override

@@ -184,6 +184,34 @@ class SharedLookupLifecycleTest {
         assertThat(shared.isOneToOne()).isFalse();
     }
 
+    /**
+     * A reverse lookup stops at druid.sharedLookup.maxReverseLookupKeys and answers "cannot" (null), which Druid's
+     * callers take as "leave the filter as it is": a value most keys share is never collected onto the heap whole.
+     */
+    @ParameterizedTest(name = "reverse index: {0}")
+    @ValueSource(booleans = {false, true})
+    void unapplyAll_pastItsBound_answersCannot(boolean reverseIndex) throws Exception {
+        Map<String, String> content = new LinkedHashMap<>();
+        for (int i = 0; i < 300; i++) {
+            content.put("k" + i, i < 200 ? "common" : "rare " + (i % 3)); // "rare n": 33 or 34 keys each
+        }
+        String namespace = "bounded" + reverseIndex;
+        toClose.add(TestStores.publish(store, namespace, content, true, reverseIndex));
+        SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(namespace, null, false,
+                new SharedLookupConfig(store.toString(), 10_000, 100));
+        toClose.add(f::close);
+        f.start();
+        LookupExtractor shared = f.get();
+        assertThat(shared.unapplyAll(Set.of("common"))).as("200 keys, bound 100").isNull();
+        assertThat(shared.unapplyAll(Set.of("rare 0", "rare 1", "rare 2"))).as("100 keys: at the bound").isNotNull()
+                .toIterable().hasSize(100);
+        assertThat(shared.unapplyAll(Set.of("rare 0", "rare 1", "rare 2", "common"))).isNull();
+        assertThat(toSet(shared.unapplyAll(Set.of("rare 1")))).hasSize(33).allMatch(k -> content.get(k).equals("rare 1"));
+        Set<String> onlyNull = new HashSet<>();
+        onlyNull.add(null);
+        assertThat(shared.unapplyAll(onlyNull)).as("no key maps to null").isNotNull().isExhausted();
+    }
+
     private static Set<String> toSet(java.util.Iterator<String> it) {
         Set<String> out = new HashSet<>();
         it.forEachRemaining(out::add);

@@ -14,10 +14,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -314,24 +318,36 @@ final class LiveLookup implements Lookup {
 
     @Override
     public List<String> keysOf(CharSequence value) {
-        if (value == null) {
-            return List.of();
+        List<String> keys = new java.util.ArrayList<>();
+        if (value != null) {
+            forEachKeyOf(List.of(value), keys::add);
         }
+        return keys;
+    }
+
+    @Override
+    public boolean forEachKeyOf(Collection<? extends CharSequence> values, Predicate<? super String> action) {
         PublishedGeneration g = acquire();
         try {
-            java.util.Optional<List<String>> indexed = g.keysOf(value, lockTimeoutNanos);
-            if (indexed.isPresent()) {
-                return indexed.get();
-            }
-            String wanted = value.toString();
-            List<String> keys = new java.util.ArrayList<>();
-            g.forEachWhile((k, v) -> {
-                if (wanted.equals(v)) {
-                    keys.add(k);
+            Set<String> toScan = new HashSet<>();
+            for (CharSequence value : values) {
+                if (value == null) {
+                    continue;
                 }
-                return true;
-            }, lockTimeoutNanos);
-            return keys;
+                java.util.Optional<List<String>> indexed = g.keysOf(value, lockTimeoutNanos);
+                if (indexed.isEmpty()) { // no index, or a value shared by too many keys for it
+                    toScan.add(value.toString());
+                    continue;
+                }
+                for (String key : indexed.get()) {
+                    if (!action.test(key)) {
+                        return false;
+                    }
+                }
+            }
+            // one pass for every value left; a key has one value, so no key is passed twice
+            return toScan.isEmpty() || g.forEachWhile((k, v) -> !toScan.contains(v) || action.test(k),
+                    lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
         } catch (StoreFormatException e) {

@@ -1,9 +1,11 @@
 package io.sharedlookup.reader;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 
 /**
  * One namespace of a store: a live, read-only string-to-string map backed by the namespace's published generation.
@@ -101,6 +103,17 @@ public interface Lookup {
      * keys — by a scan of the namespace.
      */
     List<String> keysOf(CharSequence value);
+
+    /**
+     * Passes every key whose value is one of {@code values} to {@code action}, until it returns false: a bounded
+     * {@link #keysOf} for many values at once. Values the reverse index answers cost one index read each; all the
+     * others (every value when there is no index, values shared by very many keys when there is) are found together in
+     * at most one scan of the namespace, which stops as soon as {@code action} returns false. Nothing is collected on
+     * the heap but one segment's copy at a time.
+     *
+     * @return whether every such key was passed ({@code action} never returned false)
+     */
+    boolean forEachKeyOf(Collection<? extends CharSequence> values, Predicate<? super String> action);
 
     /** Whether the current generation carries a reverse index (writer option {@code --reverse-index}). */
     boolean hasReverseIndex();
