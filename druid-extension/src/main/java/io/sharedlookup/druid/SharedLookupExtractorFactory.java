@@ -50,7 +50,9 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     private final String storeDir;
     private final boolean injective;
     private final Path resolvedStoreDir;
+    private final String storeDirOrigin;
     private final long initializationTimeoutMillis;
+    private final int maxReverseLookupKeys;
     private final SharedLookupExtractor extractor;
 
     private final Object lifecycle = new Object();
@@ -82,32 +84,41 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
         this.storeDir = storeDir == null || storeDir.isBlank() ? null : storeDir;
         this.injective = injective;
         this.initializationTimeoutMillis = Math.max(0, settings.getInitializationTimeoutMillis());
+        this.maxReverseLookupKeys = settings.getMaxReverseLookupKeys();
         String dir = this.storeDir != null ? this.storeDir : settings.getStoreDir();
-        this.resolvedStoreDir = checkStoreDir(namespace, dir, this.storeDir != null);
+        this.storeDirOrigin = this.storeDir != null ? "\"storeDir\" of the lookup spec"
+                : "druid.sharedLookup.storeDir, or its default " + SharedLookupConfig.DEFAULT_STORE_DIR;
+        this.resolvedStoreDir = parseStoreDir(namespace, dir, storeDirOrigin);
         this.extractor = new SharedLookupExtractor(this);
     }
 
-    private static Path checkStoreDir(String namespace, String dir, boolean fromSpec) {
-        String origin = fromSpec ? "\"storeDir\" of the lookup spec"
-                : "druid.sharedLookup.storeDir, or its default " + SharedLookupConfig.DEFAULT_STORE_DIR;
-        Path path;
+    /** The spec's syntax only: what is on this node's disk is checked by {@link #start()}. */
+    private static Path parseStoreDir(String namespace, String dir, String origin) {
         try {
-            path = Path.of(dir).toAbsolutePath().normalize();
+            return Path.of(dir).toAbsolutePath().normalize();
         } catch (InvalidPathException e) {
             throw new IllegalArgumentException("sharedLookup '" + namespace + "': store directory \"" + dir
                     + "\" (" + origin + ") is not a valid path: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The store directory must be there and readable. Checked when the lookup starts, not when its spec is read: Druid
+     * reads every lookup of its snapshot file at node start in one go, and a spec that throws there stops the node
+     * from starting, where a start that throws skips this lookup alone.
+     */
+    private void requireReadableStoreDir() {
+        Path path = resolvedStoreDir;
         if (!Files.isDirectory(path)) {
-            throw new IllegalArgumentException("sharedLookup '" + namespace + "': store directory " + path + " ("
-                    + origin + ") does not exist on this node: mount the writer's store volume there, or set "
-                    + "\"storeDir\" to where it is mounted");
+            throw new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: store directory "
+                    + path + " (" + storeDirOrigin + ") does not exist on this node: mount the writer's store volume "
+                    + "there, or set \"storeDir\" to where it is mounted");
         }
         if (!Files.isReadable(path) || !Files.isExecutable(path)) {
-            throw new IllegalArgumentException("sharedLookup '" + namespace + "': store directory " + path + " ("
-                    + origin + ") is not readable by the Druid process: add its user to the writer's group "
-                    + "(store files are group-readable)");
+            throw new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: store directory "
+                    + path + " (" + storeDirOrigin + ") is not readable by the Druid process: add its user to the "
+                    + "writer's group (store files are group-readable)");
         }
-        return path;
     }
 
     @JsonProperty
@@ -133,6 +144,11 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
         return resolvedStoreDir;
     }
 
+    /** {@code druid.sharedLookup.maxReverseLookupKeys}: the most keys {@link SharedLookupExtractor#unapplyAll} returns. */
+    int maxReverseLookupKeys() {
+        return maxReverseLookupKeys;
+    }
+
     /**
      * Opens the store and the namespace; succeeds only once the namespace is initialised (published and caught up),
      * so that Druid's lookup manager holds, and the coordinator reports as loaded, only lookups that serve.
@@ -155,26 +171,38 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
             }
             lookup = null;
             initialized = false;
+            requireReadableStoreDir();
+            SharedLookupStore acquired;
             try {
-                store = SharedStores.acquire(resolvedStoreDir);
+                acquired = SharedStores.acquire(resolvedStoreDir);
             } catch (SharedLookupException e) {
                 throw new IllegalStateException("sharedLookup '" + namespace + "': " + e.getMessage(), e);
             }
-            if (!isInitialized()) {
-                String why = status();
-                // Not started: Druid never closes a lookup whose start failed, so give the store back here.
-                store = null;
-                lookup = null;
-                SharedStores.release(resolvedStoreDir);
-                throw new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: " + why
-                        + "; the coordinator sends the spec again at its next lookup sync (druid.manager.lookups.period)"
-                        + " and it loads once the namespace is published and caught up");
+            store = acquired;
+            boolean started = false;
+            try {
+                if (!isInitialized()) {
+                    throw new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: "
+                            + status() + "; the coordinator sends the spec again at its next lookup sync "
+                            + "(druid.manager.lookups.period) and it loads once the namespace is published and caught up");
+                }
+                // Not its size: counting reads every segment, and one left mid-change by a killed writer would fail
+                // the start after the store was taken.
+                LOG.info("Lookup over namespace '{}' in {} started: generation {}", namespace, resolvedStoreDir,
+                        lookup.generation());
+                started = true;
+                return true;
+            } finally {
+                if (!started) {
+                    // Not started (not initialised, or anything thrown on the way, an Error included): Druid never
+                    // closes a lookup whose start failed, so give the store back here, and leave nothing that would
+                    // make a retried start report success without being initialised.
+                    store = null;
+                    lookup = null;
+                    initialized = false;
+                    SharedStores.release(resolvedStoreDir);
+                }
             }
-            // Not its size: counting reads every segment, and one left mid-change by a killed writer would fail
-            // the start after the store was taken.
-            LOG.info("Lookup over namespace '{}' in {} started: generation {}", namespace, resolvedStoreDir,
-                    lookup.generation());
-            return true;
         }
     }
 

@@ -100,21 +100,29 @@ class LookupSpecTest {
                 .hasMessageContaining("[A-Za-z0-9._-]");
     }
 
+    /**
+     * A missing store directory fails the lookup's start, not the reading of its spec: Druid reads a node's whole lookup
+     * snapshot at start in one go, and one spec that cannot be read there would stop the node from starting.
+     */
     @Test
-    void missingStoreDirFailsClearly() {
+    void missingStoreDirFailsTheStartClearly_notTheSpec() throws Exception {
         ObjectMapper mapper = druidMapper(new SharedLookupConfig());
         Path missing = tmp.resolve("not-mounted");
-        assertThatThrownBy(() -> mapper.readValue(
-                spec(", \"namespace\": \"users\", \"storeDir\": \"" + missing + "\""), LookupExtractorFactory.class))
+        LookupExtractorFactory factory = mapper.readValue(
+                spec(", \"namespace\": \"users\", \"storeDir\": \"" + missing + "\""), LookupExtractorFactory.class);
+        assertThatThrownBy(factory::start)
                 .hasMessageContaining("store directory " + missing)
-                .hasMessageContaining("does not exist on this node");
+                .hasMessageContaining("does not exist on this node")
+                .hasMessageContaining("\"storeDir\" of the lookup spec");
     }
 
     @Test
-    void storeDirThatIsAFileFailsClearly() throws Exception {
+    void storeDirThatIsAFileFailsTheStartClearly() throws Exception {
         Path file = Files.writeString(tmp.resolve("a-file"), "x");
         ObjectMapper mapper = druidMapper(new SharedLookupConfig(file.toString(), 1000));
-        assertThatThrownBy(() -> mapper.readValue(spec(", \"namespace\": \"users\""), LookupExtractorFactory.class))
+        LookupExtractorFactory factory = mapper.readValue(spec(", \"namespace\": \"users\""),
+                LookupExtractorFactory.class);
+        assertThatThrownBy(factory::start)
                 .hasMessageContaining("store directory " + file)
                 .hasMessageContaining("druid.sharedLookup.storeDir");
     }
@@ -125,6 +133,7 @@ class LookupSpecTest {
         Properties properties = new Properties();
         properties.setProperty("druid.sharedLookup.storeDir", store.toString());
         properties.setProperty("druid.sharedLookup.initializationTimeoutMillis", "1234");
+        properties.setProperty("druid.sharedLookup.maxReverseLookupKeys", "567");
         Injector startup = new StartupInjectorBuilder().withExtensions().withProperties(properties).build();
         Injector injector = Initialization.makeInjectorWithModules(startup, List.of(binder ->
                 binder.bind(DruidNode.class).annotatedWith(Self.class)
@@ -132,6 +141,7 @@ class LookupSpecTest {
         SharedLookupConfig config = injector.getInstance(SharedLookupConfig.class);
         assertThat(config.getStoreDir()).isEqualTo(store.toString());
         assertThat(config.getInitializationTimeoutMillis()).isEqualTo(1234);
+        assertThat(config.getMaxReverseLookupKeys()).isEqualTo(567);
 
         ObjectMapper mapper = injector.getInstance(Key.get(ObjectMapper.class, Json.class));
         Map<String, Object> lookups = Map.of("users", Map.of("version", "v1", "lookupExtractorFactory",
