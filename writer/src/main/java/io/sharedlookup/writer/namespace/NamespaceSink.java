@@ -162,6 +162,13 @@ public final class NamespaceSink {
     /** Applies one decoded record: {@code value == null} removes. */
     public void apply(String key, String value, Positions positions) {
         lastUpdateMillis = System.currentTimeMillis();
+        try {
+            writer.requireMarkedOpen();
+        } catch (IOException e) {
+            throw lastError.stall("cannot mark the manifest open before changing the resumed generation ("
+                    + e.getMessage() + "); free disk space, the writer retries every "
+                    + Growth.DISK_FULL_RETRY_MILLIS / 1000 + " s by itself", Growth.DISK_FULL_RETRY_MILLIS);
+        }
         if (initialSizing.sampling()) {
             if (initialSizing.add(key, value)) {
                 finishSampling(positions);

@@ -52,6 +52,8 @@ public final class NamespaceWriter implements AutoCloseable {
     /** One WARN a minute at most per namespace for files that cannot be deleted, however often it is retried. */
     private final OldGenerations oldGenerations;
     private Manifest published;
+    /** resume() could not write "open" into the manifest: no change may reach the generation until it is. */
+    private boolean openMarkPending;
     /** The published generation as this writer holds it open (published or resumed by it), for its digest. */
     private GenerationFile publishedFile;
     /** Generation files numbered below this are due for deletion (a deletion failed); 0 when none are. */
@@ -202,13 +204,37 @@ public final class NamespaceWriter implements AutoCloseable {
                 hasReverseIndex(published));
         try {
             generation.restoreDigest(published.contentDigest());
-            write(published.withWriterState(Manifest.WriterState.OPEN, System.currentTimeMillis()), true);
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             generation.close();
             throw e;
         }
+        Manifest opened = published.withWriterState(Manifest.WriterState.OPEN, System.currentTimeMillis());
+        try {
+            write(opened, true);
+        } catch (IOException e) {
+            // A full volume at start: resuming needs a few hundred bytes of manifest, a rebuild a whole new generation
+            // and a replay of the topic. So keep the generation, unchanged until the manifest says open
+            // (requireMarkedOpen, before every change): a kill meanwhile still finds a closed manifest over the very
+            // file it describes. Every later manifest write says open.
+            log.warn("Namespace '{}': cannot mark its manifest open ({}); changes wait until it can be written: free "
+                    + "disk space", namespace, e.toString());
+            published = opened;
+            openMarkPending = true;
+        }
         publishedFile = generation;
         return generation;
+    }
+
+    /**
+     * Before a change to a resumed generation: makes sure its manifest says open (see {@link #resume()}), so that a kill
+     * after the change is never mistaken for a clean stop.
+     *
+     * @throws IOException when the manifest still cannot be written (the change must wait)
+     */
+    public void requireMarkedOpen() throws IOException {
+        if (openMarkPending) {
+            write(published, true);
+        }
     }
 
     /** Creates the next generation file, empty and invisible to readers until {@link #publish}. */
@@ -358,6 +384,7 @@ public final class NamespaceWriter implements AutoCloseable {
     private void write(Manifest manifest, boolean durable) throws IOException {
         ManifestFiles.write(manifest, layout.manifest(namespace), permissions, durable);
         published = manifest;
+        openMarkPending = false; // every manifest written after resume() says open
     }
 
     private void requirePublished() {

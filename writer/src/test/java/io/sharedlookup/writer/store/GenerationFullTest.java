@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.testing.OwnFileSizeLimit;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -126,9 +127,7 @@ class GenerationFullTest {
                 keys.add("key-" + i);
             }
             Throwable refused = null;
-            String before = ownFileSizeLimit();
-            setOwnFileSizeLimit(Long.toString(Files.size(g.file())));
-            try {
+            try (OwnFileSizeLimit limit = OwnFileSizeLimit.lowerTo(Files.size(g.file()))) {
                 for (int length = 8; refused == null && length < 4096; length *= 2) {
                     for (String key : keys) {
                         try {
@@ -139,41 +138,10 @@ class GenerationFullTest {
                         }
                     }
                 }
-            } finally {
-                setOwnFileSizeLimit(before);
             }
             assertThat(refused).isInstanceOf(GenerationUnusableException.class)
                     .hasMessageContaining("after Chronicle Map had freed the old one");
             assertThat(GenerationFile.ioCause(refused)).as("the file system's refusal").isNotNull();
         }
-    }
-
-    /**
-     * Sets this JVM's soft RLIMIT_FSIZE, leaving the hard one (the JVM ignores SIGXFSZ, so a write past it fails with
-     * EFBIG). The limit is the whole JVM's: safe because surefire runs this module's tests one at a time.
-     */
-    private static void setOwnFileSizeLimit(String bytes) throws Exception {
-        prlimit("--fsize=" + bytes + ":");
-    }
-
-    /** This JVM's soft RLIMIT_FSIZE, as prlimit prints it ("unlimited" or bytes); skips the test without prlimit. */
-    private static String ownFileSizeLimit() throws Exception {
-        String soft;
-        try {
-            soft = prlimit("--fsize", "--raw", "--noheadings", "--output=SOFT");
-        } catch (java.io.IOException e) {
-            org.junit.jupiter.api.Assumptions.abort("util-linux prlimit is not installed: " + e.getMessage());
-            throw e;
-        }
-        return soft.trim();
-    }
-
-    private static String prlimit(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("prlimit", "--pid", Long.toString(ProcessHandle.current().pid())));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor()).as(out).isZero();
-        return out;
     }
 }
