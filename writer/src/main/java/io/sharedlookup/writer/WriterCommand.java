@@ -7,6 +7,7 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -95,12 +97,12 @@ final class WriterCommand {
             description = "Mode of the store files it creates (generations, manifests, writer.lock), octal or "
                     + "rw-r----- (default: ${DEFAULT-VALUE}: the group can read). Readers map the files read-only "
                     + "and need read permission only: 0640 suits readers running as the writer's user or in its "
-                    + "group. Never world-writable (refused).")
+                    + "group. Never world-writable, and the owner needs rw (else refused).")
     String fileMode;
 
     @Option(names = "--dir-mode", paramLabel = "MODE", defaultValue = StorePermissions.DEFAULT_DIRECTORY_MODE,
             description = "Mode of the store directories it creates: the store root when missing, one per namespace "
-                    + "(default: ${DEFAULT-VALUE}). Never world-writable (refused).")
+                    + "(default: ${DEFAULT-VALUE}). Never world-writable, and the owner needs rwx (else refused).")
     String dirMode;
 
     @Option(names = "--seed", paramLabel = "DIR",
@@ -162,10 +164,17 @@ final class WriterCommand {
     }
 
     private StorePermissions permissions() {
+        return new StorePermissions(mode("--file-mode", fileMode, StorePermissions::fileMode),
+                mode("--dir-mode", dirMode, StorePermissions::directoryMode));
+    }
+
+    /** Each mode checked on its own, so that the error names the option to fix. */
+    private static Set<PosixFilePermission> mode(String option, String text,
+                                                 Function<String, Set<PosixFilePermission>> parse) {
         try {
-            return StorePermissions.parse(fileMode, dirMode);
+            return parse.apply(text);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("--file-mode " + fileMode + " / --dir-mode " + dirMode + ": " + e.getMessage());
+            throw new ConfigException(option + " " + text + ": " + e.getMessage());
         }
     }
 

@@ -145,6 +145,12 @@ class WriterCliTest {
         cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
                 "--topic", "t", "--dir-mode", "rwz"},
                 "use octal like 0640");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
+                "--topic", "t", "--file-mode", "0440"},
+                "--file-mode 0440: Store files must be readable and writable by their owner");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
+                "--topic", "t", "--dir-mode", "0600"},
+                "--dir-mode 0600: Store directories must be readable, writable and searchable by their owner");
         cases.forEach((args, expected) -> {
             Run r = run(Map.of(), args);
             assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(2);
