@@ -82,7 +82,7 @@ final class WriterCommand {
     @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "" + WriterConfig.DEFAULT_MAX_VALUE_BYTES,
             converter = ByteSizeConverter.class,
             description = "Larger values are skipped and counted (default: ${DEFAULT-VALUE}; KiB/MiB/GiB suffixes "
-                    + "work).")
+                    + "work; at most 2147483647, one byte short of 2GiB).")
     int maxValueBytes;
 
     @Option(names = "--reverse-index",
@@ -241,7 +241,10 @@ final class WriterCommand {
         }
     }
 
-    /** A positive size in bytes up to 2 GiB, optionally with a KiB, MiB or GiB suffix. */
+    /**
+     * A positive size in bytes, optionally with a KiB, MiB or GiB suffix, that fits a Java array: at most
+     * {@code Integer.MAX_VALUE}, one byte short of 2GiB (so 2GiB itself is refused, and the message says so).
+     */
     static final class ByteSizeConverter implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String text) {
@@ -256,15 +259,16 @@ final class WriterCommand {
                 }
             }
             try {
-                long bytes = Long.parseLong(t) * unit;
+                // multiplyExact: a wrapped product (17179869185GiB is 2^64 + 1GiB) must not pass as a small size.
+                long bytes = Math.multiplyExact(Long.parseLong(t), unit);
                 if (bytes > 0 && bytes <= Integer.MAX_VALUE) {
                     return (int) bytes;
                 }
-            } catch (NumberFormatException e) {
+            } catch (NumberFormatException | ArithmeticException e) {
                 // reported below
             }
             throw new ConfigException("Invalid --max-value-bytes '" + text + "': use a positive size such as 1048576 "
-                    + "or 1MiB (at most 2GiB)");
+                    + "or 1MiB, at most 2147483647 (2GiB minus one byte, e.g. 2047MiB)");
         }
     }
 

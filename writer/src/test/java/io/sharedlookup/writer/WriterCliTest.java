@@ -167,8 +167,8 @@ class WriterCliTest {
                 .hasMessage("Invalid --http-port '70000': use a port number from 0 to 65535");
         assertThatThrownBy(() -> parse(Map.of("SHARED_LOOKUP_MAX_VALUE_BYTES", "3GiB"), "--bootstrap-servers", "k:1",
                 "--store-dir", store, "--topic", "t")).isInstanceOf(ConfigException.class)
-                .hasMessage("Invalid --max-value-bytes '3GiB': use a positive size such as 1048576 or 1MiB (at most "
-                        + "2GiB)");
+                .hasMessage("Invalid --max-value-bytes '3GiB': use a positive size such as 1048576 or 1MiB, at most "
+                        + "2147483647 (2GiB minus one byte, e.g. 2047MiB)");
         assertThatThrownBy(() -> parse(Map.of("SHARED_LOOKUP_TOPIC", "ok,b@d"), "--bootstrap-servers", "k:1",
                 "--store-dir", store)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Invalid topic 'b@d' in --topic b@d: ");
@@ -189,6 +189,22 @@ class WriterCliTest {
         WriterConfig blanks = parse(Map.of("SHARED_LOOKUP_TOPIC", "a,,b"), "--bootstrap-servers", "k:1",
                 "--store-dir", store);
         assertThat(blanks.topics()).extracting(TopicBinding::topic).containsExactly("a", "b");
+    }
+
+    /** The largest size accepted is the one the message names; a product that overflows a long is not a size. */
+    @Test
+    void maxValueBytesAcceptsUpToTheLimitItStatesAndRejectsOverflow() {
+        String store = tmp.toString();
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--max-value-bytes", "2147483647").maxValueBytes()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--max-value-bytes", "2047MiB").maxValueBytes()).isEqualTo(2047 << 20);
+        for (String tooLarge : List.of("2GiB", "2147483648", "17179869185GiB", "9223372036854775807KiB")) {
+            assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic",
+                    "t", "--max-value-bytes", tooLarge)).as(tooLarge).isInstanceOf(ConfigException.class)
+                    .hasMessage("Invalid --max-value-bytes '" + tooLarge + "': use a positive size such as 1048576 or "
+                            + "1MiB, at most 2147483647 (2GiB minus one byte, e.g. 2047MiB)");
+        }
     }
 
     @Test
