@@ -127,6 +127,7 @@ final class WriterCommand {
                     + "SHARED_LOOKUP_BOOTSTRAP_SERVERS); to try it out without a Kafka, run the demo jar ("
                     + WriterMain.DEMO_HINT + ")");
         }
+        BootstrapServers.validate(servers);
         if (storeDir == null) {
             throw new ConfigException("No store directory: pass --store-dir DIR (or SHARED_LOOKUP_STORE_DIR), "
                     + "the directory readers open");
