@@ -129,11 +129,14 @@ public final class WriterApp implements AutoCloseable {
      */
     private static void checkTopicsExist(WriterConfig cfg) {
         try (KafkaConsumer<byte[], byte[]> probe = KafkaStartErrors.consumer(cfg)) {
-            Set<String> existing = probe.listTopics(Duration.ofSeconds(10)).keySet();
+            // The broker lists only the topics this principal may DESCRIBE: a topic missing here either does not
+            // exist or is hidden from the writer, and the broker does not say which.
+            Set<String> listed = probe.listTopics(Duration.ofSeconds(10)).keySet();
             for (TopicBinding b : cfg.topics()) {
-                if (!existing.contains(b.topic())) {
+                if (!listed.contains(b.topic())) {
                     throw new ConfigException("Topic '" + b.topic() + "' does not exist on " + cfg.bootstrapServers()
-                            + ": create it, or fix --topic");
+                            + ", or the writer's Kafka principal may not DESCRIBE it: create it or fix --topic, or "
+                            + "grant the principal DESCRIBE and READ on it");
                 }
             }
         } catch (AuthenticationException e) {
