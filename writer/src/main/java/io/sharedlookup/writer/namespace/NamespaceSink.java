@@ -58,7 +58,8 @@ public final class NamespaceSink {
         this.growth = new Growth(generations, writer, metrics, lastError, nsLabel);
         // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
         for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
-                metrics.oversize, metrics.rebuilds, metrics.growths, metrics.replacements, metrics.resumes)) {
+                metrics.oversize, metrics.corruptRecords, metrics.rebuilds, metrics.growths, metrics.replacements,
+                metrics.resumes, metrics.stalls)) {
             counter.labelValues(nsLabel);
         }
     }
