@@ -53,4 +53,17 @@ class NamespaceSinkMetricsTest {
             assertThat(text.lines()).as(counter).contains(counter + "{namespace=\"users\"} 0.0");
         }
     }
+
+    /** A partition that is no longer part of the topic (recreated with fewer) must not report its last lag forever. */
+    @Test
+    void aPartitionNoLongerInTheTopicLosesItsLagSeries() throws Exception {
+        NamespaceSink users = open("users");
+        users.status(Map.of(0, 5L, 1, 7L, 2, 9L), null);
+        assertThat(scrape()).contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"1\"} 7.0")
+                .contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"2\"} 9.0");
+
+        users.status(Map.of(0, 3L), null);
+        assertThat(scrape()).contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"0\"} 3.0")
+                .doesNotContain("partition=\"1\"").doesNotContain("partition=\"2\"");
+    }
 }
