@@ -2,7 +2,6 @@ package io.sharedlookup.writer;
 
 import io.sharedlookup.writer.http.HttpApi;
 import io.sharedlookup.writer.http.HttpServer;
-import io.sharedlookup.writer.ingest.ConsumerSettings;
 import io.sharedlookup.writer.ingest.Ingestor;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
@@ -22,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,7 +88,7 @@ public final class WriterApp implements AutoCloseable {
             throw e instanceof IOException io ? new ConfigException("Cannot open namespaces in " + storeDir + ": "
                     + io) : e;
         }
-        ingestor = new Ingestor(cfg, sinks, metrics, new KafkaConsumer<>(ConsumerSettings.of(cfg)));
+        ingestor = new Ingestor(cfg, sinks, metrics, KafkaStartErrors.consumer(cfg));
         ingestor.start();
         store = SharedLookupStore.open(storeDir);
         try {
@@ -123,16 +123,24 @@ public final class WriterApp implements AutoCloseable {
         return dir;
     }
 
-    /** A missing topic is a configuration error when the broker says so; an unreachable broker is not (yet). */
+    /**
+     * A missing topic, consumer settings that cannot work and credentials the broker refuses are configuration errors;
+     * an unreachable broker is not (yet).
+     */
     private static void checkTopicsExist(WriterConfig cfg) {
-        try (KafkaConsumer<byte[], byte[]> probe = new KafkaConsumer<>(ConsumerSettings.of(cfg))) {
-            Set<String> existing = probe.listTopics(Duration.ofSeconds(10)).keySet();
+        try (KafkaConsumer<byte[], byte[]> probe = KafkaStartErrors.consumer(cfg)) {
+            // The broker lists only the topics this principal may DESCRIBE: a topic missing here either does not
+            // exist or is hidden from the writer, and the broker does not say which.
+            Set<String> listed = probe.listTopics(Duration.ofSeconds(10)).keySet();
             for (TopicBinding b : cfg.topics()) {
-                if (!existing.contains(b.topic())) {
+                if (!listed.contains(b.topic())) {
                     throw new ConfigException("Topic '" + b.topic() + "' does not exist on " + cfg.bootstrapServers()
-                            + ": create it, or fix --topic");
+                            + ", or the writer's Kafka principal may not DESCRIBE it: create it or fix --topic, or "
+                            + "grant the principal DESCRIBE and READ on it");
                 }
             }
+        } catch (AuthenticationException e) {
+            throw KafkaStartErrors.authentication(e, cfg.bootstrapServers());
         } catch (TimeoutException e) {
             log.warn("Kafka at {} did not answer within 10 s; starting anyway, serving what is published and "
                     + "retrying", cfg.bootstrapServers());

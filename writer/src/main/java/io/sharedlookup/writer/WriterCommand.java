@@ -7,6 +7,7 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -80,7 +82,7 @@ final class WriterCommand {
     @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "" + WriterConfig.DEFAULT_MAX_VALUE_BYTES,
             converter = ByteSizeConverter.class,
             description = "Larger values are skipped and counted (default: ${DEFAULT-VALUE}; KiB/MiB/GiB suffixes "
-                    + "work).")
+                    + "work; at most 2147483647, one byte short of 2GiB).")
     int maxValueBytes;
 
     @Option(names = "--reverse-index",
@@ -95,12 +97,12 @@ final class WriterCommand {
             description = "Mode of the store files it creates (generations, manifests, writer.lock), octal or "
                     + "rw-r----- (default: ${DEFAULT-VALUE}: the group can read). Readers map the files read-only "
                     + "and need read permission only: 0640 suits readers running as the writer's user or in its "
-                    + "group. Never world-writable (refused).")
+                    + "group. Never world-writable, and the owner needs rw (else refused).")
     String fileMode;
 
     @Option(names = "--dir-mode", paramLabel = "MODE", defaultValue = StorePermissions.DEFAULT_DIRECTORY_MODE,
             description = "Mode of the store directories it creates: the store root when missing, one per namespace "
-                    + "(default: ${DEFAULT-VALUE}). Never world-writable (refused).")
+                    + "(default: ${DEFAULT-VALUE}). Never world-writable, and the owner needs rwx (else refused).")
     String dirMode;
 
     @Option(names = "--seed", paramLabel = "DIR",
@@ -125,6 +127,7 @@ final class WriterCommand {
                     + "SHARED_LOOKUP_BOOTSTRAP_SERVERS); to try it out without a Kafka, run the demo jar ("
                     + WriterMain.DEMO_HINT + ")");
         }
+        BootstrapServers.validate(servers);
         if (storeDir == null) {
             throw new ConfigException("No store directory: pass --store-dir DIR (or SHARED_LOOKUP_STORE_DIR), "
                     + "the directory readers open");
@@ -162,10 +165,17 @@ final class WriterCommand {
     }
 
     private StorePermissions permissions() {
+        return new StorePermissions(mode("--file-mode", fileMode, StorePermissions::fileMode),
+                mode("--dir-mode", dirMode, StorePermissions::directoryMode));
+    }
+
+    /** Each mode checked on its own, so that the error names the option to fix. */
+    private static Set<PosixFilePermission> mode(String option, String text,
+                                                 Function<String, Set<PosixFilePermission>> parse) {
         try {
-            return StorePermissions.parse(fileMode, dirMode);
+            return parse.apply(text);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("--file-mode " + fileMode + " / --dir-mode " + dirMode + ": " + e.getMessage());
+            throw new ConfigException(option + " " + text + ": " + e.getMessage());
         }
     }
 
@@ -232,7 +242,10 @@ final class WriterCommand {
         }
     }
 
-    /** A positive size in bytes up to 2 GiB, optionally with a KiB, MiB or GiB suffix. */
+    /**
+     * A positive size in bytes, optionally with a KiB, MiB or GiB suffix, that fits a Java array: at most
+     * {@code Integer.MAX_VALUE}, one byte short of 2GiB (so 2GiB itself is refused, and the message says so).
+     */
     static final class ByteSizeConverter implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String text) {
@@ -247,15 +260,16 @@ final class WriterCommand {
                 }
             }
             try {
-                long bytes = Long.parseLong(t) * unit;
+                // multiplyExact: a wrapped product (17179869185GiB is 2^64 + 1GiB) must not pass as a small size.
+                long bytes = Math.multiplyExact(Long.parseLong(t), unit);
                 if (bytes > 0 && bytes <= Integer.MAX_VALUE) {
                     return (int) bytes;
                 }
-            } catch (NumberFormatException e) {
+            } catch (NumberFormatException | ArithmeticException e) {
                 // reported below
             }
             throw new ConfigException("Invalid --max-value-bytes '" + text + "': use a positive size such as 1048576 "
-                    + "or 1MiB (at most 2GiB)");
+                    + "or 1MiB, at most 2147483647 (2GiB minus one byte, e.g. 2047MiB)");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.sharedlookup.writer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.testing.TestKafka;
@@ -19,6 +20,7 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,6 +49,29 @@ class ReadPermissionTest {
         denied.forEach(op -> acls.add(new AclBinding(pattern, new AccessControlEntry("User:ANONYMOUS", "*", op,
                 AclPermissionType.DENY))));
         return acls;
+    }
+
+    /**
+     * At start, a topic the writer may not describe is left out of the broker's topic list like a missing one: the
+     * start is refused with a line that names both causes and both fixes.
+     */
+    @Test
+    void aTopicItMayNotDescribeAtStartIsRefusedNamingThePermission() throws Exception {
+        String hidden = "hidden-at-start";
+        kafka.createTopic(hidden, 1);
+        try (Admin admin = kafka.admin()) {
+            admin.createAcls(allowAllBut(hidden, List.of(AclOperation.DESCRIBE))).all().get(30, TimeUnit.SECONDS);
+            // Every client here is the same principal: once the admin no longer sees the topic, the writer will not.
+            await("the denial in effect").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> !admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(hidden));
+        }
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
+                .topics(List.of(new TopicBinding(hidden, "hidden"))).httpPort(0).build();
+        assertThatThrownBy(() -> WriterApp.start(config, new PrintStream(new ByteArrayOutputStream())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Topic '" + hidden + "' does not exist on " + kafka.bootstrap() + ", or the writer's Kafka "
+                        + "principal may not DESCRIBE it: create it or fix --topic, or grant the principal DESCRIBE "
+                        + "and READ on it");
     }
 
     /** Read alone denied: the fetch fails. Describe denied too: end offsets and metadata fail as well. */

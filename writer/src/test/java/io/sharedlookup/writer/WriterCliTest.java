@@ -145,6 +145,27 @@ class WriterCliTest {
         cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
                 "--topic", "t", "--dir-mode", "rwz"},
                 "use octal like 0640");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
+                "--topic", "t", "--file-mode", "0440"},
+                "--file-mode 0440: Store files must be readable and writable by their owner");
+        cases.put(new String[] {"--bootstrap-servers", "k:1", "--store-dir", store,
+                "--topic", "t", "--dir-mode", "0600"},
+                "--dir-mode 0600: Store directories must be readable, writable and searchable by their owner");
+        cases.put(new String[] {"--bootstrap-servers", "kafka", "--store-dir", store, "--topic", "t"},
+                "Invalid --bootstrap-servers 'kafka': 'kafka' is not HOST:PORT");
+        cases.put(new String[] {"--bootstrap-servers", "k:9092,k2", "--store-dir", store, "--topic", "t"},
+                "'k2' is not HOST:PORT");
+        cases.put(new String[] {"--bootstrap-servers", "k:99999", "--store-dir", store, "--topic", "t"},
+                "'k:99999' is not HOST:PORT with a port from 1 to 65535");
+        // Kafka refuses these only when the consumer is built, at start: still one line, exit 2.
+        cases.put(new String[] {"--bootstrap-servers", "127.0.0.1:1", "--store-dir", store, "--topic", "t",
+                "--kafka-property", "security.protocol=SASL_SSLX"},
+                "Kafka consumer settings do not work: Invalid value SASL_SSLX for configuration security.protocol");
+        cases.put(new String[] {"--bootstrap-servers", "127.0.0.1:1", "--store-dir", store, "--topic", "t",
+                "--kafka-property", "security.protocol=SSL", "--kafka-property",
+                "ssl.truststore.location=" + tmp.resolve("missing-truststore.jks"),
+                "--kafka-property", "ssl.truststore.password=secret"},
+                "(NoSuchFileException: " + tmp.resolve("missing-truststore.jks") + "): fix");
         cases.forEach((args, expected) -> {
             Run r = run(Map.of(), args);
             assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(2);
@@ -161,8 +182,8 @@ class WriterCliTest {
                 .hasMessage("Invalid --http-port '70000': use a port number from 0 to 65535");
         assertThatThrownBy(() -> parse(Map.of("SHARED_LOOKUP_MAX_VALUE_BYTES", "3GiB"), "--bootstrap-servers", "k:1",
                 "--store-dir", store, "--topic", "t")).isInstanceOf(ConfigException.class)
-                .hasMessage("Invalid --max-value-bytes '3GiB': use a positive size such as 1048576 or 1MiB (at most "
-                        + "2GiB)");
+                .hasMessage("Invalid --max-value-bytes '3GiB': use a positive size such as 1048576 or 1MiB, at most "
+                        + "2147483647 (2GiB minus one byte, e.g. 2047MiB)");
         assertThatThrownBy(() -> parse(Map.of("SHARED_LOOKUP_TOPIC", "ok,b@d"), "--bootstrap-servers", "k:1",
                 "--store-dir", store)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Invalid topic 'b@d' in --topic b@d: ");
@@ -183,6 +204,54 @@ class WriterCliTest {
         WriterConfig blanks = parse(Map.of("SHARED_LOOKUP_TOPIC", "a,,b"), "--bootstrap-servers", "k:1",
                 "--store-dir", store);
         assertThat(blanks.topics()).extracting(TopicBinding::topic).containsExactly("a", "b");
+    }
+
+    @Test
+    void bootstrapServersTakeEveryFormKafkaAccepts() {
+        for (String servers : List.of("k:9092", "k1:9092, k2:9093", "[::1]:9092", "SASL_SSL://k.example.com:9093",
+                "10.0.0.1:9092,")) {
+            assertThat(parse(Map.of(), "--bootstrap-servers", servers, "--store-dir", tmp.toString(), "--topic", "t")
+                    .bootstrapServers()).isEqualTo(servers);
+        }
+    }
+
+    /** A broker whose TLS handshake fails (here: it does not speak TLS) is refused at start in one line. */
+    @Test
+    void aConnectionTheBrokerDoesNotAcceptIsOneLineAtStart() throws Exception {
+        try (java.net.ServerSocket plaintext = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread answering = new Thread(() -> {
+                while (true) {
+                    try (java.net.Socket s = plaintext.accept()) {
+                        s.getOutputStream().write("HTTP/1.1 400 Bad Request\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    } catch (java.io.IOException closed) {
+                        return;
+                    }
+                }
+            }, "plaintext-broker");
+            answering.setDaemon(true);
+            answering.start();
+            Run r = run(Map.of(), "--bootstrap-servers", "127.0.0.1:" + plaintext.getLocalPort(), "--store-dir",
+                    tmp.toString(), "--topic", "t", "--kafka-property", "security.protocol=SSL");
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.err().strip()).doesNotContain("\n").startsWith("error: Kafka at 127.0.0.1:")
+                    .contains("did not accept the writer's connection: SSL handshake failed (SSLException: ");
+        }
+    }
+
+    /** The largest size accepted is the one the message names; a product that overflows a long is not a size. */
+    @Test
+    void maxValueBytesAcceptsUpToTheLimitItStatesAndRejectsOverflow() {
+        String store = tmp.toString();
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--max-value-bytes", "2147483647").maxValueBytes()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--max-value-bytes", "2047MiB").maxValueBytes()).isEqualTo(2047 << 20);
+        for (String tooLarge : List.of("2GiB", "2147483648", "17179869185GiB", "9223372036854775807KiB")) {
+            assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic",
+                    "t", "--max-value-bytes", tooLarge)).as(tooLarge).isInstanceOf(ConfigException.class)
+                    .hasMessage("Invalid --max-value-bytes '" + tooLarge + "': use a positive size such as 1048576 or "
+                            + "1MiB, at most 2147483647 (2GiB minus one byte, e.g. 2047MiB)");
+        }
     }
 
     @Test

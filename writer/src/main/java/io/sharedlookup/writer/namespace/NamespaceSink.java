@@ -13,6 +13,7 @@ import io.sharedlookup.writer.store.NamespaceWriter;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +43,8 @@ public final class NamespaceSink {
     private final java.util.ArrayDeque<String[]> heldBack = new java.util.ArrayDeque<>();
     private final Growth growth;
     private long lastUpdateMillis;
+    /** The partitions whose lag series the last {@link #status} set. */
+    private Set<Integer> lagPartitions = Set.of();
 
     /**
      * @param attributes the settings this writer records with each generation; a change of any of them at restart
@@ -58,7 +61,8 @@ public final class NamespaceSink {
         this.growth = new Growth(generations, writer, metrics, lastError, nsLabel);
         // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
         for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
-                metrics.oversize, metrics.rebuilds, metrics.growths, metrics.replacements, metrics.resumes)) {
+                metrics.oversize, metrics.corruptRecords, metrics.rebuilds, metrics.growths, metrics.replacements,
+                metrics.resumes, metrics.stalls)) {
             counter.labelValues(nsLabel);
         }
     }
@@ -347,7 +351,11 @@ public final class NamespaceSink {
         metrics.capacity.labelValues(nsLabel).set(capacity);
         metrics.generation.labelValues(nsLabel).set(generation);
         metrics.caughtUp.labelValues(nsLabel).set(isPublishedAndCaughtUp() ? 1 : 0);
+        // A partition no longer in the topic (recreated with fewer) would otherwise report its last lag forever.
+        lagPartitions.stream().filter(p -> !lag.containsKey(p))
+                .forEach(p -> metrics.lag.remove(nsLabel, Integer.toString(p)));
         lag.forEach((p, l) -> metrics.lag.labelValues(nsLabel, Integer.toString(p)).set(l));
+        lagPartitions = Set.copyOf(lag.keySet());
         Manifest published = writer.published().orElse(null);
         Long digest = published == null ? null : published.contentDigest();
         if (digest != null) {

@@ -17,13 +17,15 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Set;
 
 /**
  * Permissions given to store files and directories. The default, 0640 files and 0750 directories, lets reader
  * processes in the writer's group map the files while keeping everyone else out; store files are never
- * world-writable, whatever is configured.
+ * world-writable, whatever is configured, and the owner (the writer) always keeps rw on files and rwx on
+ * directories.
  *
  * <p>Inside the store nothing is followed: files are created exclusively ({@code O_EXCL}) with their final mode as
  * the creation mode (so there is no moment with the umask's wider one), opened and given their mode with
@@ -40,15 +42,65 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
     public StorePermissions {
         file = Set.copyOf(file);
         directory = Set.copyOf(directory);
-        if (file.contains(PosixFilePermission.OTHERS_WRITE) || directory.contains(PosixFilePermission.OTHERS_WRITE)) {
-            throw new IllegalArgumentException("Store files and directories must not be world-writable: drop the "
-                    + "'others write' bit from the configured permissions");
-        }
+        requireFileMode(file);
+        requireDirectoryMode(directory);
     }
 
     /** Parses {@code rw-r-----} style or octal ({@code 0640}) modes. */
     public static StorePermissions parse(String fileMode, String directoryMode) {
-        return new StorePermissions(mode(fileMode), mode(directoryMode));
+        return new StorePermissions(fileMode(fileMode), directoryMode(directoryMode));
+    }
+
+    /**
+     * Parses and checks a file mode on its own, so that a command line can say which option is wrong.
+     *
+     * @throws IllegalArgumentException with a one-line fix when it is malformed or cannot work
+     */
+    public static Set<PosixFilePermission> fileMode(String text) {
+        return requireFileMode(mode(text));
+    }
+
+    /**
+     * Parses and checks a directory mode on its own.
+     *
+     * @throws IllegalArgumentException with a one-line fix when it is malformed or cannot work
+     */
+    public static Set<PosixFilePermission> directoryMode(String text) {
+        return requireDirectoryMode(mode(text));
+    }
+
+    /*
+     * The writer owns what it creates and keeps writing it: it maps generations read-write and rewrites manifests, so
+     * a file mode without owner rw fails every generation with EACCES (never ready), and a directory mode without
+     * owner rwx fails the first file created in it. Refused up front instead.
+     */
+
+    private static Set<PosixFilePermission> requireFileMode(Set<PosixFilePermission> mode) {
+        requireNotWorldWritable(mode, "files");
+        if (!mode.containsAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE))) {
+            throw new IllegalArgumentException("Store files must be readable and writable by their owner, the writer "
+                    + "(it maps them read-write), and " + PosixFilePermissions.toString(mode) + " is not: give the "
+                    + "owner rw, e.g. 0640");
+        }
+        return mode;
+    }
+
+    private static Set<PosixFilePermission> requireDirectoryMode(Set<PosixFilePermission> mode) {
+        requireNotWorldWritable(mode, "directories");
+        if (!mode.containsAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
+                PosixFilePermission.OWNER_EXECUTE))) {
+            throw new IllegalArgumentException("Store directories must be readable, writable and searchable by their "
+                    + "owner, the writer (it creates files in them), and " + PosixFilePermissions.toString(mode)
+                    + " is not: give the owner rwx, e.g. 0750");
+        }
+        return mode;
+    }
+
+    private static void requireNotWorldWritable(Set<PosixFilePermission> mode, String what) {
+        if (mode.contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new IllegalArgumentException("Store " + what + " must not be world-writable: drop the 'others "
+                    + "write' bit from the configured permissions");
+        }
     }
 
     static Set<PosixFilePermission> mode(String text) {

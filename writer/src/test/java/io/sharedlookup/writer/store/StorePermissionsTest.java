@@ -26,4 +26,18 @@ class StorePermissionsTest {
         assertThatThrownBy(() -> StorePermissions.parse("0640", "0777")).hasMessageContaining("world-writable");
         assertThatThrownBy(() -> StorePermissions.parse("rw-rw", "0750")).hasMessageContaining("Invalid permission mode");
     }
+
+    /** The writer maps its files read-write and creates files in its directories: the owner must keep those bits. */
+    @Test
+    void refusesModesTheWriterItselfCouldNotUse() {
+        for (String file : new String[] {"0440", "0240", "0040", "r--r-----"}) {
+            assertThatThrownBy(() -> StorePermissions.parse(file, "0750")).as(file)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give the owner rw");
+        }
+        for (String dir : new String[] {"0600", "0550", "0350", "rw-r-x---"}) {
+            assertThatThrownBy(() -> StorePermissions.parse("0640", dir)).as(dir)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give the owner rwx");
+        }
+        assertThat(StorePermissions.parse("0600", "0700").file()).hasSize(2);
+    }
 }

@@ -1,0 +1,48 @@
+package io.sharedlookup.writer;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The syntax of {@code --bootstrap-servers}, checked while the options are parsed: Kafka finds a broker without a
+ * port only when the consumer is built, and says so with a stack trace.
+ */
+final class BootstrapServers {
+    /**
+     * What Kafka's client accepts: an optional {@code LISTENER://}, a host (an IPv6 address in brackets, or bare as
+     * Kafka allows) and a port.
+     */
+    private static final Pattern ENTRY =
+            Pattern.compile("(?:[A-Za-z0-9_]+://)?(?:\\[[0-9A-Za-z:.%]+\\]|[^\\s\\[\\]/,]+):([0-9]{1,5})");
+
+    private BootstrapServers() {
+    }
+
+    /**
+     * @param servers the trimmed, non-empty option value
+     * @throws ConfigException naming the first entry that is not {@code HOST:PORT}
+     */
+    static void validate(String servers) {
+        boolean any = false;
+        for (String entry : servers.split(",", -1)) {
+            String e = entry.trim();
+            if (e.isEmpty()) {
+                continue; // Kafka skips empty entries too
+            }
+            Matcher m = ENTRY.matcher(e);
+            int port = m.matches() ? Integer.parseInt(m.group(1)) : 0;
+            if (port < 1 || port > 65535) {
+                throw invalid(servers, "'" + e + "' is not HOST:PORT with a port from 1 to 65535");
+            }
+            any = true;
+        }
+        if (!any) {
+            throw invalid(servers, "it names no broker");
+        }
+    }
+
+    private static ConfigException invalid(String servers, String why) {
+        return new ConfigException("Invalid --bootstrap-servers '" + servers + "': " + why + "; list the brokers as "
+                + "HOST:PORT[,HOST:PORT...], e.g. kafka-1:9092,kafka-2:9092 ([::1]:9092 for an IPv6 address)");
+    }
+}
