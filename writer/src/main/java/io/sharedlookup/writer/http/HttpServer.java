@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -12,26 +13,34 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpChunkedInput;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.stream.ChunkedStream;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sharedlookup.writer.WriterMetrics;
+import java.io.ByteArrayInputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -52,7 +61,13 @@ import org.slf4j.LoggerFactory;
  *   <li>beyond the connection cap a new connection is answered 503 and closed at once;</li>
  *   <li>an initial line, header section or body over its limit is answered 414, 431 or 413 and the connection is
  *       closed (the rest of such a request is never read);</li>
- *   <li>a response the client does not read within the write timeout closes the connection.</li>
+ *   <li>a response the client does not read within the write timeout closes the connection;</li>
+ *   <li>a connection has one request in flight: the server stops reading it once a request is received and reads on
+ *       only when the response is written, so a client that pipelines requests without reading the responses makes
+ *       the server hold one response, not one per request;</li>
+ *   <li>that response goes out in slices of {@link #SLICE} bytes, each only while the connection's outbound buffer
+ *       is under {@link #WATER_MARK}'s high mark, so a slow reader holds at most about that much of the response in
+ *       Netty's (direct) buffers.</li>
  * </ul>
  * Each of these closings is counted in {@code sharedlookup_http_connections_closed_total{reason}}, and the open
  * connections in {@code sharedlookup_http_open_connections}.
@@ -63,6 +78,15 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup workers = new NioEventLoopGroup(1);
     private final Channel channel;
     private final AtomicInteger open = new AtomicInteger();
+
+    /** A body larger than this is written slice by slice, as the client takes it; a smaller one in one write. */
+    static final int SLICE = 8192;
+    /**
+     * A connection whose unsent bytes exceed 32 KiB gets no further slice until they drop under 8 KiB: with the
+     * connection cap, at most 256 x (32 KiB + one slice), 10 MiB, of direct memory waits on slow readers (a sidecar
+     * runs with 32 MiB).
+     */
+    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(8 * 1024, 32 * 1024);
 
     /**
      * Per-connection bounds.
@@ -110,16 +134,22 @@ public final class HttpServer implements AutoCloseable {
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ConnectionGuard guard = new ConnectionGuard(limits, open, metrics);
                         ChannelPipeline p = ch.pipeline();
                         // The write timeout first, so that its exception passes the guard, which counts it.
+                        // The flow control before the aggregator: the decoder turns one socket read into as many
+                        // requests as it holds, and the flow control passes them on one at a time while the guard
+                        // has reading stopped (the aggregator alone would read on to complete a partial body).
                         p.addLast(new WriteTimeoutHandler(limits.writeTimeout().toMillis(), TimeUnit.MILLISECONDS),
                                 guard,
                                 new HttpServerCodec(limits.maxInitialLine(), limits.maxHeaderBytes(), 8192),
+                                new FlowControlHandler(),
                                 new Aggregator(limits.maxBodyBytes(), metrics),
+                                new ChunkedWriteHandler(),
                                 new Handler(api, metrics, guard));
                     }
                 });
@@ -149,8 +179,9 @@ public final class HttpServer implements AutoCloseable {
     }
 
     /**
-     * First in the pipeline, so it sees raw bytes: counts the connection against the cap, and keeps one timer per
-     * connection — the request deadline while a request is arriving, the idle deadline between requests.
+     * First in the pipeline, so it sees raw bytes: counts the connection against the cap, stops reading while a
+     * response is being written, and keeps one timer per connection — the request deadline while a request is
+     * arriving, the write deadline while its response is written, the idle deadline between requests.
      */
     private static final class ConnectionGuard extends ChannelDuplexHandler {
         static final String OVER_LIMIT = "over_limit";
@@ -170,7 +201,7 @@ public final class HttpServer implements AutoCloseable {
         private boolean refused;
         /** A request is arriving: its first bytes were read, the whole of it has not been decoded yet. */
         private boolean awaitingRequest;
-        /** A request was received and its response is not written yet: no timer runs. */
+        /** A request was received and its response is not written yet: reading stops, the write deadline runs. */
         private boolean responding;
         private ScheduledFuture<?> timer;
 
@@ -223,19 +254,31 @@ public final class HttpServer implements AutoCloseable {
             super.channelRead(ctx, msg);
         }
 
-        /** The whole request was decoded: no deadline while the response is made. */
+        /**
+         * The whole request was decoded: nothing more is read from the connection until its response is written
+         * (requests pipelined behind it wait in the socket and the flow control), and the response must be taken
+         * within the write timeout, counted from here as a whole however it is sliced.
+         */
         void requestReceived() {
             awaitingRequest = false;
             responding = true;
-            cancel();
+            ctx.channel().config().setAutoRead(false);
+            arm(ctx, limits.writeTimeout(), WRITE_TIMEOUT);
         }
 
-        /** The response was written and the connection stays open: idle until the next request's first byte. */
+        /**
+         * The response was written and the connection stays open: idle until the next request's first byte, and
+         * reading again (which may hand over at once a request that was pipelined behind the last).
+         */
         void responseSent() {
             responding = false;
-            if (!awaitingRequest && ctx != null && ctx.channel().isActive()) {
+            if (!ctx.channel().isActive()) {
+                return;
+            }
+            if (!awaitingRequest) {
                 arm(ctx, limits.idleTimeout(), IDLE_TIMEOUT);
             }
+            ctx.channel().config().setAutoRead(true);
         }
 
         private void arm(ChannelHandlerContext ctx, Duration after, String reason) {
@@ -263,6 +306,10 @@ public final class HttpServer implements AutoCloseable {
                         + "within " + limits.requestTimeout().toMillis() + " ms\n")))
                         .addListener(ChannelFutureListener.CLOSE);
             } else {
+                if (reason.equals(WRITE_TIMEOUT)) {
+                    log.debug("HTTP connection from {}: response not taken within {}; closing",
+                            ctx.channel().remoteAddress(), limits.writeTimeout());
+                }
                 ctx.close();
             }
         }
@@ -363,8 +410,11 @@ public final class HttpServer implements AutoCloseable {
                 log.warn("HTTP {} {} failed", method, uri, e);
                 r = HttpApi.Response.text(500, "Internal error: " + e);
             }
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                    HttpResponseStatus.valueOf(r.status()), Unpooled.wrappedBuffer(r.body()));
+            boolean sliced = r.body().length > SLICE;
+            HttpResponse response = sliced
+                    ? new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()))
+                    : new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()),
+                            Unpooled.wrappedBuffer(r.body()));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
             if (r.status() == 405) {
@@ -377,10 +427,19 @@ public final class HttpServer implements AutoCloseable {
             String endpoint = HttpApi.endpoint(uri);
             metrics.httpRequests.labelValues(endpoint, Integer.toString(r.status())).inc();
             metrics.httpLatency.labelValues(endpoint).observe((System.nanoTime() - start) / 1e9);
-            if (keepAlive) {
-                ctx.writeAndFlush(response).addListener(f -> guard.responseSent());
+            ChannelFuture written;
+            if (sliced) {
+                // The chunked writer takes a slice only while the channel is writable (under the water mark).
+                ctx.write(response);
+                written = ctx.writeAndFlush(new HttpChunkedInput(
+                        new ChunkedStream(new ByteArrayInputStream(r.body()), SLICE)));
             } else {
-                ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+                written = ctx.writeAndFlush(response);
+            }
+            if (keepAlive) {
+                written.addListener(f -> guard.responseSent());
+            } else {
+                written.addListener(ChannelFutureListener.CLOSE);
             }
         }
 
