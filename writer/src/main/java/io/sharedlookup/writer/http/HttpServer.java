@@ -58,7 +58,9 @@ import org.slf4j.LoggerFactory;
  *   <li>a request must arrive completely within the request timeout, counted from the connection's opening or from
  *       its first byte after the previous response; otherwise the server answers 408 and closes;</li>
  *   <li>a kept-alive connection with nothing to do is closed after the idle timeout;</li>
- *   <li>beyond the connection cap a new connection is answered 503 and closed at once;</li>
+ *   <li>at the connection cap a new connection makes the server close the kept-alive connection idle the longest
+ *       (clients open a new one when they need it); when none is idle, the new connection is answered 503 and closed
+ *       at once;</li>
  *   <li>an initial line, header section or body over its limit is answered 414, 431 or 413 and the connection is
  *       closed (the rest of such a request is never read);</li>
  *   <li>a response the client does not read within the write timeout closes the connection;</li>
@@ -78,6 +80,7 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup workers = new NioEventLoopGroup(1);
     private final Channel channel;
     private final AtomicInteger open = new AtomicInteger();
+    private final IdleConnections<ConnectionGuard> idle = new IdleConnections<>();
 
     /** A body larger than this is written slice by slice, as the client takes it; a smaller one in one write. */
     static final int SLICE = 8192;
@@ -95,7 +98,8 @@ public final class HttpServer implements AutoCloseable {
      *                          connection's opening or from its first byte after the previous response
      * @param idleTimeout       a kept-alive connection without a request in progress is closed after this
      * @param writeTimeout      a response not taken by the client within this closes the connection
-     * @param maxConnections    open connections at most; more are answered 503 and closed
+     * @param maxConnections    open connections at most; a new one beyond it closes the longest idle kept-alive
+     *                          connection, or is answered 503 and closed when none is idle
      * @param maxInitialLine    bytes of the request line at most (the path holds the lookup key), else 414
      * @param maxHeaderBytes    bytes of all header lines at most, else 431
      * @param maxBodyBytes      bytes of a request body at most (every endpoint is a GET), else 413
@@ -138,7 +142,7 @@ public final class HttpServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ConnectionGuard guard = new ConnectionGuard(limits, open, metrics);
+                        ConnectionGuard guard = new ConnectionGuard(limits, open, idle, metrics);
                         ChannelPipeline p = ch.pipeline();
                         // The write timeout first, so that its exception passes the guard, which counts it.
                         // The flow control before the aggregator: the decoder turns one socket read into as many
@@ -189,12 +193,14 @@ public final class HttpServer implements AutoCloseable {
         static final String IDLE_TIMEOUT = "idle_timeout";
         static final String OVERSIZED = "oversized";
         static final String WRITE_TIMEOUT = "write_timeout";
-        static final String[] REASONS = {OVER_LIMIT, REQUEST_TIMEOUT, IDLE_TIMEOUT, OVERSIZED, WRITE_TIMEOUT};
+        static final String EVICTED = "evicted";
+        static final String[] REASONS = {OVER_LIMIT, REQUEST_TIMEOUT, IDLE_TIMEOUT, OVERSIZED, WRITE_TIMEOUT, EVICTED};
         private static final byte[] OVER_LIMIT_RESPONSE = rawResponse("503 Service Unavailable",
                 "Too many connections: try again soon\n");
 
         private final Limits limits;
         private final AtomicInteger open;
+        private final IdleConnections<ConnectionGuard> idle;
         private final WriterMetrics metrics;
         private ChannelHandlerContext ctx;
         private boolean counted;
@@ -205,9 +211,11 @@ public final class HttpServer implements AutoCloseable {
         private boolean responding;
         private ScheduledFuture<?> timer;
 
-        ConnectionGuard(Limits limits, AtomicInteger open, WriterMetrics metrics) {
+        ConnectionGuard(Limits limits, AtomicInteger open, IdleConnections<ConnectionGuard> idle,
+                        WriterMetrics metrics) {
             this.limits = limits;
             this.open = open;
+            this.idle = idle;
             this.metrics = metrics;
         }
 
@@ -217,7 +225,7 @@ public final class HttpServer implements AutoCloseable {
             int now = open.incrementAndGet();
             counted = true;
             metrics.httpOpenConnections.set(now);
-            if (now > limits.maxConnections()) {
+            if (now > limits.maxConnections() && !makeRoom()) {
                 refused = true;
                 metrics.httpConnectionsClosed.labelValues(OVER_LIMIT).inc();
                 ctx.writeAndFlush(Unpooled.wrappedBuffer(OVER_LIMIT_RESPONSE)).addListener(ChannelFutureListener.CLOSE);
@@ -230,8 +238,28 @@ public final class HttpServer implements AutoCloseable {
             super.channelActive(ctx);
         }
 
+        /**
+         * Closes the connection idle the longest, if any, for this one: a probe or a lookup must not be refused
+         * because other clients keep connections open that they do not use. Until that one's close completes, the
+         * open count is one over the cap.
+         */
+        private boolean makeRoom() {
+            return idle.takeLongestIdle().map(longest -> {
+                longest.evict();
+                return true;
+            }).orElse(false);
+        }
+
+        private void evict() {
+            metrics.httpConnectionsClosed.labelValues(EVICTED).inc();
+            log.debug("HTTP connection from {}: idle at the connection cap; closing it to make room",
+                    ctx.channel().remoteAddress());
+            ctx.close();
+        }
+
         @Override
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            idle.busy(this);
             cancel();
             if (counted) {
                 counted = false;
@@ -249,6 +277,7 @@ public final class HttpServer implements AutoCloseable {
             }
             if (!awaitingRequest && !responding && msg instanceof ByteBuf buf && buf.isReadable()) {
                 awaitingRequest = true;
+                idle.busy(this);
                 arm(ctx, limits.requestTimeout(), REQUEST_TIMEOUT);
             }
             super.channelRead(ctx, msg);
@@ -262,6 +291,7 @@ public final class HttpServer implements AutoCloseable {
         void requestReceived() {
             awaitingRequest = false;
             responding = true;
+            idle.busy(this);
             ctx.channel().config().setAutoRead(false);
             arm(ctx, limits.writeTimeout(), WRITE_TIMEOUT);
         }
@@ -277,6 +307,7 @@ public final class HttpServer implements AutoCloseable {
             }
             if (!awaitingRequest) {
                 arm(ctx, limits.idleTimeout(), IDLE_TIMEOUT);
+                idle.idle(this);
             }
             ctx.channel().config().setAutoRead(true);
         }
