@@ -41,6 +41,7 @@ import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sharedlookup.writer.WriterMetrics;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -125,11 +126,19 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
-    public HttpServer(String host, int port, HttpApi api, WriterMetrics metrics) throws InterruptedException {
+    /**
+     * Listens on {@code host:port}, or fails having released everything it took.
+     *
+     * @throws IOException when it cannot listen there (port in use, address not this host's), with a one-line message
+     *                     naming the address and what to do
+     */
+    public HttpServer(String host, int port, HttpApi api, WriterMetrics metrics)
+            throws IOException, InterruptedException {
         this(host, port, api, metrics, Limits.DEFAULT);
     }
 
-    HttpServer(String host, int port, HttpApi api, WriterMetrics metrics, Limits limits) throws InterruptedException {
+    HttpServer(String host, int port, HttpApi api, WriterMetrics metrics, Limits limits)
+            throws IOException, InterruptedException {
         metrics.httpOpenConnections.set(0);
         for (String reason : ConnectionGuard.REASONS) {
             metrics.httpConnectionsClosed.labelValues(reason);
@@ -157,12 +166,23 @@ public final class HttpServer implements AutoCloseable {
                                 new Handler(api, metrics, guard));
                     }
                 });
+        // await, not sync: sync rethrows a failed bind's BindException (checked, undeclared) past this catch, which
+        // would leave the event-loop threads, not daemons, running.
+        ChannelFuture bound;
         try {
-            this.channel = b.bind(host, port).sync().channel();
-        } catch (RuntimeException | InterruptedException e) {
+            bound = b.bind(host, port).await();
+        } catch (RuntimeException | Error | InterruptedException e) {
             shutdownGroups();
             throw e;
         }
+        if (!bound.isSuccess()) {
+            shutdownGroups();
+            Throwable cause = bound.cause();
+            throw new IOException("Cannot listen for HTTP on " + host + ":" + port + " (" + (cause.getMessage() != null
+                    ? cause.getMessage() : cause.getClass().getSimpleName()) + "): stop what holds that port (another "
+                    + "writer?) or choose another --http-port or --http-host", cause);
+        }
+        this.channel = bound.channel();
         log.info("HTTP on http://{}:{} (/health /ready /namespaces /lookup/{namespace}/{key} /metrics); {}", host,
                 port(), limits);
     }
