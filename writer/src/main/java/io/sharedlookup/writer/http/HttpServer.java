@@ -26,6 +26,7 @@ import io.netty.handler.codec.http.HttpChunkedInput;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -51,7 +52,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Netty transport for {@link HttpApi}: two small event-loop threads, keep-alive, bodies ignored (all GET).
+ * Netty transport for {@link HttpApi}: two small event-loop threads, keep-alive, bodies ignored (all GET or HEAD).
  *
  * <p>Every connection is bounded, so that clients that are slow, idle or hostile cannot take the descriptors the
  * writer needs for Kafka and its store files, nor keep {@code /health} from answering (see {@link Limits#DEFAULT}):
@@ -461,15 +462,17 @@ public final class HttpServer implements AutoCloseable {
                 log.warn("HTTP {} {} failed", method, uri, e);
                 r = HttpApi.Response.text(500, "Internal error: " + e);
             }
-            boolean sliced = r.body().length > SLICE;
+            // A HEAD response has GET's headers, Content-Length included, and no body.
+            boolean head = request.method().equals(HttpMethod.HEAD);
+            boolean sliced = !head && r.body().length > SLICE;
             HttpResponse response = sliced
                     ? new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()))
                     : new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()),
-                            Unpooled.wrappedBuffer(r.body()));
+                            head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
             if (r.status() == 405) {
-                response.headers().set(HttpHeaderNames.ALLOW, "GET");
+                response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             if (keepAlive) {
