@@ -65,16 +65,16 @@ import org.slf4j.LoggerFactory;
  *       at once;</li>
  *   <li>an initial line, header section or body over its limit is answered 414, 431 or 413 and the connection is
  *       closed (the rest of such a request is never read);</li>
- *   <li>a response the client does not read within the write timeout closes the connection;</li>
- *   <li>a connection has one request in flight: the server stops reading it once a request is received and reads on
- *       only when the response is written, so a client that pipelines requests without reading the responses makes
- *       the server hold one response, not one per request;</li>
- *   <li>that response goes out in slices of {@link #SLICE} bytes, each only while the connection's outbound buffer
- *       is under {@link #WATER_MARK}'s high mark, so a slow reader holds at most about that much of the response in
- *       Netty's (direct) buffers.</li>
+ *   <li>a response the client does not read within the write timeout closes the connection.</li>
  * </ul>
  * Each of these closings is counted in {@code sharedlookup_http_connections_closed_total{reason}}, and the open
  * connections in {@code sharedlookup_http_open_connections}.
+ *
+ * <p>So is the memory a connection holds. It has one request in flight: the server stops reading it once a request
+ * is received and reads on only when the response is written, so a client that pipelines requests without reading
+ * the responses makes the server hold one response, not one per request. That response goes out in slices of
+ * {@link #SLICE} bytes, each only while the connection's outbound buffer is under {@link #WATER_MARK}'s high mark,
+ * so a slow reader keeps at most about that much of it in Netty's (direct) buffers.
  */
 public final class HttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
