@@ -95,6 +95,8 @@ public final class WriterApp implements AutoCloseable {
             http = new HttpServer(cfg.httpHost(), cfg.httpPort(),
                     new HttpApi(ingestor::statuses, ingestor::failure, store, metrics),
                     metrics);
+        } catch (IOException e) {
+            throw new ConfigException(e.getMessage()); // one line naming the address and what to do
         } catch (Exception e) {
             throw new ConfigException("Cannot listen on " + cfg.httpHost() + ":" + cfg.httpPort() + " (" + e
                     + "): choose another --http-port or --http-host");

@@ -68,9 +68,12 @@ final class WriterCommand {
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "" + WriterConfig.DEFAULT_HTTP_PORT,
             converter = PortConverter.class,
             description = "HTTP port (default: ${DEFAULT-VALUE}; 0 picks a free port, printed at start). Connections "
-                    + "are bounded: at most 256 open (more get 503 and are closed), 5 s to send a complete request "
-                    + "(else 408), 30 s idle keep-alive, 10 s for a client to take a response; a request line, "
-                    + "headers or body over 8 KiB get 414/431/413 and the connection is closed (metrics "
+                    + "are bounded: at most 256 open (a new one beyond closes the kept-alive connection idle the "
+                    + "longest, or gets 503 when none is idle), one request at a time each "
+                    + "(pipelined requests wait unread until the response before them is written), 5 s to send a "
+                    + "complete request (else 408), 30 s idle keep-alive, 10 s for a client to take a response (sent "
+                    + "in 8 KiB slices as the client takes them); a request line, headers or body over 8 KiB get "
+                    + "414/431/413 and the connection is closed (metrics "
                     + "sharedlookup_http_open_connections, sharedlookup_http_connections_closed_total{reason}).")
     int httpPort;
 

@@ -71,7 +71,8 @@ public final class WriterMetrics {
     public final Counter httpConnectionsClosed = Counter.builder().name("sharedlookup_http_connections_closed_total")
             .help("HTTP connections closed by the server's limits: over_limit (connection cap reached), "
                     + "request_timeout (no complete request in time), idle_timeout (kept alive, unused), oversized "
-                    + "(request line, headers or body over the limit), write_timeout (response not taken)")
+                    + "(request line, headers or body over the limit), write_timeout (response not taken), evicted "
+                    + "(kept alive and idle the longest when a new connection came at the cap)")
             .labelNames("reason").register(registry);
     public final Histogram httpLatency = Histogram.builder().name("sharedlookup_http_request_duration_seconds")
             .help("HTTP request latency by endpoint").labelNames("endpoint").classicOnly()

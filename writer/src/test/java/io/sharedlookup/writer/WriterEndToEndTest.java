@@ -181,7 +181,7 @@ class WriterEndToEndTest {
         assertThat(Http.get(port, "/nope").statusCode()).isEqualTo(404);
         HttpResponse<String> post = Http.send(port, "POST", "/lookup/mixed/k1");
         assertThat(post.statusCode()).isEqualTo(405);
-        assertThat(post.headers().firstValue("allow")).contains("GET");
+        assertThat(post.headers().firstValue("allow")).contains("GET, HEAD");
         assertThat(Http.send(port, "DELETE", "/health").statusCode()).isEqualTo(405);
 
         HttpResponse<String> metrics = Http.get(port, "/metrics");

@@ -70,9 +70,11 @@ public final class HttpApi {
         };
     }
 
+    /** HEAD is answered as GET (RFC 9110 9.3.2): the server sends the same head without the body. */
     Response handle(String method, String rawPath) {
-        if (!method.equals("GET")) {
-            return Response.text(405, "Method " + method + " not allowed: every endpoint is read-only, use GET");
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+            return Response.text(405, "Method " + method + " not allowed: every endpoint is read-only, use GET or "
+                    + "HEAD");
         }
         int q = rawPath.indexOf('?');
         String path = q < 0 ? rawPath : rawPath.substring(0, q);

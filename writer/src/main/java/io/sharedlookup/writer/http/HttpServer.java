@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -12,26 +13,36 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpChunkedInput;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.stream.ChunkedStream;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sharedlookup.writer.WriterMetrics;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -41,7 +52,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Netty transport for {@link HttpApi}: two small event-loop threads, keep-alive, bodies ignored (all GET).
+ * Netty transport for {@link HttpApi}: two small event-loop threads, keep-alive, bodies ignored (all GET or HEAD).
  *
  * <p>Every connection is bounded, so that clients that are slow, idle or hostile cannot take the descriptors the
  * writer needs for Kafka and its store files, nor keep {@code /health} from answering (see {@link Limits#DEFAULT}):
@@ -49,13 +60,21 @@ import org.slf4j.LoggerFactory;
  *   <li>a request must arrive completely within the request timeout, counted from the connection's opening or from
  *       its first byte after the previous response; otherwise the server answers 408 and closes;</li>
  *   <li>a kept-alive connection with nothing to do is closed after the idle timeout;</li>
- *   <li>beyond the connection cap a new connection is answered 503 and closed at once;</li>
+ *   <li>at the connection cap a new connection makes the server close the kept-alive connection idle the longest
+ *       (clients open a new one when they need it); when none is idle, the new connection is answered 503 and closed
+ *       at once;</li>
  *   <li>an initial line, header section or body over its limit is answered 414, 431 or 413 and the connection is
  *       closed (the rest of such a request is never read);</li>
  *   <li>a response the client does not read within the write timeout closes the connection.</li>
  * </ul>
  * Each of these closings is counted in {@code sharedlookup_http_connections_closed_total{reason}}, and the open
  * connections in {@code sharedlookup_http_open_connections}.
+ *
+ * <p>So is the memory a connection holds. It has one request in flight: the server stops reading it once a request
+ * is received and reads on only when the response is written, so a client that pipelines requests without reading
+ * the responses makes the server hold one response, not one per request. That response goes out in slices of
+ * {@link #SLICE} bytes, each only while the connection's outbound buffer is under {@link #WATER_MARK}'s high mark,
+ * so a slow reader keeps at most about that much of it in Netty's (direct) buffers.
  */
 public final class HttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
@@ -63,6 +82,16 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup workers = new NioEventLoopGroup(1);
     private final Channel channel;
     private final AtomicInteger open = new AtomicInteger();
+    private final IdleConnections<ConnectionGuard> idle = new IdleConnections<>();
+
+    /** A body larger than this is written slice by slice, as the client takes it; a smaller one in one write. */
+    static final int SLICE = 8192;
+    /**
+     * A connection whose unsent bytes exceed 32 KiB gets no further slice until they drop under 8 KiB: with the
+     * connection cap, at most 256 x (32 KiB + one slice), 10 MiB, of direct memory waits on slow readers (a sidecar
+     * runs with 32 MiB).
+     */
+    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(8 * 1024, 32 * 1024);
 
     /**
      * Per-connection bounds.
@@ -71,7 +100,8 @@ public final class HttpServer implements AutoCloseable {
      *                          connection's opening or from its first byte after the previous response
      * @param idleTimeout       a kept-alive connection without a request in progress is closed after this
      * @param writeTimeout      a response not taken by the client within this closes the connection
-     * @param maxConnections    open connections at most; more are answered 503 and closed
+     * @param maxConnections    open connections at most; a new one beyond it closes the longest idle kept-alive
+     *                          connection, or is answered 503 and closed when none is idle
      * @param maxInitialLine    bytes of the request line at most (the path holds the lookup key), else 414
      * @param maxHeaderBytes    bytes of all header lines at most, else 431
      * @param maxBodyBytes      bytes of a request body at most (every endpoint is a GET), else 413
@@ -97,11 +127,19 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
-    public HttpServer(String host, int port, HttpApi api, WriterMetrics metrics) throws InterruptedException {
+    /**
+     * Listens on {@code host:port}, or fails having released everything it took.
+     *
+     * @throws IOException when it cannot listen there (port in use, address not this host's), with a one-line message
+     *                     naming the address and what to do
+     */
+    public HttpServer(String host, int port, HttpApi api, WriterMetrics metrics)
+            throws IOException, InterruptedException {
         this(host, port, api, metrics, Limits.DEFAULT);
     }
 
-    HttpServer(String host, int port, HttpApi api, WriterMetrics metrics, Limits limits) throws InterruptedException {
+    HttpServer(String host, int port, HttpApi api, WriterMetrics metrics, Limits limits)
+            throws IOException, InterruptedException {
         metrics.httpOpenConnections.set(0);
         for (String reason : ConnectionGuard.REASONS) {
             metrics.httpConnectionsClosed.labelValues(reason);
@@ -110,25 +148,42 @@ public final class HttpServer implements AutoCloseable {
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ConnectionGuard guard = new ConnectionGuard(limits, open, metrics);
+                        ConnectionGuard guard = new ConnectionGuard(limits, open, idle, metrics);
                         ChannelPipeline p = ch.pipeline();
                         // The write timeout first, so that its exception passes the guard, which counts it.
+                        // The flow control before the aggregator: the decoder turns one socket read into as many
+                        // requests as it holds, and the flow control passes them on one at a time while the guard
+                        // has reading stopped (the aggregator alone would read on to complete a partial body).
                         p.addLast(new WriteTimeoutHandler(limits.writeTimeout().toMillis(), TimeUnit.MILLISECONDS),
                                 guard,
                                 new HttpServerCodec(limits.maxInitialLine(), limits.maxHeaderBytes(), 8192),
+                                new FlowControlHandler(),
                                 new Aggregator(limits.maxBodyBytes(), metrics),
+                                new ChunkedWriteHandler(),
                                 new Handler(api, metrics, guard));
                     }
                 });
+        // await, not sync: sync rethrows a failed bind's BindException (checked, undeclared) past this catch, which
+        // would leave the event-loop threads, not daemons, running.
+        ChannelFuture bound;
         try {
-            this.channel = b.bind(host, port).sync().channel();
-        } catch (RuntimeException | InterruptedException e) {
+            bound = b.bind(host, port).await();
+        } catch (RuntimeException | Error | InterruptedException e) {
             shutdownGroups();
             throw e;
         }
+        if (!bound.isSuccess()) {
+            shutdownGroups();
+            Throwable cause = bound.cause();
+            throw new IOException("Cannot listen for HTTP on " + host + ":" + port + " (" + (cause.getMessage() != null
+                    ? cause.getMessage() : cause.getClass().getSimpleName()) + "): stop what holds that port (another "
+                    + "writer?) or choose another --http-port or --http-host", cause);
+        }
+        this.channel = bound.channel();
         log.info("HTTP on http://{}:{} (/health /ready /namespaces /lookup/{namespace}/{key} /metrics); {}", host,
                 port(), limits);
     }
@@ -149,8 +204,9 @@ public final class HttpServer implements AutoCloseable {
     }
 
     /**
-     * First in the pipeline, so it sees raw bytes: counts the connection against the cap, and keeps one timer per
-     * connection — the request deadline while a request is arriving, the idle deadline between requests.
+     * First in the pipeline, so it sees raw bytes: counts the connection against the cap, stops reading while a
+     * response is being written, and keeps one timer per connection — the request deadline while a request is
+     * arriving, the write deadline while its response is written, the idle deadline between requests.
      */
     private static final class ConnectionGuard extends ChannelDuplexHandler {
         static final String OVER_LIMIT = "over_limit";
@@ -158,25 +214,29 @@ public final class HttpServer implements AutoCloseable {
         static final String IDLE_TIMEOUT = "idle_timeout";
         static final String OVERSIZED = "oversized";
         static final String WRITE_TIMEOUT = "write_timeout";
-        static final String[] REASONS = {OVER_LIMIT, REQUEST_TIMEOUT, IDLE_TIMEOUT, OVERSIZED, WRITE_TIMEOUT};
+        static final String EVICTED = "evicted";
+        static final String[] REASONS = {OVER_LIMIT, REQUEST_TIMEOUT, IDLE_TIMEOUT, OVERSIZED, WRITE_TIMEOUT, EVICTED};
         private static final byte[] OVER_LIMIT_RESPONSE = rawResponse("503 Service Unavailable",
                 "Too many connections: try again soon\n");
 
         private final Limits limits;
         private final AtomicInteger open;
+        private final IdleConnections<ConnectionGuard> idle;
         private final WriterMetrics metrics;
         private ChannelHandlerContext ctx;
         private boolean counted;
         private boolean refused;
         /** A request is arriving: its first bytes were read, the whole of it has not been decoded yet. */
         private boolean awaitingRequest;
-        /** A request was received and its response is not written yet: no timer runs. */
+        /** A request was received and its response is not written yet: reading stops, the write deadline runs. */
         private boolean responding;
         private ScheduledFuture<?> timer;
 
-        ConnectionGuard(Limits limits, AtomicInteger open, WriterMetrics metrics) {
+        ConnectionGuard(Limits limits, AtomicInteger open, IdleConnections<ConnectionGuard> idle,
+                        WriterMetrics metrics) {
             this.limits = limits;
             this.open = open;
+            this.idle = idle;
             this.metrics = metrics;
         }
 
@@ -186,7 +246,7 @@ public final class HttpServer implements AutoCloseable {
             int now = open.incrementAndGet();
             counted = true;
             metrics.httpOpenConnections.set(now);
-            if (now > limits.maxConnections()) {
+            if (now > limits.maxConnections() && !makeRoom()) {
                 refused = true;
                 metrics.httpConnectionsClosed.labelValues(OVER_LIMIT).inc();
                 ctx.writeAndFlush(Unpooled.wrappedBuffer(OVER_LIMIT_RESPONSE)).addListener(ChannelFutureListener.CLOSE);
@@ -199,8 +259,28 @@ public final class HttpServer implements AutoCloseable {
             super.channelActive(ctx);
         }
 
+        /**
+         * Closes the connection idle the longest, if any, for this one: a probe or a lookup must not be refused
+         * because other clients keep connections open that they do not use. Until that one's close completes, the
+         * open count is one over the cap.
+         */
+        private boolean makeRoom() {
+            return idle.takeLongestIdle().map(longest -> {
+                longest.evict();
+                return true;
+            }).orElse(false);
+        }
+
+        private void evict() {
+            metrics.httpConnectionsClosed.labelValues(EVICTED).inc();
+            log.debug("HTTP connection from {}: idle at the connection cap; closing it to make room",
+                    ctx.channel().remoteAddress());
+            ctx.close();
+        }
+
         @Override
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            idle.busy(this);
             cancel();
             if (counted) {
                 counted = false;
@@ -218,24 +298,39 @@ public final class HttpServer implements AutoCloseable {
             }
             if (!awaitingRequest && !responding && msg instanceof ByteBuf buf && buf.isReadable()) {
                 awaitingRequest = true;
+                idle.busy(this);
                 arm(ctx, limits.requestTimeout(), REQUEST_TIMEOUT);
             }
             super.channelRead(ctx, msg);
         }
 
-        /** The whole request was decoded: no deadline while the response is made. */
+        /**
+         * The whole request was decoded: nothing more is read from the connection until its response is written
+         * (requests pipelined behind it wait in the socket and the flow control), and the response must be taken
+         * within the write timeout, counted from here as a whole however it is sliced.
+         */
         void requestReceived() {
             awaitingRequest = false;
             responding = true;
-            cancel();
+            idle.busy(this);
+            ctx.channel().config().setAutoRead(false);
+            arm(ctx, limits.writeTimeout(), WRITE_TIMEOUT);
         }
 
-        /** The response was written and the connection stays open: idle until the next request's first byte. */
+        /**
+         * The response was written and the connection stays open: idle until the next request's first byte, and
+         * reading again (which may hand over at once a request that was pipelined behind the last).
+         */
         void responseSent() {
             responding = false;
-            if (!awaitingRequest && ctx != null && ctx.channel().isActive()) {
-                arm(ctx, limits.idleTimeout(), IDLE_TIMEOUT);
+            if (!ctx.channel().isActive()) {
+                return;
             }
+            if (!awaitingRequest) {
+                arm(ctx, limits.idleTimeout(), IDLE_TIMEOUT);
+                idle.idle(this);
+            }
+            ctx.channel().config().setAutoRead(true);
         }
 
         private void arm(ChannelHandlerContext ctx, Duration after, String reason) {
@@ -263,6 +358,10 @@ public final class HttpServer implements AutoCloseable {
                         + "within " + limits.requestTimeout().toMillis() + " ms\n")))
                         .addListener(ChannelFutureListener.CLOSE);
             } else {
+                if (reason.equals(WRITE_TIMEOUT)) {
+                    log.debug("HTTP connection from {}: response not taken within {}; closing",
+                            ctx.channel().remoteAddress(), limits.writeTimeout());
+                }
                 ctx.close();
             }
         }
@@ -363,12 +462,17 @@ public final class HttpServer implements AutoCloseable {
                 log.warn("HTTP {} {} failed", method, uri, e);
                 r = HttpApi.Response.text(500, "Internal error: " + e);
             }
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                    HttpResponseStatus.valueOf(r.status()), Unpooled.wrappedBuffer(r.body()));
+            // A HEAD response has GET's headers, Content-Length included, and no body.
+            boolean head = request.method().equals(HttpMethod.HEAD);
+            boolean sliced = !head && r.body().length > SLICE;
+            HttpResponse response = sliced
+                    ? new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()))
+                    : new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()),
+                            head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
             if (r.status() == 405) {
-                response.headers().set(HttpHeaderNames.ALLOW, "GET");
+                response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             if (keepAlive) {
@@ -377,10 +481,19 @@ public final class HttpServer implements AutoCloseable {
             String endpoint = HttpApi.endpoint(uri);
             metrics.httpRequests.labelValues(endpoint, Integer.toString(r.status())).inc();
             metrics.httpLatency.labelValues(endpoint).observe((System.nanoTime() - start) / 1e9);
-            if (keepAlive) {
-                ctx.writeAndFlush(response).addListener(f -> guard.responseSent());
+            ChannelFuture written;
+            if (sliced) {
+                // The chunked writer takes a slice only while the channel is writable (under the water mark).
+                ctx.write(response);
+                written = ctx.writeAndFlush(new HttpChunkedInput(
+                        new ChunkedStream(new ByteArrayInputStream(r.body()), SLICE)));
             } else {
-                ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+                written = ctx.writeAndFlush(response);
+            }
+            if (keepAlive) {
+                written.addListener(f -> guard.responseSent());
+            } else {
+                written.addListener(ChannelFutureListener.CLOSE);
             }
         }
 

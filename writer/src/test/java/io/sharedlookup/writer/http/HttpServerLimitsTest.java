@@ -143,6 +143,64 @@ class HttpServerLimitsTest {
         assertThat(closedFor("request_timeout")).isEqualTo(DEFAULTS.maxConnections());
     }
 
+    /**
+     * Before the fix every connection beyond the cap was refused, so clients holding kept-alive connections they did
+     * not use got a liveness probe answered 503 and a healthy writer restarted.
+     */
+    @Test
+    void atTheCapTheLongestIdleKeptAliveConnectionIsClosedForANewOneAndOnlyWithNoneIdleIsANewOneRefused()
+            throws Exception {
+        // A long request timeout: the silent connections must stay open for the whole test.
+        HttpServer.Limits limits = new HttpServer.Limits(Duration.ofSeconds(60), DEFAULTS.idleTimeout(),
+                DEFAULTS.writeTimeout(), 3, DEFAULTS.maxInitialLine(), DEFAULTS.maxHeaderBytes(),
+                DEFAULTS.maxBodyBytes());
+        int port = start(limits);
+        Conn first = keptAlive(port);
+        Conn second = keptAlive(port);
+        Conn silent = connect(port); // opened, nothing sent: a request arriving, not idle
+        awaitOpen(3);
+
+        Conn probe = connect(port);
+        probe.send("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        await("probe answered").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+                .until(probe::closedByServer);
+        assertThat(probe.received()).startsWith("HTTP/1.1 200 ").endsWith("ok\n");
+        await("longest idle connection closed").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+                .until(first::closedByServer);
+        assertThat(second.closedByServer()).as("the other idle connection stays").isFalse();
+        assertThat(closedFor("evicted")).isEqualTo(1);
+
+        awaitOpen(2);
+        Conn silent2 = connect(port);
+        Conn silent3 = connect(port); // one over the cap: the one idle connection left makes room
+        await("the other idle connection closed").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+                .until(second::closedByServer);
+        awaitOpen(3);
+
+        Conn refused = connect(port); // none idle: refused
+        await("refused").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+                .until(refused::closedByServer);
+        assertThat(refused.received()).startsWith("HTTP/1.1 503 ");
+        assertThat(List.of(silent, silent2, silent3)).noneMatch(Conn::closedByServer);
+        assertThat(closedFor("evicted")).isEqualTo(2);
+        assertThat(closedFor("over_limit")).isEqualTo(1);
+    }
+
+    /** A connection that has had one request answered and stays open, idle. */
+    private Conn keptAlive(int port) throws IOException {
+        Conn c = connect(port);
+        c.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        await("kept-alive response").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10))
+                .until(() -> c.poll().endsWith("ok\n"));
+        return c;
+    }
+
+    private void awaitOpen(int connections) {
+        await("open connections " + connections).atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10))
+                .until(() -> Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
+                        "sharedlookup_http_open_connections") == connections);
+    }
+
     @Test
     void anOversizedHeaderLineOrBodyIsAnsweredAndTheConnectionClosed() throws Exception {
         int port = start(DEFAULTS);
