@@ -114,8 +114,11 @@ class DamagedPartitionTest {
     }
 
     /**
-     * A batch whose length field is damaged: the broker cannot read its own log from there and answers
-     * CORRUPT_MESSAGE. That is not skipped (it could walk through the rest of the segment); the topic pauses alone.
+     * A batch whose length field is damaged: the consumer finds the batch too short to be one, or the broker cannot
+     * read its own log from there and answers CORRUPT_MESSAGE. Which one depends on the bytes the bad length points
+     * into (here the records' timestamps). Neither is skipped: skipping could walk through the rest of the segment,
+     * or past the batch to where the broker finds no next one and the partition stops silently (seen with this very
+     * test before the fix). The topic pauses alone, saying what to repair.
      */
     @Test
     void aLogTheBrokerCannotReadPausesItsTopicAlone() throws Exception {
@@ -126,15 +129,12 @@ class DamagedPartitionTest {
         try (WriterApp app = start(List.of(new TopicBinding("unreadable", "unreadable"),
                 new TopicBinding("fine", "fine")))) {
             await("the topic paused, saying why").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(app.httpPort(), "/ready").body().contains("the broker finds its log corrupt "
-                            + "there"));
+                    .until(() -> Http.get(app.httpPort(), "/ready").body().contains("repair the partition"));
             kafka.send("fine", "h9", "later");
             kafka.flush();
             await("the other topic flows on").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(app.httpPort(), "/lookup/fine/h9").body().equals("later"));
-            // The consumer itself may see the batch's bad length first and skip its first offset; past that, the
-            // broker answers CORRUPT_MESSAGE and nothing more is skipped.
-            assertThat(corruptRecords(app, "unreadable")).isLessThanOrEqualTo(1);
+            assertThat(corruptRecords(app, "unreadable")).as("nothing skipped").isZero();
             assertThat(Http.get(app.httpPort(), "/lookup/unreadable/p0-2-0").statusCode()).isEqualTo(404);
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
         }

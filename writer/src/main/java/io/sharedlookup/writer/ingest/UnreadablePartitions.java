@@ -30,9 +30,11 @@ import org.slf4j.LoggerFactory;
  *       {@code sharedlookup_writer_corrupt_records_total} and logged at a rate-limited WARN with topic, partition and
  *       offset. The updates it held are missing from the namespace until their keys are written again or the
  *       namespace is rebuilt; the partition's later records, and every other topic, flow on.</li>
- *   <li>Every <b>other failure to read one partition</b> skips nothing: the broker finding its own log corrupt there
- *       (skipping would walk offset by offset through what may be the rest of a segment), a compression codec the JVM
- *       cannot load, read permission taken away. That topic is paused and fetched again later, as when its namespace
+ *   <li>Every <b>other failure to read one partition</b> skips nothing: a batch whose length field is damaged, or
+ *       the broker finding its own log corrupt there (the batch's extent is unknown: skipping would walk offset by
+ *       offset through what may be the rest of a segment, or past the batch to where the broker finds no next one
+ *       and the partition stops without an error), a compression codec the JVM cannot load, read permission taken
+ *       away. That topic is paused and fetched again later, as when its namespace
  *       cannot take a record; other topics flow on, and the topic's namespace is not ready meanwhile.</li>
  * </ul>
  *
@@ -46,6 +48,14 @@ final class UnreadablePartitions {
     private static final String FETCH_FAILED = "Received exception when fetching the next record from ";
     /** How it words the cause when a record batch fails its checksum or size check. */
     private static final String BATCH_INVALID = "Record batch for partition ";
+    /**
+     * How it words a batch whose length field is too small to be one: where the batch really ends is then unknown, so
+     * is where the next one starts.
+     */
+    private static final String DAMAGED_LENGTH = "Record batch is corrupt (the size ";
+    /** What to do about a partition whose log cannot be read past a point. */
+    private static final String REPAIR = "; repair the partition, e.g. move its leadership to a replica with an intact "
+            + "copy";
     /** How it ({@code FetchCollector}) words the broker's own CORRUPT_MESSAGE answer. */
     private static final String BROKER_CORRUPT = "Encountered corrupt message when fetching offset ";
 
@@ -88,15 +98,21 @@ final class UnreadablePartitions {
             // Topic names have no spaces, so "<topic>-<partition>. " and "<topic>-<partition> at" name one partition.
             if (message.startsWith(FETCH_FAILED + tp + ". ")) {
                 String batchAt = BATCH_INVALID + tp + " at offset ";
-                long start = -1;
-                if (cause.startsWith(batchAt) && cause.contains(" is invalid")) {
-                    start = firstNumber(cause.substring(batchAt.length()));
+                if (!cause.startsWith(batchAt) || !cause.contains(" is invalid")) {
+                    return Optional.of(new Unreadable(tp, -1, cause));
+                }
+                long start = firstNumber(cause.substring(batchAt.length()));
+                if (cause.contains(DAMAGED_LENGTH)) {
+                    // Skipping its offsets would end past the batch where the broker, following the damaged length,
+                    // finds no next batch: the partition would stop for good, silently (seen on a real broker).
+                    return Optional.of(new Unreadable(tp, -1, "the record batch from offset " + start
+                            + " has a damaged length (" + cause + ")" + REPAIR));
                 }
                 return Optional.of(new Unreadable(tp, start, cause));
             }
             if (message.startsWith(BROKER_CORRUPT) && message.endsWith(" for topic-partition " + tp)) {
-                return Optional.of(new Unreadable(tp, -1, "the broker finds its log corrupt there (" + message
-                        + "); repair the partition, e.g. move its leadership to a replica with an intact copy"));
+                return Optional.of(new Unreadable(tp, -1, "the broker finds its log corrupt there (" + message + ")"
+                        + REPAIR));
             }
         }
         return Optional.empty();

@@ -28,6 +28,18 @@ class UnreadablePartitionsTest {
                 + "cause: Record is corrupt (stored crc = 1, computed crc = 2)"));
     }
 
+    /** A damaged length field: where the batch ends is unknown, so skipping it is not safe. */
+    @Test
+    void aBatchWithADamagedLength_isUnreadableButNotSkipped() {
+        Optional<Unreadable> u = UnreadablePartitions.of(fetchFailed("a-10", "Record batch for partition a-10 at "
+                + "offset 5 is invalid, cause: Record batch is corrupt (the size 32 is smaller than the minimum "
+                + "allowed overhead 61)"), ASSIGNED);
+        assertThat(u.map(Unreadable::partition)).contains(A_10);
+        assertThat(u.map(Unreadable::damagedBatchStart)).contains(-1L);
+        assertThat(u.map(Unreadable::cause).orElseThrow()).startsWith("the record batch from offset 5 has a damaged "
+                + "length").contains("the size 32 is smaller").endsWith("with an intact copy");
+    }
+
     @Test
     void anotherCause_isUnreadableButNotDamaged() {
         Optional<Unreadable> u = UnreadablePartitions.of(fetchFailed("a-10", "Unable to decompress: no zstd\nmore"),
