@@ -133,17 +133,23 @@ public final class SharedLookupExtractor extends LookupExtractor {
         return mapView;
     }
 
-    /** Namespace, store directory and content version: changes whenever the namespace's content changes. */
+    /**
+     * Namespace, store directory, content version, generation and content stamp: changes within the store's refresh
+     * interval (20 ms) of any change to the namespace's content, whether or not the writer has checkpointed it.
+     */
     @Override
     public byte[] getCacheKey() {
-        long version = lookup().version();
+        Lookup lookup = lookup();
+        long version = lookup.version();
+        long generation = lookup.generation();
+        long stamp = lookup.contentStamp(); // updates applied in place since the writer's last checkpoint
         byte[] namespace = factory.getNamespace().getBytes(StandardCharsets.UTF_8);
         byte[] dir = factory.storeDirectory().toString().getBytes(StandardCharsets.UTF_8);
-        return ByteBuffer.allocate(1 + namespace.length + 1 + dir.length + 1 + Long.BYTES + 1)
+        return ByteBuffer.allocate(1 + namespace.length + 1 + dir.length + 1 + 3 * Long.BYTES + 1)
                 .put(CACHE_KEY_PREFIX)
                 .put(namespace).put((byte) 0xFF)
                 .put(dir).put((byte) 0xFF)
-                .putLong(version)
+                .putLong(version).putLong(generation).putLong(stamp)
                 .put((byte) (factory.isInjective() ? 1 : 0))
                 .array();
     }

@@ -236,6 +236,17 @@ class SharedLookupLifecycleTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> "eins".equals(f.get().apply("1")));
         await().atMost(Duration.ofSeconds(30)).until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), second));
 
+        // An update the writer applied but could not checkpoint (a full volume, or killed right after): the
+        // manifest, and so version(), stays; the key must still move, or Druid's caches would serve "eins".
+        byte[] third = f.get().getCacheKey();
+        long version = f.lookupIfOpen().version();
+        p.generation.put("1", "un", TestStores.TIMEOUT);
+        await().atMost(Duration.ofSeconds(1)).until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), third));
+        assertThat(f.get().apply("1")).isEqualTo("un");
+        assertThat(f.lookupIfOpen().version()).as("no checkpoint").isEqualTo(version);
+        byte[] fourth = f.get().getCacheKey();
+        assertThat(f.get().getCacheKey()).as("stable while content is").isEqualTo(fourth);
+
         SharedLookupExtractorFactory other = factory("others", 10_000);
         publish("others", Map.of("1", "eins"), true);
         other.start();

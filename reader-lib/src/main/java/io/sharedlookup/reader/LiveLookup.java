@@ -46,6 +46,8 @@ final class LiveLookup implements Lookup {
     private final FailedGeneration failures = new FailedGeneration();
     private volatile PublishedGeneration current;
     private volatile Manifest manifest;
+    /** The live generation's change count as of the last refresh: see {@link #contentStamp()}. */
+    private volatile long stamp;
     private byte[] manifestBytes;
     private boolean closed;
 
@@ -70,6 +72,7 @@ final class LiveLookup implements Lookup {
             byte[] bytes = lookup.readManifest(layout);
             try {
                 lookup.switchTo(bytes, false);
+                lookup.followChanges();
                 return lookup;
             } catch (RuntimeException e) {
                 if (attempt >= 5 || Arrays.equals(bytes, lookup.readManifest(layout))) {
@@ -109,6 +112,7 @@ final class LiveLookup implements Lookup {
             if (!Arrays.equals(bytes, manifestBytes)) {
                 switchTo(bytes, true);
             }
+            followChanges();
         } catch (NoSuchFileException e) {
             refreshWarnings.warn("Namespace '{}': {} disappeared; still serving generation {}",
                     namespace, manifestFile, manifest.generation());
@@ -150,6 +154,17 @@ final class LiveLookup implements Lookup {
         }
         manifest = next;
         manifestBytes = bytes;
+    }
+
+    /**
+     * Takes the live generation's change count, after the content it counts: a stamp read with a result never names
+     * content newer than the result's (a cache keyed by it must not store old results under a new key).
+     */
+    private void followChanges() {
+        PublishedGeneration live = current;
+        if (live != null) {
+            stamp = live.changeCount();
+        }
     }
 
     /** Stops following; the generation is unmapped once no call in flight uses it any more. */
@@ -272,6 +287,11 @@ final class LiveLookup implements Lookup {
     @Override
     public long version() {
         return manifest.contentVersion();
+    }
+
+    @Override
+    public long contentStamp() {
+        return stamp;
     }
 
     @Override

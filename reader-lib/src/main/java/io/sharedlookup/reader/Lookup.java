@@ -70,6 +70,14 @@ public interface Lookup {
      */
     long version();
 
+    /**
+     * A number that moves with every change the writer applies in place, within one refresh interval of it, before
+     * {@link #version()} follows at the writer's next checkpoint. Together with {@code version()} and
+     * {@link #generation()} it names the content readers see now, also when the writer cannot checkpoint (a full
+     * volume) or was killed before it did: a cache key should hold all three. Not ordered: compare it for equality only.
+     */
+    long contentStamp();
+
     /** The current generation number. */
     long generation();
 

@@ -180,6 +180,28 @@ class SharedLookupStoreTest {
         }
     }
 
+    /**
+     * An update applied in place moves contentStamp() within a refresh, before any checkpoint moves version(): what
+     * a cache key needs when the writer cannot checkpoint (a full volume) or is killed before it does.
+     */
+    @Test
+    void contentStampMovesWithAnUpdateBeforeTheCheckpoint() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            long version = users.version();
+            long stamp = users.contentStamp();
+            published.generation.put("1", "Ada Byron", TestStores.TIMEOUT);
+            await().atMost(Duration.ofSeconds(1)).until(() -> users.contentStamp() != stamp);
+            assertThat(users.get("1")).isEqualTo("Ada Byron");
+            assertThat(users.version()).as("no checkpoint yet").isEqualTo(version);
+            // Another reader of the same files names the same content with the same stamp.
+            try (SharedLookupStore other = SharedLookupStore.open(store)) {
+                assertThat(other.lookup("users").contentStamp()).isEqualTo(users.contentStamp());
+            }
+        }
+    }
+
     @Test
     void contentVersionChangesWithContentAndOnlyThen() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);

@@ -604,6 +604,18 @@ public final class MappedMap {
     }
 
     /**
+     * The sum of every segment's sequence counter: it grows with every change the writer makes to this file (each
+     * moves one counter on by two), and stays put while none is made. Read without waiting for a change in flight.
+     */
+    public long changeCount() {
+        long sum = 0;
+        for (int segment = 0; segment < layout.segments(); segment++) {
+            sum += sequence(segment);
+        }
+        return sum;
+    }
+
+    /**
      * The number of entries, each segment counted consistently.
      *
      * @return the count, or -1 when a segment stayed in the middle of a change for longer than {@code timeoutNanos}

@@ -116,6 +116,11 @@ public final class PublishedGeneration {
         return present;
     }
 
+    /** {@link MappedMap#changeCount()} of the map file: moves with every change applied in place. */
+    public long changeCount() {
+        return data.changeCount();
+    }
+
     /** The entry count. */
     public long size(long timeoutNanos) {
         long size = data.size(timeoutNanos);

@@ -208,7 +208,12 @@ public final class NamespaceWriter implements AutoCloseable {
             generation.close();
             throw e;
         }
-        Manifest opened = published.withWriterState(Manifest.WriterState.OPEN, System.currentTimeMillis());
+        // A new content version as well: the sequence counters are not fsynced, so after a power loss that followed
+        // the clean stop they may count less than readers last saw, and a (version, generation, content stamp) cache
+        // key of the content to come could repeat one that named the content before (Lookup.contentStamp).
+        long now = System.currentTimeMillis();
+        Manifest opened = published.withOffsets(published.offsets(), nextContentVersion(), published.caughtUp(),
+                published.contentDigest(), now).withWriterState(Manifest.WriterState.OPEN, now);
         try {
             write(opened, true);
         } catch (IOException e) {
