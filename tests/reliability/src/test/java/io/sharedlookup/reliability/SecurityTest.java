@@ -96,12 +96,12 @@ class SecurityTest {
                 }
             }
             checks++;
-            // Read-only: every other method is 405 with Allow: GET, and nothing changes.
+            // Read-only: every other method is 405 with Allow: GET, HEAD, and nothing changes.
             for (String method : List.of("POST", "PUT", "DELETE", "PATCH")) {
                 for (String path : List.of("/lookup/" + topic + "/1", "/namespaces", "/ready", "/metrics")) {
                     var r = w.send(method, path);
                     assertThat(r.statusCode()).as(method + " " + path).isEqualTo(405);
-                    assertThat(r.headers().firstValue("Allow")).hasValue("GET");
+                    assertThat(r.headers().firstValue("Allow")).hasValue("GET, HEAD");
                 }
             }
             assertThat(w.get("/lookup/" + topic + "/1").body()).isEqualTo("alice");
