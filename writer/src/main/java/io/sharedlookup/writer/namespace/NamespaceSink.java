@@ -166,13 +166,6 @@ public final class NamespaceSink {
     /** Applies one decoded record: {@code value == null} removes. */
     public void apply(String key, String value, Positions positions) {
         lastUpdateMillis = System.currentTimeMillis();
-        try {
-            writer.requireMarkedOpen();
-        } catch (IOException e) {
-            throw lastError.stall("cannot mark the manifest open before changing the resumed generation ("
-                    + e.getMessage() + "); free disk space, the writer retries every "
-                    + Growth.DISK_FULL_RETRY_MILLIS / 1000 + " s by itself", Growth.DISK_FULL_RETRY_MILLIS);
-        }
         if (initialSizing.sampling()) {
             if (initialSizing.add(key, value)) {
                 finishSampling(positions);
@@ -202,6 +195,13 @@ public final class NamespaceSink {
     }
 
     private void applyTo(GenerationFile target, String key, String value) {
+        try {
+            writer.requireMarkedOpen(target);
+        } catch (IOException e) {
+            throw lastError.stall("cannot mark the manifest open before changing the resumed generation ("
+                    + e.getMessage() + "); free disk space, the writer retries every "
+                    + Growth.DISK_FULL_RETRY_MILLIS / 1000 + " s by itself", Growth.DISK_FULL_RETRY_MILLIS);
+        }
         if (value == null) {
             if (target.remove(key, growth.writeLockNanos())) {
                 generations.markDirty();

@@ -231,13 +231,14 @@ public final class NamespaceWriter implements AutoCloseable {
     }
 
     /**
-     * Before a change to a resumed generation: makes sure its manifest says open (see {@link #resume()}), so that a kill
-     * after the change is never mistaken for a clean stop.
+     * Before a change to {@code target}: when it is the generation {@link #resume()} reopened, makes sure its manifest
+     * says open, durably, so that a kill (or a power loss) after the change is never mistaken for a clean stop. Other
+     * generations (a rebuild's, a growth copy) are not published: nothing to mark.
      *
      * @throws IOException when the manifest still cannot be written (the change must wait)
      */
-    public void requireMarkedOpen() throws IOException {
-        if (openMarkPending) {
+    public void requireMarkedOpen(GenerationFile target) throws IOException {
+        if (openMarkPending && target == publishedFile) {
             write(published, true);
         }
     }
@@ -314,7 +315,7 @@ public final class NamespaceWriter implements AutoCloseable {
         long version = contentChanged ? nextContentVersion() : published.contentVersion();
         Long digest = publishedFile != null ? Long.valueOf(publishedFile.contentDigest()) : published.contentDigest();
         Manifest next = published.withOffsets(offsets, version, caughtUp, digest, System.currentTimeMillis());
-        write(next, false);
+        write(next, openMarkPending); // the first manifest that says open after a resume must survive a power loss
         retryCleanUp();
         return next;
     }
@@ -389,7 +390,9 @@ public final class NamespaceWriter implements AutoCloseable {
     private void write(Manifest manifest, boolean durable) throws IOException {
         ManifestFiles.write(manifest, layout.manifest(namespace), permissions, durable);
         published = manifest;
-        openMarkPending = false; // every manifest written after resume() says open
+        if (durable) {
+            openMarkPending = false; // every manifest written after resume() says open; only a durable one counts
+        }
     }
 
     private void requirePublished() {

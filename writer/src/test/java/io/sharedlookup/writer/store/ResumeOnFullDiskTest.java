@@ -36,14 +36,16 @@ class ResumeOnFullDiskTest {
             try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
                 generation = writer.resume();
                 assertThat(generation.size()).as("resumed, not rebuilt").isEqualTo(2);
-                assertThatThrownBy(writer::requireMarkedOpen).as("a change must wait").isInstanceOf(IOException.class);
+                GenerationFile resumed = generation;
+                assertThatThrownBy(() -> writer.requireMarkedOpen(resumed)).as("a change must wait")
+                        .isInstanceOf(IOException.class);
             }
             assertThat(Manifest.read(layout.manifest("users")).writerState()).as("on disk, until it can be written")
                     .isEqualTo(Manifest.WriterState.CLOSED);
 
-            writer.requireMarkedOpen(); // room again
+            writer.requireMarkedOpen(generation); // room again
             assertThat(Manifest.read(layout.manifest("users")).writerState()).isEqualTo(Manifest.WriterState.OPEN);
-            writer.requireMarkedOpen(); // once is enough: nothing more to write
+            writer.requireMarkedOpen(generation); // once is enough: nothing more to write
             generation.close();
         }
     }
