@@ -163,8 +163,19 @@ final class LiveLookup implements Lookup {
     private void followChanges() {
         PublishedGeneration live = current;
         if (live != null) {
-            stamp = live.changeCount();
+            // The generation's number mixed in: version(), generation() and this are read one by one, so a key read
+            // across a switch may pair one generation's stamp with the other's number; mixed, such a pair matches no
+            // key of either generation. Within a generation the stamp stays one-to-one with the count (an odd
+            // multiplier is a bijection of the longs).
+            stamp = (live.changeCount() + spread(live.number())) * 0x9E3779B97F4A7C15L;
         }
+    }
+
+    /** A 64-bit mix of {@code x} (SplitMix64's finaliser): generations' offsets far apart. */
+    private static long spread(long x) {
+        x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
+        x = (x ^ (x >>> 27)) * 0x94D049BB133111EBL;
+        return x ^ (x >>> 31);
     }
 
     /** Stops following; the generation is unmapped once no call in flight uses it any more. */
