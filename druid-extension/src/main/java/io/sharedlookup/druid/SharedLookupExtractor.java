@@ -1,6 +1,7 @@
 package io.sharedlookup.druid;
 
 import io.sharedlookup.reader.Lookup;
+import io.sharedlookup.reader.SharedLookupException;
 import io.sharedlookup.reader.ValueBuffer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import javax.annotation.Nullable;
 import org.apache.druid.query.lookup.LookupExtractor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link LookupExtractor} over one namespace of the shared store. Every call reads the namespace's current
@@ -23,6 +26,7 @@ import org.apache.druid.query.lookup.LookupExtractor;
  * proportional to its size.
  */
 public final class SharedLookupExtractor extends LookupExtractor {
+    private static final Logger LOG = LoggerFactory.getLogger(SharedLookupExtractor.class);
     private static final byte CACHE_KEY_PREFIX = 0x53; // 'S'
     /** Keys per {@link Lookup#getAllInto} call in {@link #applyAll}. */
     private static final int BATCH = 64;
@@ -118,7 +122,15 @@ public final class SharedLookupExtractor extends LookupExtractor {
         }
         int max = factory.maxReverseLookupKeys();
         List<String> keys = new ArrayList<>();
-        boolean all = lookup().forEachKeyOf(wanted, key -> keys.size() < max && keys.add(key));
+        boolean all;
+        try {
+            all = lookup().forEachKeyOf(wanted, key -> keys.size() < max && keys.add(key));
+        } catch (SharedLookupException e) {
+            // A segment left mid-change or a damaged file: the rewrite is an optimisation, so give it up ("cannot")
+            // and let Druid filter on the value row by row, where each lookup reports its own failure.
+            LOG.warn("sharedLookup '{}': reverse lookup given up: {}", factory.getNamespace(), e.getMessage());
+            return null;
+        }
         return all ? keys.iterator() : null;
     }
 

@@ -330,11 +330,20 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
         }
         if (!initialized && !current.isCaughtUp()) {
             return "namespace '" + namespace + "' in store " + resolvedStoreDir + " is published (generation "
-                    + current.generation() + ", " + current.size() + " entries) but its writer has not caught up "
+                    + current.generation() + ", " + entries(current) + ") but its writer has not caught up "
                     + "with the topic yet";
         }
         return "ready: namespace '" + namespace + "' in store " + resolvedStoreDir + ", generation "
                 + current.generation() + ", version " + current.version();
+    }
+
+    /** For messages: counting reads every segment, and one left mid-change by a killed writer would fail it. */
+    private static String entries(Lookup lookup) {
+        try {
+            return lookup.size() + " entries";
+        } catch (SharedLookupException e) {
+            return "entries not countable now: " + e.getMessage();
+        }
     }
 
     @Override

@@ -212,6 +212,16 @@ class SharedLookupLifecycleTest {
         assertThat(shared.unapplyAll(onlyNull)).as("no key maps to null").isNotNull().isExhausted();
     }
 
+    /** A reverse lookup that cannot be read (a segment left mid-change) answers "cannot", not a failed query. */
+    @Test
+    void unapplyAll_thatCannotRead_answersCannot() throws Exception {
+        TestStores.Published p = publish("stuck", Map.of("1", "one", "2", "two"), true);
+        SharedLookupExtractorFactory f = factory("stuck", 10_000);
+        f.start();
+        p.leaveEverySegmentMidChange(); // as a writer killed in the middle of a change leaves them
+        assertThat(f.get().unapplyAll(Set.of("one"))).isNull();
+    }
+
     private static Set<String> toSet(java.util.Iterator<String> it) {
         Set<String> out = new HashSet<>();
         it.forEachRemaining(out::add);
