@@ -110,15 +110,18 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     private void requireReadableStoreDir() {
         Path path = resolvedStoreDir;
         if (!Files.isDirectory(path)) {
-            throw new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: store directory "
-                    + path + " (" + storeDirOrigin + ") does not exist on this node: mount the writer's store volume "
-                    + "there, or set \"storeDir\" to where it is mounted");
+            throw storeDirProblem("does not exist on this node: mount the writer's store volume there, or set "
+                    + "\"storeDir\" to where it is mounted");
         }
         if (!Files.isReadable(path) || !Files.isExecutable(path)) {
-            throw new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: store directory "
-                    + path + " (" + storeDirOrigin + ") is not readable by the Druid process: add its user to the "
-                    + "writer's group (store files are group-readable)");
+            throw storeDirProblem("is not readable by the Druid process: add its user to the writer's group (store "
+                    + "files are group-readable)");
         }
+    }
+
+    private IllegalStateException storeDirProblem(String problem) {
+        return new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: store directory "
+                + resolvedStoreDir + " (" + storeDirOrigin + ") " + problem);
     }
 
     @JsonProperty

@@ -198,9 +198,7 @@ public final class NamespaceSink {
         try {
             writer.requireMarkedOpen(target);
         } catch (IOException e) {
-            throw lastError.stall("cannot mark the manifest open before changing the resumed generation ("
-                    + e.getMessage() + "); free disk space, the writer retries every "
-                    + Growth.DISK_FULL_RETRY_MILLIS / 1000 + " s by itself", Growth.DISK_FULL_RETRY_MILLIS);
+            throw diskFull("cannot mark the manifest open before changing the resumed generation", e);
         }
         if (value == null) {
             if (target.remove(key, growth.writeLockNanos())) {
@@ -225,12 +223,16 @@ public final class NamespaceSink {
             // Chronicle extends the file for an extra tier and the file system said no (disk full, file size
             // limit). Nothing was written (GenerationFile cut the file back to its allocated part); the record is
             // read again soon, and readers keep what was published meanwhile.
-            throw lastError.stall("cannot extend generation " + target.file().getFileName() + " (" + io.getMessage()
-                    + "); free disk space, the writer retries every " + Growth.DISK_FULL_RETRY_MILLIS / 1000
-                    + " s by itself", Growth.DISK_FULL_RETRY_MILLIS);
+            throw diskFull("cannot extend generation " + target.file().getFileName(), io);
         }
         growth.countStored(key, value);
         lastError.recordStored();
+    }
+
+    /** The file system refused what a record needs ({@code what}): the record waits, retried every 2 s. */
+    private StalledException diskFull(String what, IOException refusal) {
+        return lastError.stall(what + " (" + refusal.getMessage() + "); free disk space, the writer retries every "
+                + Growth.DISK_FULL_RETRY_MILLIS / 1000 + " s by itself", Growth.DISK_FULL_RETRY_MILLIS);
     }
 
     /** Creates the rebuild's generation, sized from the sample, and applies the records held back for it. */

@@ -48,7 +48,7 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
 
     /** Parses {@code rw-r-----} style or octal ({@code 0640}) modes. */
     public static StorePermissions parse(String fileMode, String directoryMode) {
-        return new StorePermissions(fileMode(fileMode), directoryMode(directoryMode));
+        return new StorePermissions(mode(fileMode), mode(directoryMode)); // the constructor checks both
     }
 
     /**
