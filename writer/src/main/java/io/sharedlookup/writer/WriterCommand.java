@@ -118,6 +118,14 @@ final class WriterCommand {
                     + "(docs/scale-out.md).")
     Path seed;
 
+    @Option(names = "--stuck-after", paramLabel = "SECONDS",
+            defaultValue = "" + WriterConfig.DEFAULT_STUCK_AFTER_SECONDS, converter = SecondsConverter.class,
+            description = "A partition whose position stays put this long while its log goes on, the broker sending "
+                    + "neither records nor an error (a damaged log), is reported as stuck: /ready names it, a WARN "
+                    + "says what to repair, sharedlookup_writer_stuck_partitions counts it (default: "
+                    + "${DEFAULT-VALUE}; checked every 5 s). Nothing is skipped.")
+    int stuckAfter;
+
     @Option(names = "--config", paramLabel = "FILE",
             description = "Properties file with any of these options, named without dashes (bootstrap-servers=...).")
     Path config;
@@ -164,7 +172,8 @@ final class WriterCommand {
         return WriterConfig.builder(servers, storeDir.toAbsolutePath().normalize()).topics(bindings)
                 .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(httpPort).valueField(field)
                 .maxValueBytes(maxValueBytes).reverseIndex(reverseIndex).permissions(permissions())
-                .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).build();
+                .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).stuckAfterSeconds(stuckAfter)
+                .build();
     }
 
     private StorePermissions permissions() {
@@ -242,6 +251,23 @@ final class WriterCommand {
                 // reported below
             }
             throw new ConfigException("Invalid --http-port '" + text + "': use a port number from 0 to 65535");
+        }
+    }
+
+    /** A whole number of seconds, at least 1. */
+    static final class SecondsConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            try {
+                int seconds = Integer.parseInt(text.trim());
+                if (seconds >= 1) {
+                    return seconds;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new ConfigException("Invalid --stuck-after '" + text + "': use a whole number of seconds, at "
+                    + "least 1, e.g. 60");
         }
     }
 

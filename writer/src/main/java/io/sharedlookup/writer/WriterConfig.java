@@ -21,19 +21,25 @@ import java.util.Optional;
  * @param reverseIndex     keep a reverse index (value to keys) beside every generation, for reverse lookups
  * @param permissions      modes of the store directories and files this writer creates
  * @param seed             a snapshot directory seeding the namespaces the store lacks, if any
+ * @param stuckAfterSeconds a partition whose position stays put this long while its log goes on is reported stuck
  */
 public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                            Map<String, String> kafkaProperties, String httpHost, int httpPort,
                            Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
-                           StorePermissions permissions, Optional<Path> seed) {
+                           StorePermissions permissions, Optional<Path> seed,
+                           int stuckAfterSeconds) {
     // Constants, so that the command line's option annotations take their defaults from here.
     public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
     public static final int DEFAULT_HTTP_PORT = 7070;
     public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
+    public static final int DEFAULT_STUCK_AFTER_SECONDS = 60;
 
     public WriterConfig {
         topics = List.copyOf(topics);
         kafkaProperties = Map.copyOf(kafkaProperties);
+        if (stuckAfterSeconds < 1) {
+            throw new IllegalArgumentException("stuckAfterSeconds must be at least 1, not " + stuckAfterSeconds);
+        }
     }
 
     /** A builder with the command line's defaults for everything but the Kafka and the store directory. */
@@ -54,6 +60,7 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
         private boolean reverseIndex;
         private StorePermissions permissions = StorePermissions.DEFAULT;
         private Optional<Path> seed = Optional.empty();
+        private int stuckAfterSeconds = DEFAULT_STUCK_AFTER_SECONDS;
 
         private Builder(String bootstrapServers, Path storeDir) {
             this.bootstrapServers = bootstrapServers;
@@ -105,9 +112,14 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
             return this;
         }
 
+        public Builder stuckAfterSeconds(int stuckAfterSeconds) {
+            this.stuckAfterSeconds = stuckAfterSeconds;
+            return this;
+        }
+
         public WriterConfig build() {
             return new WriterConfig(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort,
-                    valueField, maxValueBytes, reverseIndex, permissions, seed);
+                    valueField, maxValueBytes, reverseIndex, permissions, seed, stuckAfterSeconds);
         }
     }
 }

@@ -55,6 +55,10 @@ public final class WriterMetrics {
                     + "failing); see lastError in /namespaces").labelNames("namespace").register(registry);
     public final Gauge lag = Gauge.builder().name("sharedlookup_writer_lag_records")
             .help("End offset minus position, per partition").labelNames("namespace", "partition").register(registry);
+    public final Gauge stuckPartitions = Gauge.builder().name("sharedlookup_writer_stuck_partitions")
+            .help("Partitions whose position has stayed put past --stuck-after while their log goes on, the broker "
+                    + "sending neither records nor an error (a damaged log); /ready says which")
+            .labelNames("namespace").register(registry);
     public final Gauge entries = Gauge.builder().name("sharedlookup_writer_entries")
             .help("Entries in the generation being written").labelNames("namespace").register(registry);
     public final Gauge capacity = Gauge.builder().name("sharedlookup_writer_capacity_entries")

@@ -140,6 +140,58 @@ class DamagedPartitionTest {
         }
     }
 
+    /**
+     * A batch length damaged to point past the log's end: the broker finds no batch from there and answers every fetch
+     * with nothing, without an error, so the consumer neither fails nor moves. Nothing is skipped (where the next
+     * batch starts is not known); the partition is reported stuck until it moves again. Damaged while the writer was
+     * down, so that the restarted writer resumes right before it and serves what it had published.
+     */
+    @Test
+    void aPartitionTheBrokerAnswersWithNothingIsReportedStuckUntilItMovesAgain() throws Exception {
+        kafka.createTopic("silent", 1);
+        fillHealthy("flowing");
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
+                .topics(List.of(new TopicBinding("silent", "silent"), new TopicBinding("flowing", "flowing")))
+                .httpPort(0).stuckAfterSeconds(1).build();
+        for (int i = 0; i < 5; i++) {
+            kafka.send("silent", 0, "p0-0-" + i, "v0");
+        }
+        kafka.flush();
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            awaitReady(app);
+        }
+        for (int batch = 1; batch < 3; batch++) {
+            for (int i = 0; i < 5; i++) {
+                kafka.send("silent", 0, "p0-" + batch + "-" + i, "v" + batch);
+            }
+            kafka.flush();
+        }
+        int length = kafka.setBatchLength("silent", 0, 1, 1 << 30);
+        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+            await("the partition reported stuck").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(app.httpPort(), "/ready").body()
+                            .contains("stuck: partition 0 has not moved past offset 5"));
+            assertThat(Http.get(app.httpPort(), "/ready").statusCode()).isEqualTo(503);
+            assertThat(stuckPartitions(app, "silent")).isEqualTo(1);
+            assertThat(stuckPartitions(app, "flowing")).isZero();
+            assertThat(corruptRecords(app, "silent")).as("nothing skipped").isZero();
+            assertThat(Http.get(app.httpPort(), "/lookup/silent/p0-0-4").body()).isEqualTo("v0");
+            assertThat(Http.get(app.httpPort(), "/lookup/silent/p0-1-0").statusCode()).isEqualTo(404);
+            assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
+
+            kafka.setBatchLength("silent", 0, 1, length); // repaired
+            awaitReady(app);
+            assertThat(stuckPartitions(app, "silent")).isZero();
+            assertThat(Http.get(app.httpPort(), "/lookup/silent/p0-2-4").body()).isEqualTo("v2");
+            assertThat(Http.get(app.httpPort(), "/lookup/silent/p0-1-0").body()).isEqualTo("v1");
+        }
+    }
+
+    private static double stuckPartitions(WriterApp app, String namespace) throws Exception {
+        return Http.metric(Http.get(app.httpPort(), "/metrics").body(),
+                "sharedlookup_writer_stuck_partitions{namespace=\"" + namespace + "\"}");
+    }
+
     private static double corruptRecords(WriterApp app, String namespace) throws Exception {
         return Http.metric(Http.get(app.httpPort(), "/metrics").body(),
                 "sharedlookup_writer_corrupt_records_total{namespace=\"" + namespace + "\"}");

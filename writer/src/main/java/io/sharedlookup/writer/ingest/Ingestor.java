@@ -76,6 +76,7 @@ public final class Ingestor {
     private final TopicPauses pauses;
     private final BatchApplier batch;
     private final UnreadablePartitions unreadable;
+    private final StuckPartitions stuck;
     private long lastCheckpoint;
     private long lastHealth;
     private long lastProgress;
@@ -102,6 +103,7 @@ public final class Ingestor {
         this.batch = new BatchApplier(consumer, byTopic, offsets, pauses, this::stall, this::rebuildTopic, metrics,
                 config.valueField(), config.maxValueBytes());
         this.unreadable = new UnreadablePartitions(consumer, offsets, this::namespaceOf, this::stall, metrics);
+        this.stuck = new StuckPartitions(config.stuckAfterSeconds());
         this.thread = new Thread(this::run, "shared-lookup-ingest");
         publishStatuses();
     }
@@ -332,7 +334,7 @@ public final class Ingestor {
         }
         if (now - lastHealth >= HEALTH_NANOS) {
             lastHealth = now;
-            checkBroker();
+            checkBroker(now);
             commitForTooling(false);
         }
         if (now - lastPartitionCheck >= TimeUnit.MILLISECONDS.toNanos(PARTITION_CHECK_MILLIS)) {
@@ -359,8 +361,11 @@ public final class Ingestor {
         publishStatuses();
     }
 
-    /** A cheap request to tell "nothing new" from "broker gone", and fresh end offsets for lag. */
-    private void checkBroker() {
+    /**
+     * A cheap request to tell "nothing new" from "broker gone", and fresh end offsets for lag; with them, partitions
+     * that stay put although their log goes on.
+     */
+    private void checkBroker(long now) {
         try {
             offsets.refreshEnds();
             reachable();
@@ -375,7 +380,17 @@ public final class Ingestor {
             }
             brokerProblem = "Kafka at " + config.bootstrapServers() + " is unreachable: " + e.getMessage();
         }
+        checkStuck(now);
         publishStatuses();
+    }
+
+    /** After {@link #checkBroker}: partitions that stay put although their log goes on ({@link StuckPartitions}). */
+    private void checkStuck(long now) {
+        if (brokerProblem != null) {
+            stuck.reset(); // nothing moves while the broker is gone: watch afresh once it is back
+        } else {
+            stuck.check(now, offsets.all(), consumer.paused(), consumer::position, offsets::latestEnd);
+        }
     }
 
     private void reachable() {
@@ -397,6 +412,7 @@ public final class Ingestor {
         for (NamespaceSink sink : byTopic.values()) {
             Map<Integer, Long> lag = started ? offsets.lag(sink.binding().topic()) : new TreeMap<>();
             out.put(sink.binding().namespace(), sink.status(lag, notReadyReason(sink)));
+            metrics.stuckPartitions.labelValues(sink.binding().namespace()).set(stuck.count(sink.binding().topic()));
         }
         statuses = out;
     }
@@ -408,6 +424,10 @@ public final class Ingestor {
         }
         if (pauses.isPaused(topic)) {
             return "paused: " + pauses.reason(topic);
+        }
+        String stuckWhy = stuck.reason(topic);
+        if (stuckWhy != null) {
+            return "stuck: " + stuckWhy;
         }
         if (!sink.isLive()) {
             return "building a fresh generation from topic '" + topic + "'; readers see the previous one, if any";

@@ -1,0 +1,112 @@
+package io.sharedlookup.writer.ingest;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.StringJoiner;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Partitions that stopped moving although their log goes on: the position has stayed put for longer than the bound
+ * while the end offset is beyond it, the partition not paused and the broker answering. The consumer then gets neither
+ * records nor an error from there: the broker cannot find a next batch in its own log at that offset (a batch whose
+ * length was damaged to point past the log's end, or to where no batch starts), and answers with nothing. Nothing
+ * else notices: no exception, no pause, and the namespace would serve stale values with only its lag to show for it.
+ *
+ * <p>Such a partition is reported (on {@code /ready}, at WARN, as a gauge) and not skipped: where the next readable
+ * batch starts is not known, and guessing would lose updates without telling how many. It clears itself once the
+ * partition moves again (repaired, or its leadership moved to an intact replica). Owned by the ingest thread.
+ */
+final class StuckPartitions {
+    private static final Logger log = LoggerFactory.getLogger(StuckPartitions.class);
+
+    /** Where a partition was last seen, and since when it has been there. */
+    private record Watch(long position, long sinceNanos) {
+    }
+
+    private final long afterNanos;
+    private final Map<TopicPartition, Watch> watched = new HashMap<>();
+    /** Per stuck partition, what {@code /ready} says of it. */
+    private final Map<TopicPartition, String> stuck = new HashMap<>();
+
+    /** @param afterSeconds how long a partition may stay put while its log goes on before it counts as stuck */
+    StuckPartitions(long afterSeconds) {
+        this.afterNanos = TimeUnit.SECONDS.toNanos(afterSeconds);
+    }
+
+    /**
+     * Looks at every assigned partition once more, after the end offsets were refreshed (so only while the broker
+     * answers).
+     *
+     * @param paused   partitions the writer paused itself (a stalled namespace, an unreadable partition): they stay
+     *                 put on purpose and are said to be paused already
+     * @param position the consumer's position of a partition
+     * @param end      the partition's end offset last seen
+     */
+    void check(long now, Collection<TopicPartition> assigned, Set<TopicPartition> paused,
+               ToLongFunction<TopicPartition> position, ToLongFunction<TopicPartition> end) {
+        Set<TopicPartition> current = new HashSet<>(assigned);
+        watched.keySet().retainAll(current);
+        stuck.keySet().retainAll(current);
+        for (TopicPartition tp : assigned) {
+            if (paused.contains(tp)) {
+                watched.remove(tp);
+                stuck.remove(tp);
+                continue;
+            }
+            long at = position.applyAsLong(tp);
+            long logEnd = end.applyAsLong(tp);
+            Watch seen = watched.get(tp);
+            if (seen == null || seen.position() != at || logEnd <= at) {
+                if (stuck.remove(tp) != null) {
+                    log.info("Partition {} moves again (now at offset {}); no longer stuck", tp, at);
+                }
+                watched.put(tp, new Watch(at, now));
+            } else if (now - seen.sinceNanos() >= afterNanos && !stuck.containsKey(tp)) {
+                String why = "partition " + tp.partition() + " has not moved past offset " + at + " for "
+                        + TimeUnit.NANOSECONDS.toSeconds(now - seen.sinceNanos()) + " s although its log ends at "
+                        + logEnd + ", and the broker sends neither records nor an error from there: its log is "
+                        + "probably damaged at that offset; repair the partition, e.g. move its leadership to a "
+                        + "replica with an intact copy";
+                stuck.put(tp, why);
+                log.warn("Topic '{}' is stuck: {} (docs/writer.md, 'Damaged or unreadable partitions')", tp.topic(),
+                        why);
+            }
+        }
+    }
+
+    /** Forgets everything seen: the positions did not move for a reason of their own (the broker was gone). */
+    void reset() {
+        watched.clear();
+        stuck.clear();
+    }
+
+    /** Why the topic's partitions are stuck, one clause each, or null when none is. */
+    String reason(String topic) {
+        StringJoiner out = new StringJoiner("; ");
+        byPartition(topic).values().forEach(out::add);
+        return out.length() == 0 ? null : out.toString();
+    }
+
+    /** How many of the topic's partitions are stuck. */
+    int count(String topic) {
+        return byPartition(topic).size();
+    }
+
+    private Map<Integer, String> byPartition(String topic) {
+        Map<Integer, String> out = new TreeMap<>();
+        stuck.forEach((tp, why) -> {
+            if (tp.topic().equals(topic)) {
+                out.put(tp.partition(), why);
+            }
+        });
+        return out;
+    }
+}
