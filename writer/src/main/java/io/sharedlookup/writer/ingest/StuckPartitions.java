@@ -31,7 +31,15 @@ final class StuckPartitions {
     private record Watch(long position, long sinceNanos) {
     }
 
+    /**
+     * A longer time between two checks means the ingest thread was busy elsewhere (a growth copy, a slow disk): the
+     * positions could not move then, so that time does not count.
+     */
+    static final long MAX_CHECK_GAP_NANOS = TimeUnit.SECONDS.toNanos(15);
+
     private final long afterNanos;
+    private long lastCheck;
+    private boolean checked;
     private final Map<TopicPartition, Watch> watched = new HashMap<>();
     /** Per stuck partition, what {@code /ready} says of it. */
     private final Map<TopicPartition, String> stuck = new HashMap<>();
@@ -52,6 +60,9 @@ final class StuckPartitions {
      */
     void check(long now, Collection<TopicPartition> assigned, Set<TopicPartition> paused,
                ToLongFunction<TopicPartition> position, ToLongFunction<TopicPartition> end) {
+        boolean wasAway = checked && now - lastCheck > MAX_CHECK_GAP_NANOS;
+        checked = true;
+        lastCheck = now;
         Set<TopicPartition> current = new HashSet<>(assigned);
         watched.keySet().retainAll(current);
         stuck.keySet().retainAll(current);
@@ -69,6 +80,8 @@ final class StuckPartitions {
                     log.info("Partition {} moves again (now at offset {}); no longer stuck", tp, at);
                 }
                 watched.put(tp, new Watch(at, now));
+            } else if (wasAway && !stuck.containsKey(tp)) {
+                watched.put(tp, new Watch(at, now)); // it had no chance to move: watch it afresh
             } else if (now - seen.sinceNanos() >= afterNanos && !stuck.containsKey(tp)) {
                 String why = "partition " + tp.partition() + " has not moved past offset " + at + " for "
                         + TimeUnit.NANOSECONDS.toSeconds(now - seen.sinceNanos()) + " s although its log ends at "
@@ -86,6 +99,7 @@ final class StuckPartitions {
     void reset() {
         watched.clear();
         stuck.clear();
+        checked = false;
     }
 
     /** Why the topic's partitions are stuck, one clause each, or null when none is. */
