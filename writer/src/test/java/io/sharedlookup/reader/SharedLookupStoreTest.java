@@ -315,6 +315,39 @@ class SharedLookupStoreTest {
         }
     }
 
+    /**
+     * A dead writer's generation stays published until its successor has rebuilt the namespace: past one wait that
+     * gave up, over a second ago, calls into a segment still at the same odd counter give up at once instead of
+     * waiting the bound again (one bound per row of a Druid query), and read normally once the counter moves.
+     */
+    @Test
+    void lookup_inASegmentLeftMidChangeForLong_givesUpAtOnceUntilItMoves() throws Exception {
+        Duration bound = Duration.ofMillis(1500);
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS);
+             SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(bound).open()) {
+            Lookup users = s.lookup("users");
+            published.leaveEverySegmentMidChange();
+            assertThat(failingTime(() -> users.get("1"))).as("the first call waits the bound").isGreaterThanOrEqualTo(bound);
+            Duration again = Duration.ofSeconds(1);
+            assertThat(failingTime(() -> users.get("1"))).as("no second wait").isLessThan(again);
+            assertThat(failingTime(() -> users.getInto("1", new ValueBuffer()))).isLessThan(again);
+            // Segment by segment: a scan stops at the first segment, which waits once unless "1" lies in it.
+            failingTime(users::size);
+            assertThat(failingTime(users::size)).isLessThan(again);
+            assertThat(failingTime(() -> users.forEach((k, v) -> { }))).isLessThan(again);
+            published.finishEveryChange();
+            assertThat(users.get("1")).isEqualTo(USERS.get("1"));
+            assertThat(users.size()).isEqualTo(USERS.size());
+        }
+    }
+
+    /** How long {@code call} took to fail with a {@link LookupTimeoutException}. */
+    private static Duration failingTime(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        long start = System.nanoTime();
+        assertThatThrownBy(call).isInstanceOf(LookupTimeoutException.class);
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
     /** One output of each kind, filled by a successful lookup: a failed lookup into them must empty them. */
     private record Outputs(ValueBuffer value, StringBuilder text, ValueBuffer[] values) {
         static Outputs filledBy(Lookup users) {

@@ -71,11 +71,20 @@ public final class TestStores {
 
         /** Leaves every segment of the published generation as a writer killed in the middle of a change does. */
         public void leaveEverySegmentMidChange() throws IOException {
+            setEverySequence(1);
+        }
+
+        /** Ends the changes {@link #leaveEverySegmentMidChange} left, as a writer that finished them would. */
+        public void finishEveryChange() throws IOException {
+            setEverySequence(2);
+        }
+
+        private void setEverySequence(long value) throws IOException {
             try (FileChannel sequences = FileChannel.open(SequenceFile.of(generation.file()),
                     StandardOpenOption.WRITE)) {
-                ByteBuffer odd = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 1);
+                ByteBuffer bytes = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value);
                 for (int segment = 0; segment < generation.layout().segments(); segment++) {
-                    sequences.write(odd.rewind(), (long) segment * SequenceFile.STRIDE);
+                    sequences.write(bytes.rewind(), (long) segment * SequenceFile.STRIDE);
                 }
             }
         }

@@ -15,6 +15,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiPredicate;
 
 /**
@@ -43,6 +44,11 @@ public final class MappedMap {
     private static final int INCONSISTENT = -2;
     /** From {@link #afterRace}: the wait lasted longer than the bound (never a start time it returns otherwise). */
     private static final long GAVE_UP = Long.MIN_VALUE;
+    /**
+     * How long a segment's counter must have stood at one odd value, seen by a wait that gave up, before calls give up
+     * on it at once: far longer than any live writer's change, preempted or paused for GC included.
+     */
+    static final long LEFT_MID_CHANGE_NANOS = 1_000_000_000L;
     /** From {@link #probeFirstTier}: not decided by the first attempt. */
     private static final int UNDECIDED = 3;
     /** The longest key the first attempt takes: its bytes fit in two 8-byte words. */
@@ -90,6 +96,8 @@ public final class MappedMap {
     private final int segmentShift;
     private final ByteBuffer firstWindow;
     private volatile ByteBuffer[] bulks = new ByteBuffer[0];
+    /** Per segment, the last wait that gave up on it ({@link #leftMidChange}); made at the first one. */
+    private volatile AtomicReferenceArray<MidChange> midChange;
 
     private MappedMap(Path file, MapLayout layout, FileChannel channel, Object fileKey, ByteBuffer headers,
                       ByteBuffer[] windows, int tiersPerWindow, ByteBuffer sequences) {
@@ -595,7 +603,7 @@ public final class MappedMap {
                     return found;
                 }
             }
-            start = afterRace(start, attempt, timeoutNanos);
+            start = afterRace(segment, before, start, attempt, timeoutNanos);
             if (start == GAVE_UP) {
                 out.clear();
                 return TIMED_OUT;
@@ -637,7 +645,7 @@ public final class MappedMap {
                         break;
                     }
                 }
-                start = afterRace(start, attempt, timeoutNanos);
+                start = afterRace(segment, before, start, attempt, timeoutNanos);
                 if (start == GAVE_UP) {
                     return -1;
                 }
@@ -671,7 +679,7 @@ public final class MappedMap {
                         break;
                     }
                 }
-                start = afterRace(start, attempt, timeoutNanos);
+                start = afterRace(segment, before, start, attempt, timeoutNanos);
                 if (start == GAVE_UP) {
                     throw new LockTimeoutException("Segment " + segment + " of " + file + " stayed in the middle of a "
                             + "change for over the bound (its writer probably died); the next writer rebuilds it");
@@ -691,18 +699,25 @@ public final class MappedMap {
     }
 
     /**
-     * After a read of a segment that was changing (attempt {@code attempt}, the first failed one being 0): notes when
-     * the waiting began, gives up past {@code timeoutNanos}, else backs off — spins briefly (the writer changes a
-     * segment in microseconds), then yields so that the writer can run on a busy host.
+     * After a read of a segment that was changing (attempt {@code attempt}, the first failed one being 0, having seen
+     * the counter at {@code seen}): notes when the waiting began, gives up past {@code timeoutNanos}, else backs off —
+     * spins briefly (the writer changes a segment in microseconds), then yields so that the writer can run on a busy
+     * host. Gives up at once on a segment {@link #leftMidChange left in the middle of a change}.
      *
      * @param waitingSince when the waiting began (ignored on attempt 0)
      * @return when the waiting began, or {@link #GAVE_UP} when it has lasted longer than {@code timeoutNanos}
      */
-    private static long afterRace(long waitingSince, int attempt, long timeoutNanos) {
+    private long afterRace(int segment, long seen, long waitingSince, int attempt, long timeoutNanos) {
         long now = System.nanoTime(); // any value, negative included: only differences count
         if (attempt == 0) {
             waitingSince = now;
+            if ((seen & 1) != 0 && leftMidChange(segment, seen, now)) {
+                return GAVE_UP;
+            }
         } else if (now - waitingSince > timeoutNanos) {
+            if ((seen & 1) != 0) {
+                noteLeftMidChange(segment, seen, waitingSince);
+            }
             return GAVE_UP;
         }
         if (attempt < 64) {
@@ -711,6 +726,39 @@ public final class MappedMap {
             Thread.yield();
         }
         return waitingSince;
+    }
+
+    /** A wait that gave up on a segment whose counter stood at the odd {@code sequence}, begun at {@code since}. */
+    private record MidChange(long sequence, long since) {
+    }
+
+    /**
+     * Whether the segment's counter has stood at {@code seen} (odd) since a wait that gave up on it began, over
+     * {@link #LEFT_MID_CHANGE_NANOS} ago: a writer died in the middle of that change, and waiting the bound again would
+     * not help. Its generation stays published until the next writer has rebuilt the namespace (minutes on a large
+     * topic); without this, every call for a key of that segment would spend the whole bound waiting again: one bound
+     * per row of a Druid query, one per request on the writer's single HTTP thread.
+     */
+    private boolean leftMidChange(int segment, long seen, long now) {
+        AtomicReferenceArray<MidChange> known = midChange;
+        MidChange m = known == null ? null : known.get(segment);
+        return m != null && m.sequence() == seen && now - m.since() >= LEFT_MID_CHANGE_NANOS;
+    }
+
+    private void noteLeftMidChange(int segment, long seen, long since) {
+        AtomicReferenceArray<MidChange> known = midChange;
+        if (known == null) {
+            synchronized (this) {
+                known = midChange;
+                if (known == null) {
+                    midChange = known = new AtomicReferenceArray<>(layout.segments());
+                }
+            }
+        }
+        MidChange m = known.get(segment);
+        if (m == null || m.sequence() != seen) { // the same change seen again keeps the earlier start
+            known.set(segment, new MidChange(seen, since));
+        }
     }
 
     private StoreFormatException corrupt(int segment) {
