@@ -57,6 +57,8 @@ public final class Ingestor {
     static final long PARTITION_CHECK_MILLIS = 1_000;
     private static final long FIRST_BACKOFF_MILLIS = 500;
     private static final long MAX_BACKOFF_MILLIS = 10_000;
+    /** How long the ingest thread may stay away from its loop before the statuses say so (see {@link #statuses}). */
+    static final Duration AWAY = Duration.ofSeconds(60);
 
     private final WriterConfig config;
     private final Map<String, NamespaceSink> byTopic = new LinkedHashMap<>();
@@ -69,6 +71,9 @@ public final class Ingestor {
     private volatile boolean failed;
     private volatile Map<String, NamespaceStatus> statuses = Map.of();
     private volatile String brokerProblem = "not connected to Kafka yet";
+    /** When the ingest thread last went round its loop ({@link System#nanoTime}). */
+    private volatile long loopedAt = System.nanoTime();
+    private final long awayNanos;
 
     // Owned by the ingest thread.
     private boolean started;
@@ -93,6 +98,12 @@ public final class Ingestor {
 
     Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics, Consumer<byte[], byte[]> consumer,
              TopicFacts topicFacts) {
+        this(config, sinks, metrics, consumer, topicFacts, AWAY);
+    }
+
+    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics, Consumer<byte[], byte[]> consumer,
+             TopicFacts topicFacts, Duration away) {
+        this.awayNanos = away.toNanos();
         this.config = config;
         this.metrics = metrics;
         sinks.forEach(s -> byTopic.put(s.binding().topic(), s));
@@ -129,14 +140,44 @@ public final class Ingestor {
         return failed ? Optional.of(String.valueOf(brokerProblem)) : Optional.empty();
     }
 
-    /** Per namespace, the latest status snapshot: safe to read from any thread. */
+    /**
+     * Per namespace, the latest status snapshot: safe to read from any thread. The ingest thread publishes the
+     * snapshots, so while it stays away from its loop (a long growth copy, a slow disk, or stuck) they would go on
+     * saying what they said before: past {@link #AWAY} each says instead that ingestion is held up, and where.
+     */
     public Map<String, NamespaceStatus> statuses() {
-        return statuses;
+        Map<String, NamespaceStatus> snapshot = statuses;
+        long away = System.nanoTime() - loopedAt;
+        if (away < awayNanos || failed || stopping || !thread.isAlive()) {
+            return snapshot;
+        }
+        String why = "ingestion has not come back to its loop for " + TimeUnit.NANOSECONDS.toSeconds(away)
+                + " s (the ingest thread is in " + whereIngesting() + "); readers keep what is published";
+        Map<String, NamespaceStatus> out = new LinkedHashMap<>();
+        snapshot.forEach((namespace, status) -> out.put(namespace, status.notReadyBecause(why)));
+        return out;
+    }
+
+    /** The ingest thread's innermost frame, and the innermost of this project's code under it. */
+    private String whereIngesting() {
+        StackTraceElement[] stack = thread.getStackTrace();
+        if (stack.length == 0) {
+            return "an unknown place";
+        }
+        String top = stack[0].getClassName() + "." + stack[0].getMethodName();
+        for (StackTraceElement frame : stack) {
+            if (frame.getClassName().startsWith("io.sharedlookup.")) {
+                String own = frame.getClassName() + "." + frame.getMethodName();
+                return own.equals(top) ? top : top + ", called from " + own;
+            }
+        }
+        return top;
     }
 
     private void run() {
         try {
             while (!stopping) {
+                loopedAt = System.nanoTime();
                 try {
                     if (!started) {
                         startAll();

@@ -29,6 +29,12 @@ public record NamespaceStatus(String namespace, String topic, State state, long 
         offsets = Map.copyOf(offsets);
     }
 
+    /** This snapshot with {@code reason} as why the namespace is not ready. */
+    public NamespaceStatus notReadyBecause(String reason) {
+        return new NamespaceStatus(namespace, topic, state, generation, entries, capacity, fillRatio, lag,
+                lastUpdateMillis, lastError, caughtUp, reason, offsets, digest);
+    }
+
     /** Whether {@code /ready} counts this namespace ready: nothing holds it back. */
     public boolean ready() {
         return notReadyReason == null;

@@ -81,11 +81,15 @@ class IngestorTest {
     }
 
     private Ingestor start() throws Exception {
+        return start(Ingestor.AWAY);
+    }
+
+    private Ingestor start(Duration away) throws Exception {
         WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
                 .httpPort(0).build();
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
         sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
-        ingestor = new Ingestor(config, sinks, metrics, consumer, topics -> Map.of());
+        ingestor = new Ingestor(config, sinks, metrics, consumer, topics -> Map.of(), away);
         ingestor.start();
         return ingestor;
     }
@@ -131,6 +135,36 @@ class IngestorTest {
     private double rebuilds() {
         return Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
                 "sharedlookup_writer_rebuilds_total{namespace=\"users\"}");
+    }
+
+    /**
+     * The ingest thread publishes the statuses: held up away from its loop, it would leave them saying "ready" for as
+     * long as it is held. Past the bound they say it is held up, and where.
+     */
+    @Test
+    void statuses_whileTheIngestThreadIsHeldUp_sayWhereAndRecoverAfter() throws Exception {
+        partitions(List.of(P0));
+        consumer.updateBeginningOffsets(Map.of(P0, 0L));
+        consumer.updateEndOffsets(Map.of(P0, 1L));
+        start(Duration.ofSeconds(1));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        atNextPoll(() -> {
+            try {
+                release.await(); // held up, as by a disk that does not answer
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            await().atMost(WAIT).until(() -> !status().ready());
+            assertThat(status().notReadyReason()).startsWith("ingestion has not come back to its loop for ")
+                    .contains("Unsafe.park, called from io.sharedlookup.writer.ingest.IngestorTest");
+        } finally {
+            release.countDown();
+        }
+        await().atMost(WAIT).until(() -> status().ready());
     }
 
     @Test
