@@ -94,6 +94,44 @@ class WriterCliTest {
                 .containsEntry("ssl.endpoint.identification.algorithm", "").containsEntry("x.hosts", "a:1,b:2");
     }
 
+    /**
+     * A password may hold ",b=c": after a comma, only a dotted lower-case name starts another property. Text inside
+     * double quotes (a JAAS entry's password="...") is never split, even before a dotted name: picocli keeps quoted
+     * sections whole.
+     */
+    @Test
+    void aKafkaPropertyValueKeepsACommaThatADottedNameDoesNotFollow() throws Exception {
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+                + "password=\"a,b=c,d.e=f\";";
+        String list = "security.protocol=SASL_SSL,ssl.truststore.password=pa,ss=word,sasl.jaas.config=" + jaas
+                + ",sasl.mechanism=PLAIN";
+        List<Map.Entry<String, String>> expected = List.of(Map.entry("security.protocol", "SASL_SSL"),
+                Map.entry("ssl.truststore.password", "pa,ss=word"), Map.entry("sasl.jaas.config", jaas),
+                Map.entry("sasl.mechanism", "PLAIN"));
+        String[] required = {"--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t"};
+        assertThat(parse(Map.of("SHARED_LOOKUP_KAFKA_PROPERTY", list), required).kafkaProperties().entrySet())
+                .as("from the environment").containsExactlyInAnyOrderElementsOf(expected);
+        Path file = Files.writeString(tmp.resolve("w.properties"), "kafka-property=" + list + "\n");
+        assertThat(parse(Map.of(), "--config", file.toString(), "--bootstrap-servers", "k:1", "--store-dir",
+                tmp.toString(), "--topic", "t").kafkaProperties().entrySet()).as("from the --config file")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t",
+                "--kafka-property", list).kafkaProperties().entrySet()).as("from the command line")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t",
+                "--kafka-property", "ssl.truststore.password=pa,ss=word", "--kafka-property",
+                "sasl.jaas.config=" + jaas).kafkaProperties()).as("one property per argument")
+                .containsOnly(expected.get(1), expected.get(2));
+    }
+
+    /** Every consumer property Kafka defines starts a new property in a comma list: none is split off wrongly. */
+    @Test
+    void everyConsumerPropertyNameStartsANewEntryOfACommaList() {
+        assertThat(org.apache.kafka.clients.consumer.ConsumerConfig.configNames()).hasSizeGreaterThan(100)
+                .allSatisfy(name -> assertThat(("group.id=g," + name + "=v").split(WriterCommand.KAFKA_PROPERTY_SPLIT))
+                        .as(name).containsExactly("group.id=g", name + "=v"));
+    }
+
     @Test
     void helpListsEveryOption() {
         Run r = run(Map.of(), "--help");
