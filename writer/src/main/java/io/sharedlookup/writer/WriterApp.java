@@ -88,7 +88,7 @@ public final class WriterApp implements AutoCloseable {
             throw e instanceof IOException io ? new ConfigException("Cannot open namespaces in " + storeDir + ": "
                     + io) : e;
         }
-        ingestor = new Ingestor(cfg, sinks, metrics, KafkaStartErrors.consumer(cfg));
+        ingestor = new Ingestor(cfg, sinks, metrics, () -> KafkaStartErrors.consumer(cfg));
         ingestor.start();
         store = SharedLookupStore.open(storeDir);
         try {
