@@ -1,5 +1,7 @@
 package io.sharedlookup.writer;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -13,7 +15,7 @@ final class BootstrapServers {
      * Kafka allows) and a port.
      */
     private static final Pattern ENTRY =
-            Pattern.compile("(?:[A-Za-z0-9_]+://)?(?:\\[[0-9A-Za-z:.%]+\\]|[^\\s\\[\\]/,]+):([0-9]{1,5})");
+            Pattern.compile("(?:[A-Za-z0-9_]+://)?(\\[[0-9A-Za-z:.%]+\\]|[^\\s\\[\\]/,]+):([0-9]{1,5})");
 
     private BootstrapServers() {
     }
@@ -30,7 +32,7 @@ final class BootstrapServers {
                 continue; // Kafka skips empty entries too
             }
             Matcher m = ENTRY.matcher(e);
-            int port = m.matches() ? Integer.parseInt(m.group(1)) : 0;
+            int port = m.matches() ? Integer.parseInt(m.group(2)) : 0;
             if (port < 1 || port > 65535) {
                 throw invalid(servers, "'" + e + "' is not HOST:PORT with a port from 1 to 65535");
             }
@@ -39,6 +41,27 @@ final class BootstrapServers {
         if (!any) {
             throw invalid(servers, "it names no broker");
         }
+    }
+
+    /**
+     * Whether the host of any entry resolves now. Kafka's client builds no consumer when none does, and logs a WARN
+     * for each host at each attempt: asked first, the writer can retry with one WARN of its own until DNS knows one.
+     *
+     * @param servers a value {@link #validate} accepted
+     */
+    static boolean anyHostResolves(String servers) {
+        for (String entry : servers.split(",")) {
+            Matcher m = ENTRY.matcher(entry.trim());
+            if (m.matches()) {
+                try {
+                    InetAddress.getAllByName(m.group(1)); // an IPv6 literal in brackets too
+                    return true;
+                } catch (UnknownHostException e) {
+                    // the next entry's may
+                }
+            }
+        }
+        return false;
     }
 
     private static ConfigException invalid(String servers, String why) {

@@ -1,7 +1,10 @@
 package io.sharedlookup.writer;
 
 import io.sharedlookup.writer.ingest.ConsumerSettings;
+import io.sharedlookup.writer.ingest.UnresolvedBootstrapException;
+import java.util.Properties;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -21,18 +24,57 @@ final class KafkaStartErrors {
 
     /**
      * Builds the writer's consumer. Building one talks to no broker: it fails only on its settings, or on a file or
-     * JAAS entry they name (a truststore that is missing, a protocol that does not exist, a bootstrap host that does
-     * not resolve).
+     * JAAS entry they name (a truststore that is missing, a protocol that does not exist), or when no bootstrap host
+     * resolves.
+     *
+     * @throws UnresolvedBootstrapException when no bootstrap host resolves (yet): retried, not a configuration error
+     * @throws ConfigException naming the reason otherwise
+     */
+    static KafkaConsumer<byte[], byte[]> consumer(WriterConfig config) {
+        if (!BootstrapServers.anyHostResolves(config.bootstrapServers())) {
+            throw new UnresolvedBootstrapException(config.bootstrapServers());
+        }
+        return consumer(ConsumerSettings.of(config));
+    }
+
+    /**
+     * Checks the consumer settings other than the bootstrap servers by building a consumer with an address that needs
+     * no DNS: Kafka resolves the bootstrap hosts before it reads the rest, and a missing truststore must be an error
+     * at start even while those hosts do not resolve.
      *
      * @throws ConfigException naming the reason
      */
-    static KafkaConsumer<byte[], byte[]> consumer(WriterConfig config) {
+    static void checkAllButBootstrap(WriterConfig config) {
+        Properties settings = ConsumerSettings.of(config);
+        settings.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"); // never connected to: only built
+        consumer(settings).close();
+    }
+
+    /** Builds a consumer; a host that stopped resolving since {@link BootstrapServers#anyHostResolves} is told too. */
+    static KafkaConsumer<byte[], byte[]> consumer(Properties settings) {
         try {
-            return new KafkaConsumer<>(ConsumerSettings.of(config));
+            return new KafkaConsumer<>(settings);
         } catch (KafkaException e) {
+            if (unresolved(e)) {
+                throw new UnresolvedBootstrapException(settings.getProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
+            }
             throw new ConfigException("The Kafka consumer settings do not work: " + reason(e) + ": fix "
                     + "--bootstrap-servers, --kafka-property or --kafka-config");
         }
+    }
+
+    /**
+     * Kafka's client (4.3) refuses to build a consumer when none of bootstrap.servers resolves, with only this message
+     * to tell it from settings that cannot work (KafkaStartErrorsTest builds one for a host that never resolves).
+     */
+    private static boolean unresolved(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof org.apache.kafka.common.config.ConfigException && t.getMessage() != null
+                    && t.getMessage().startsWith("No resolvable bootstrap urls")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The broker refused the writer's credentials, or the TLS handshake with it failed. */

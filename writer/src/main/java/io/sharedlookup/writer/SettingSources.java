@@ -5,9 +5,17 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -21,11 +29,19 @@ import picocli.CommandLine.Model.OptionSpec;
  * <p>The file's values are looked up by picocli's own {@link CommandLine.PropertiesDefaultProvider} (keyed by the
  * option's longest name without dashes). What it does not do stays here: the environment, finding the file named by
  * {@code --config} or {@code SHARED_LOOKUP_CONFIG} before picocli parses, a one-line error for an unreadable file,
- * ignoring blank values, and rejecting keys that are not options (picocli's provider ignores them, so a typo would be
- * silently dropped).
+ * ignoring blank values, rejecting keys that are not options (picocli's provider ignores them, so a typo would be
+ * silently dropped) and warning of {@code SHARED_LOOKUP_*} variables that are not.
  */
 final class SettingSources implements CommandLine.IDefaultValueProvider {
     static final String ENV_PREFIX = "SHARED_LOOKUP_";
+    private static final Logger log = LoggerFactory.getLogger(SettingSources.class);
+    /**
+     * What Kubernetes names a Service's link variables after the Service's prefix ({@code SHARED_LOOKUP_} for a
+     * Service named shared-lookup): {@code SERVICE_HOST}, {@code SERVICE_PORT[_<PORT NAME>]}, {@code PORT} and
+     * {@code PORT_<port>_<protocol>[_PROTO|_PORT|_ADDR]}.
+     */
+    private static final Pattern SERVICE_LINK = Pattern.compile(
+            "SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?");
 
     private final Map<String, String> env;
     private final Properties file;
@@ -78,13 +94,62 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
         }
     }
 
+    /**
+     * Warns of each {@code SHARED_LOOKUP_*} variable that names no option, with the nearest option's variable: a typo
+     * there must not be silently ignored. Not an error, since the prefix is also Kubernetes' for the link variables of
+     * a Service named shared-lookup (or shared-lookup-…), which are recognised by their {@code SERVICE_HOST} and
+     * skipped.
+     */
+    void warnUnknownEnvironment(CommandLine.Model.CommandSpec spec) {
+        Set<String> settings = spec.options().stream().map(SettingSources::envName).collect(Collectors.toSet());
+        Set<String> services = env.keySet().stream().filter(k -> k.startsWith(ENV_PREFIX) && k.endsWith("SERVICE_HOST"))
+                .map(k -> k.substring(0, k.length() - "SERVICE_HOST".length())).collect(Collectors.toSet());
+        for (String name : new TreeSet<>(env.keySet())) {
+            if (!name.startsWith(ENV_PREFIX) || settings.contains(name) || services.stream()
+                    .anyMatch(s -> name.startsWith(s) && SERVICE_LINK.matcher(name.substring(s.length())).matches())) {
+                continue;
+            }
+            log.warn("Ignoring {}: no such setting{}", name,
+                    nearest(name, settings).map(n -> " (did you mean " + n + "?)").orElse(""));
+        }
+    }
+
+    /** The setting closest to {@code name}, if a few typed letters away (a third of its length at most). */
+    private static Optional<String> nearest(String name, Set<String> settings) {
+        return settings.stream().min(Comparator.comparingInt(s -> editDistance(name, s)))
+                .filter(s -> editDistance(name, s) <= Math.max(2, (s.length() - ENV_PREFIX.length()) / 3));
+    }
+
+    /** Levenshtein distance: the fewest inserted, deleted or replaced characters that turn {@code a} into {@code b}. */
+    static int editDistance(String a, String b) {
+        int[] row = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            row[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            int diagonal = row[0];
+            row[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int above = row[j];
+                row[j] = Math.min(Math.min(row[j - 1], above) + 1,
+                        diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                diagonal = above;
+            }
+        }
+        return row[b.length()];
+    }
+
+    /** {@code --http-port} is {@code SHARED_LOOKUP_HTTP_PORT}. */
+    private static String envName(OptionSpec option) {
+        return ENV_PREFIX + option.longestName().replaceFirst("^--", "").toUpperCase(Locale.ROOT).replace('-', '_');
+    }
+
     @Override
     public String defaultValue(ArgSpec arg) throws Exception {
         if (!(arg instanceof OptionSpec option)) {
             return null;
         }
-        String name = option.longestName().replaceFirst("^--", "");
-        String fromEnv = env.get(ENV_PREFIX + name.toUpperCase(Locale.ROOT).replace('-', '_'));
+        String fromEnv = env.get(envName(option));
         if (fromEnv != null && !fromEnv.isBlank()) {
             return fromEnv.trim();
         }

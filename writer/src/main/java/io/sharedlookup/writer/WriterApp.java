@@ -3,6 +3,7 @@ package io.sharedlookup.writer;
 import io.sharedlookup.writer.http.HttpApi;
 import io.sharedlookup.writer.http.HttpServer;
 import io.sharedlookup.writer.ingest.Ingestor;
+import io.sharedlookup.writer.ingest.UnresolvedBootstrapException;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.ResumeDecision;
@@ -88,7 +89,7 @@ public final class WriterApp implements AutoCloseable {
             throw e instanceof IOException io ? new ConfigException("Cannot open namespaces in " + storeDir + ": "
                     + io) : e;
         }
-        ingestor = new Ingestor(cfg, sinks, metrics, KafkaStartErrors.consumer(cfg));
+        ingestor = new Ingestor(cfg, sinks, metrics, () -> KafkaStartErrors.consumer(cfg));
         ingestor.start();
         store = SharedLookupStore.open(storeDir);
         try {
@@ -127,7 +128,7 @@ public final class WriterApp implements AutoCloseable {
 
     /**
      * A missing topic, consumer settings that cannot work and credentials the broker refuses are configuration errors;
-     * an unreachable broker is not (yet).
+     * an unreachable broker is not (yet), nor bootstrap hosts that do not resolve (yet).
      */
     private static void checkTopicsExist(WriterConfig cfg) {
         try (KafkaConsumer<byte[], byte[]> probe = KafkaStartErrors.consumer(cfg)) {
@@ -146,6 +147,9 @@ public final class WriterApp implements AutoCloseable {
         } catch (TimeoutException e) {
             log.warn("Kafka at {} did not answer within 10 s; starting anyway, serving what is published and "
                     + "retrying", cfg.bootstrapServers());
+        } catch (UnresolvedBootstrapException e) {
+            // A Kafka service DNS does not know yet: the ingest thread says so (/ready, log) and retries.
+            KafkaStartErrors.checkAllButBootstrap(cfg);
         }
     }
 

@@ -49,11 +49,21 @@ final class WriterCommand {
                     + "namespaces: [A-Za-z0-9._-]{1,200}.")
     List<TopicBinding> topics = new ArrayList<>();
 
-    // Split only at commas that start a new KEY=: values such as host lists keep their commas.
-    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", split = ",(?=[A-Za-z0-9._-]+=)",
+    /**
+     * Where a comma list of consumer properties is split: only before a new consumer property name, dotted and lower
+     * case as every one of Kafka's is (WriterCliTest checks ConsumerConfig's). A value keeps its commas when what
+     * follows is not such a name: host lists, a password "pa,ss=word". picocli never splits inside double quotes, so a
+     * JAAS entry's password="a,b.c=d" stays whole too.
+     */
+    static final String KAFKA_PROPERTY_SPLIT = ",(?=[a-z0-9]+(?:\\.[a-z0-9]+)+=)";
+
+    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", split = KAFKA_PROPERTY_SPLIT,
             splitSynopsisLabel = ",", converter = KafkaPropertyConverter.class,
             description = "Consumer property, repeatable; passed to the consumer as-is (SASL/SSL, group.id...), "
-                    + "except the few the store's correctness rests on, which are refused; overrides --kafka-config.")
+                    + "except the few the store's correctness rests on, which are refused; overrides --kafka-config. "
+                    + "A comma list (the form of the environment and the --config file) is split only before a dotted "
+                    + "lower-case name= outside double quotes: a value with a comma followed by such a name, outside "
+                    + "quotes, must go in --kafka-config.")
     List<Map.Entry<String, String>> kafkaProperties = new ArrayList<>();
 
     @Option(names = "--kafka-config", paramLabel = "FILE",

@@ -107,6 +107,7 @@ public final class WriterMain {
             return 0;
         }
         sources.rejectUnknownFileKeys(cli.getCommandSpec());
+        sources.warnUnknownEnvironment(cli.getCommandSpec());
         return command.toConfig();
     }
 }

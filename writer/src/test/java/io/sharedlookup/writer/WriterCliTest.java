@@ -2,12 +2,15 @@ package io.sharedlookup.writer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -94,6 +97,44 @@ class WriterCliTest {
                 .containsEntry("ssl.endpoint.identification.algorithm", "").containsEntry("x.hosts", "a:1,b:2");
     }
 
+    /**
+     * A password may hold ",b=c": after a comma, only a dotted lower-case name starts another property. Text inside
+     * double quotes (a JAAS entry's password="...") is never split, even before a dotted name: picocli keeps quoted
+     * sections whole.
+     */
+    @Test
+    void aKafkaPropertyValueKeepsACommaThatADottedNameDoesNotFollow() throws Exception {
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+                + "password=\"a,b=c,d.e=f\";";
+        String list = "security.protocol=SASL_SSL,ssl.truststore.password=pa,ss=word,sasl.jaas.config=" + jaas
+                + ",sasl.mechanism=PLAIN";
+        List<Map.Entry<String, String>> expected = List.of(Map.entry("security.protocol", "SASL_SSL"),
+                Map.entry("ssl.truststore.password", "pa,ss=word"), Map.entry("sasl.jaas.config", jaas),
+                Map.entry("sasl.mechanism", "PLAIN"));
+        String[] required = {"--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t"};
+        assertThat(parse(Map.of("SHARED_LOOKUP_KAFKA_PROPERTY", list), required).kafkaProperties().entrySet())
+                .as("from the environment").containsExactlyInAnyOrderElementsOf(expected);
+        Path file = Files.writeString(tmp.resolve("w.properties"), "kafka-property=" + list + "\n");
+        assertThat(parse(Map.of(), "--config", file.toString(), "--bootstrap-servers", "k:1", "--store-dir",
+                tmp.toString(), "--topic", "t").kafkaProperties().entrySet()).as("from the --config file")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t",
+                "--kafka-property", list).kafkaProperties().entrySet()).as("from the command line")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t",
+                "--kafka-property", "ssl.truststore.password=pa,ss=word", "--kafka-property",
+                "sasl.jaas.config=" + jaas).kafkaProperties()).as("one property per argument")
+                .containsOnly(expected.get(1), expected.get(2));
+    }
+
+    /** Every consumer property Kafka defines starts a new property in a comma list: none is split off wrongly. */
+    @Test
+    void everyConsumerPropertyNameStartsANewEntryOfACommaList() {
+        assertThat(org.apache.kafka.clients.consumer.ConsumerConfig.configNames()).hasSizeGreaterThan(100)
+                .allSatisfy(name -> assertThat(("group.id=g," + name + "=v").split(WriterCommand.KAFKA_PROPERTY_SPLIT))
+                        .as(name).containsExactly("group.id=g", name + "=v"));
+    }
+
     @Test
     void helpListsEveryOption() {
         Run r = run(Map.of(), "--help");
@@ -166,6 +207,15 @@ class WriterCliTest {
                 "ssl.truststore.location=" + tmp.resolve("missing-truststore.jks"),
                 "--kafka-property", "ssl.truststore.password=secret"},
                 "(NoSuchFileException: " + tmp.resolve("missing-truststore.jks") + "): fix");
+        // Kafka resolves the bootstrap hosts first; the other settings are checked at start all the same.
+        cases.put(new String[] {"--bootstrap-servers", "kafka.invalid:9092", "--store-dir", store, "--topic", "t",
+                "--kafka-property", "security.protocol=SSL", "--kafka-property",
+                "ssl.truststore.location=" + tmp.resolve("missing-truststore.jks"),
+                "--kafka-property", "ssl.truststore.password=secret"},
+                "(NoSuchFileException: " + tmp.resolve("missing-truststore.jks") + "): fix");
+        cases.put(new String[] {"--bootstrap-servers", "kafka.invalid:9092", "--store-dir", store, "--topic", "t",
+                "--kafka-property", "security.protocol=SASL_SSLX"},
+                "Kafka consumer settings do not work: Invalid value SASL_SSLX for configuration security.protocol");
         cases.forEach((args, expected) -> {
             Run r = run(Map.of(), args);
             assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(2);
@@ -235,6 +285,29 @@ class WriterCliTest {
             assertThat(r.exit()).isEqualTo(2);
             assertThat(r.err().strip()).doesNotContain("\n").startsWith("error: Kafka at 127.0.0.1:")
                     .contains("did not accept the writer's connection: SSL handshake failed (SSLException: ");
+        }
+    }
+
+    /**
+     * A bootstrap host that does not resolve (yet: Kubernetes publishes a new service's DNS name a little later) is
+     * retried like a broker that does not answer: the writer starts, serves, and says why it is not ready. The .invalid
+     * top-level domain never resolves.
+     */
+    @Test
+    void aBootstrapHostThatDoesNotResolveIsRetriedWhileTheWriterServes() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        WriterMain.Launch launch = WriterMain.launch(new String[] {"--bootstrap-servers", "kafka.invalid:9092",
+                "--store-dir", tmp.toString(), "--topic", "t", "--http-port", "0"}, Map.of(),
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(launch.app()).as(err.toString(StandardCharsets.UTF_8)).isNotNull();
+        try (WriterApp app = launch.app()) {
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                HttpResponse<String> ready = Http.get(app.httpPort(), "/ready");
+                assertThat(ready.statusCode()).isEqualTo(503);
+                assertThat(ready.body()).contains("Kafka bootstrap host(s) kafka.invalid:9092 do not resolve (yet); "
+                        + "retrying");
+            });
+            assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.sharedlookup.writer.ingest;
 
+import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.WriterConfig;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.namespace.NamespaceSink;
@@ -18,6 +19,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -37,9 +39,11 @@ import org.slf4j.LoggerFactory;
  * the end offsets captured at start ({@link PartitionOffsets}), pauses topics whose namespace cannot take records
  * ({@link TopicPauses}), checkpoints, watches the broker and publishes status snapshots for HTTP.
  *
- * <p>The consumer is given, not made here: the writer passes a {@code KafkaConsumer} made with
- * {@link ConsumerSettings}, unit tests Kafka's {@code MockConsumer}. It is only ever used by the ingest thread (and
- * woken up by {@link #stop}), and closed by it.
+ * <p>The consumer is made by a factory given to it, on the ingest thread as it starts: the writer's makes a
+ * {@code KafkaConsumer} with {@link ConsumerSettings}, unit tests give Kafka's {@code MockConsumer}. While the
+ * factory throws {@link UnresolvedBootstrapException} (Kafka's client will not build a consumer before a bootstrap
+ * host resolves) the ingest thread says so and asks again with backoff, as when the broker does not answer. The
+ * consumer is only ever used by the ingest thread (and woken up by {@link #stop}), and closed by it.
  *
  * <p>Partitions added to a topic while the writer runs are followed: the consumer refreshes its metadata every
  * {@value ConsumerSettings#METADATA_MAX_AGE_MS} ms (unless {@code metadata.max.age.ms} is set), the ingest thread
@@ -63,7 +67,9 @@ public final class Ingestor {
     private final WriterConfig config;
     private final Map<String, NamespaceSink> byTopic = new LinkedHashMap<>();
     private final WriterMetrics metrics;
-    private final Consumer<byte[], byte[]> consumer;
+    private final Supplier<Consumer<byte[], byte[]>> consumers;
+    /** Null until the ingest thread has made it (see {@link #connect}); volatile for {@link #stop}, which wakes it. */
+    private volatile Consumer<byte[], byte[]> consumer;
     private final TopicFacts topicFacts;
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final Thread thread;
@@ -75,13 +81,15 @@ public final class Ingestor {
     private volatile long loopedAt = System.nanoTime();
     private final long awayNanos;
 
-    // Owned by the ingest thread.
+    // Owned by the ingest thread; these four are made with the consumer, null before.
     private boolean started;
-    private final PartitionOffsets offsets;
-    private final TopicPauses pauses;
-    private final BatchApplier batch;
-    private final UnreadablePartitions unreadable;
+    private PartitionOffsets offsets;
+    private TopicPauses pauses;
+    private BatchApplier batch;
+    private UnreadablePartitions unreadable;
     private final StuckPartitions stuck;
+    /** Unresolved bootstrap hosts are retried every few seconds, maybe for minutes: one WARN, then one a minute. */
+    private final RateLimitedLog unresolved = new RateLimitedLog(log, 60_000);
     private long lastCheckpoint;
     private long lastHealth;
     private long lastProgress;
@@ -89,31 +97,28 @@ public final class Ingestor {
     private long backoffMillis = FIRST_BACKOFF_MILLIS;
 
     /**
-     * @param consumer a consumer made with {@link ConsumerSettings#of}, owned (and closed) by this ingestor from now
+     * @param consumers makes a consumer with {@link ConsumerSettings#of}, called on the ingest thread until it returns
+     *                  one (it throws {@link UnresolvedBootstrapException} while no bootstrap host resolves); the
+     *                  consumer is owned (and closed) by this ingestor
      */
     public Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
-                    Consumer<byte[], byte[]> consumer) {
-        this(config, sinks, metrics, consumer, TopicFacts.viaAdmin(config));
+                    Supplier<Consumer<byte[], byte[]>> consumers) {
+        this(config, sinks, metrics, consumers, TopicFacts.viaAdmin(config));
     }
 
-    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics, Consumer<byte[], byte[]> consumer,
-             TopicFacts topicFacts) {
-        this(config, sinks, metrics, consumer, topicFacts, AWAY);
+    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+             Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts) {
+        this(config, sinks, metrics, consumers, topicFacts, AWAY);
     }
 
-    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics, Consumer<byte[], byte[]> consumer,
-             TopicFacts topicFacts, Duration away) {
+    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+             Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts, Duration away) {
         this.awayNanos = away.toNanos();
         this.config = config;
         this.metrics = metrics;
         sinks.forEach(s -> byTopic.put(s.binding().topic(), s));
-        this.consumer = consumer;
+        this.consumers = consumers;
         this.topicFacts = topicFacts;
-        this.offsets = new PartitionOffsets(consumer);
-        this.pauses = new TopicPauses(consumer, offsets);
-        this.batch = new BatchApplier(consumer, byTopic, offsets, pauses, this::stall, this::rebuildTopic, metrics,
-                config.valueField(), config.maxValueBytes());
-        this.unreadable = new UnreadablePartitions(consumer, offsets, this::namespaceOf, this::stall, metrics);
         this.stuck = new StuckPartitions(config.stuckAfterSeconds());
         this.thread = new Thread(this::run, "shared-lookup-ingest");
         publishStatuses();
@@ -127,7 +132,10 @@ public final class Ingestor {
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
         stopSignal.countDown();
-        consumer.wakeup();
+        Consumer<byte[], byte[]> made = consumer;
+        if (made != null) { // else the ingest thread sees stopping once it has made one (connect)
+            made.wakeup();
+        }
         thread.join(timeout.toMillis());
         if (thread.isAlive()) {
             log.warn("The ingest thread did not stop within {}; namespaces it still holds will be rebuilt next start",
@@ -215,6 +223,9 @@ public final class Ingestor {
                     }
                 } catch (WakeupException e) {
                     // stop() woke us up; the loop condition ends it
+                } catch (UnresolvedBootstrapException e) {
+                    unresolved.warn("{}; serving the last published store and retrying", e.getMessage());
+                    backOff(e.getMessage() + "; retrying");
                 } catch (TimeoutException e) {
                     retryLater("Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage(), null);
                 } catch (KafkaException e) {
@@ -254,12 +265,17 @@ public final class Ingestor {
 
     /** The broker could not do something: says so (/ready, log), then waits, longer each time up to 10 s. */
     private void retryLater(String problem, Exception logged) {
-        brokerProblem = problem;
         if (logged == null) {
-            log.warn("{}; retrying in {} ms", brokerProblem, backoffMillis);
+            log.warn("{}; retrying in {} ms", problem, backoffMillis);
         } else {
-            log.warn("{}; retrying in {} ms", brokerProblem, backoffMillis, logged);
+            log.warn("{}; retrying in {} ms", problem, backoffMillis, logged);
         }
+        backOff(problem);
+    }
+
+    /** Says what keeps the namespaces from being ready (/ready), then waits, longer each time up to 10 s. */
+    private void backOff(String problem) {
+        brokerProblem = problem;
         publishStatuses();
         try {
             stopSignal.await(backoffMillis, TimeUnit.MILLISECONDS);
@@ -270,8 +286,28 @@ public final class Ingestor {
         backoffMillis = Math.min(MAX_BACKOFF_MILLIS, backoffMillis * 2);
     }
 
+    /**
+     * Makes the consumer and what reads through it. On the ingest thread, so that bootstrap hosts that do not resolve
+     * yet are retried here (see {@link #run}) while the writer serves what is published.
+     */
+    private void connect() {
+        Consumer<byte[], byte[]> made = consumers.get();
+        offsets = new PartitionOffsets(made);
+        pauses = new TopicPauses(made, offsets);
+        batch = new BatchApplier(made, byTopic, offsets, pauses, this::stall, this::rebuildTopic, metrics,
+                config.valueField(), config.maxValueBytes());
+        unreadable = new UnreadablePartitions(made, offsets, this::namespaceOf, this::stall, metrics);
+        consumer = made; // stop() wakes it from now on; a stop() before this is seen by startAll
+    }
+
     /** Discovers partitions and offsets, then lets every namespace choose between resume and rebuild. */
     private void startAll() {
+        if (consumer == null) {
+            connect();
+            if (stopping) {
+                return; // stop() came while it was being made, too early to wake it
+            }
+        }
         List<TopicPartition> all = new ArrayList<>();
         for (String topic : byTopic.keySet()) {
             List<TopicPartition> tps = offsets.discover(topic);
@@ -463,7 +499,7 @@ public final class Ingestor {
         if (brokerProblem != null) {
             return brokerProblem;
         }
-        if (pauses.isPaused(topic)) {
+        if (pauses != null && pauses.isPaused(topic)) {
             return "paused: " + pauses.reason(topic);
         }
         String stuckWhy = stuck.reason(topic);
@@ -474,7 +510,7 @@ public final class Ingestor {
             return "building a fresh generation from topic '" + topic + "'; readers see the previous one, if any";
         }
         if (!started || !offsets.caughtUp(topic)) {
-            Set<Integer> added = offsets.addedNotCaughtUp(topic);
+            Set<Integer> added = offsets == null ? null : offsets.addedNotCaughtUp(topic);
             if (added != null) {
                 return "reading partition(s) " + added + " added to topic '" + topic + "' from their beginning";
             }
@@ -484,7 +520,8 @@ public final class Ingestor {
     }
 
     private void closeAll() {
-        Positions positions = offsets::positionsOf;
+        // No consumer made: no namespace was started, none has a position.
+        Positions positions = offsets == null ? topic -> Map.of() : offsets::positionsOf;
         for (NamespaceSink sink : byTopic.values()) {
             try {
                 if (failed) {
@@ -500,7 +537,9 @@ public final class Ingestor {
             commitForTooling(true);
         }
         try {
-            consumer.close(Duration.ofSeconds(1));
+            if (consumer != null) {
+                consumer.close(Duration.ofSeconds(1));
+            }
         } catch (RuntimeException e) {
             log.debug("Consumer close failed", e);
         }

@@ -3,6 +3,10 @@ package io.sharedlookup.writer.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.testing.TempTrees;
@@ -23,6 +27,10 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -33,6 +41,7 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The poll loop and its recovery paths against Kafka's {@link MockConsumer}, with real namespaces in a temporary
@@ -81,15 +90,19 @@ class IngestorTest {
     }
 
     private Ingestor start() throws Exception {
-        return start(Ingestor.AWAY);
+        return start(() -> consumer);
     }
 
-    private Ingestor start(Duration away) throws Exception {
+    private Ingestor start(Supplier<Consumer<byte[], byte[]>> consumers) throws Exception {
+        return start(consumers, Ingestor.AWAY);
+    }
+
+    private Ingestor start(Supplier<Consumer<byte[], byte[]>> consumers, Duration away) throws Exception {
         WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
                 .httpPort(0).build();
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
         sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
-        ingestor = new Ingestor(config, sinks, metrics, consumer, topics -> Map.of(), away);
+        ingestor = new Ingestor(config, sinks, metrics, consumers, topics -> Map.of(), away);
         ingestor.start();
         return ingestor;
     }
@@ -146,7 +159,7 @@ class IngestorTest {
         partitions(List.of(P0));
         consumer.updateBeginningOffsets(Map.of(P0, 0L));
         consumer.updateEndOffsets(Map.of(P0, 1L));
-        start(Duration.ofSeconds(1));
+        start(() -> consumer, Duration.ofSeconds(1));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -225,6 +238,43 @@ class IngestorTest {
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
         assertThat(lookup("1")).isEqualTo("Alice");
+    }
+
+    /** Kafka's client builds no consumer before a bootstrap host resolves: asked again, as a broker not answering. */
+    @Test
+    void startAll_bootstrapHostsNotResolvingYet_saysSoWarnsOnceAndRetriesUntilTheyDo() throws Exception {
+        partitions(List.of(P0));
+        consumer.updateBeginningOffsets(Map.of(P0, 0L));
+        consumer.updateEndOffsets(Map.of(P0, 1L));
+        AtomicInteger attempts = new AtomicInteger();
+        AtomicBoolean resolves = new AtomicBoolean();
+        Logger logger = (Logger) LoggerFactory.getLogger(Ingestor.class);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        try {
+            start(() -> {
+                attempts.incrementAndGet();
+                if (!resolves.get()) {
+                    throw new UnresolvedBootstrapException("mock:9092");
+                }
+                return consumer;
+            });
+            await().atMost(WAIT).until(() -> attempts.get() >= 3);
+            assertThat(status().notReadyReason())
+                    .isEqualTo("Kafka bootstrap host(s) mock:9092 do not resolve (yet); retrying");
+
+            resolves.set(true);
+            atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+            await().atMost(WAIT).until(() -> status().ready());
+            assertThat(lookup("1")).isEqualTo("Alice");
+        } finally {
+            logger.detachAppender(log);
+        }
+        assertThat(log.list).filteredOn(e -> e.getFormattedMessage().contains("do not resolve")).singleElement()
+                .satisfies(e -> assertThat(e.getLevel()).isEqualTo(Level.WARN))
+                .extracting(ILoggingEvent::getFormattedMessage).isEqualTo("Kafka bootstrap host(s) mock:9092 do not "
+                        + "resolve (yet); serving the last published store and retrying");
     }
 
     @Test
