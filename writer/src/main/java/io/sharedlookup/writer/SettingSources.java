@@ -43,7 +43,11 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
     private static final Pattern SERVICE_LINK = Pattern.compile(
             "SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?");
 
+    /** What Kubernetes sets {@code <SERVICE>_PORT} to: {@code tcp://10.0.0.7:7070}. */
+    private static final Pattern LINK_ADDRESS = Pattern.compile("(?i)(tcp|udp|sctp)://\\S+");
+
     private final Map<String, String> env;
+    private final Set<String> warnedLinks = new java.util.HashSet<>();
     private final Properties file;
     private final CommandLine.PropertiesDefaultProvider fromFile;
 
@@ -149,10 +153,30 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
         if (!(arg instanceof OptionSpec option)) {
             return null;
         }
-        String fromEnv = env.get(envName(option));
-        if (fromEnv != null && !fromEnv.isBlank()) {
+        String name = envName(option);
+        String fromEnv = env.get(name);
+        if (fromEnv != null && !fromEnv.isBlank() && !isServiceLink(name, fromEnv)) {
             return fromEnv.trim();
         }
         return fromFile.defaultValue(arg);
+    }
+
+    /**
+     * Whether {@code name}'s value is the address Kubernetes gives {@code <SERVICE>_PORT} for a Service whose name
+     * makes that variable one of the settings' (a Service named shared-lookup-http sets SHARED_LOOKUP_HTTP_PORT to
+     * tcp://10.0.0.7:7070): no setting takes such a value, so it is left out with a WARN instead of failing the start.
+     */
+    private boolean isServiceLink(String name, String value) {
+        if (!name.endsWith("_PORT") || !LINK_ADDRESS.matcher(value.trim()).matches()
+                || !env.containsKey(name.substring(0, name.length() - "PORT".length()) + "SERVICE_HOST")) {
+            return false;
+        }
+        if (warnedLinks.add(name)) {
+            log.warn("Ignoring {}={}: it is the link variable Kubernetes sets for a Service named {}, not a setting; "
+                    + "pass the setting on the command line, or set enableServiceLinks: false in the pod spec", name,
+                    value, name.substring(0, name.length() - "_PORT".length()).toLowerCase(Locale.ROOT)
+                            .replace('_', '-'));
+        }
+        return true;
     }
 }

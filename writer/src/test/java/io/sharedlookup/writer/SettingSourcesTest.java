@@ -70,6 +70,32 @@ class SettingSourcesTest {
                 "Ignoring SHARED_LOOKUP_HTP_PORT: no such setting (did you mean SHARED_LOOKUP_HTTP_PORT?)");
     }
 
+    /**
+     * A Service named shared-lookup-http makes Kubernetes set SHARED_LOOKUP_HTTP_PORT=tcp://…, the variable of
+     * --http-port: left out with a WARN saying so, rather than failing the start with "Invalid --http-port".
+     */
+    @Test
+    void aServiceLinkInASettingsVariableIsLeftOutAndSaidSo() {
+        Logger logger = (Logger) LoggerFactory.getLogger(SettingSources.class);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        WriterConfig config;
+        try {
+            config = (WriterConfig) WriterMain.parse(new String[] {"--bootstrap-servers", "k:1", "--store-dir",
+                    tmp.toString(), "--topic", "t"}, Map.of("SHARED_LOOKUP_HTTP_PORT", "tcp://10.0.0.7:7070",
+                    "SHARED_LOOKUP_HTTP_SERVICE_HOST", "10.0.0.7", "SHARED_LOOKUP_HTTP_SERVICE_PORT", "7070"),
+                    new PrintStream(new ByteArrayOutputStream()));
+        } finally {
+            logger.detachAppender(log);
+        }
+        assertThat(config.httpPort()).isEqualTo(WriterConfig.DEFAULT_HTTP_PORT);
+        assertThat(log.list).map(ILoggingEvent::getFormattedMessage).containsExactly("Ignoring "
+                + "SHARED_LOOKUP_HTTP_PORT=tcp://10.0.0.7:7070: it is the link variable Kubernetes sets for a Service "
+                + "named shared-lookup-http, not a setting; pass the setting on the command line, or set "
+                + "enableServiceLinks: false in the pod spec");
+    }
+
     @Test
     void editDistanceCountsInsertionsDeletionsAndReplacements() {
         assertThat(SettingSources.editDistance("HTTP_PROT", "HTTP_PORT")).isEqualTo(2);

@@ -716,7 +716,7 @@ public final class MappedMap {
             }
         } else if (now - waitingSince > timeoutNanos) {
             if ((seen & 1) != 0) {
-                noteLeftMidChange(segment, seen, waitingSince);
+                noteLeftMidChange(segment, seen, now);
             }
             return GAVE_UP;
         }
@@ -728,14 +728,14 @@ public final class MappedMap {
         return waitingSince;
     }
 
-    /** A wait that gave up on a segment whose counter stood at the odd {@code sequence}, begun at {@code since}. */
+    /** A wait that gave up, at {@code since}, on a segment whose counter stood at the odd {@code sequence}. */
     private record MidChange(long sequence, long since) {
     }
 
     /**
-     * Whether the segment's counter has stood at {@code seen} (odd) since a wait that gave up on it began, over
-     * {@link #LEFT_MID_CHANGE_NANOS} ago: a writer died in the middle of that change, and waiting the bound again would
-     * not help. Its generation stays published until the next writer has rebuilt the namespace (minutes on a large
+     * Whether the segment's counter has stood at {@code seen} (odd) since a wait gave up on it at that value, over
+     * {@link #LEFT_MID_CHANGE_NANOS} ago (counters only grow, so it stood there all along): a writer died in the
+     * middle of that change, and waiting the bound again would not help. Its generation stays published until the next writer has rebuilt the namespace (minutes on a large
      * topic); without this, every call for a key of that segment would spend the whole bound waiting again: one bound
      * per row of a Druid query, one per request on the writer's single HTTP thread.
      */
@@ -756,7 +756,7 @@ public final class MappedMap {
             }
         }
         MidChange m = known.get(segment);
-        if (m == null || m.sequence() != seen) { // the same change seen again keeps the earlier start
+        if (m == null || m.sequence() != seen) { // the same change given up on again keeps the earlier time
             known.set(segment, new MidChange(seen, since));
         }
     }

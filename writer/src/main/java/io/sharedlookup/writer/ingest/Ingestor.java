@@ -276,6 +276,7 @@ public final class Ingestor {
     /** Says what keeps the namespaces from being ready (/ready), then waits, longer each time up to 10 s. */
     private void backOff(String problem) {
         brokerProblem = problem;
+        stuck.reset(); // no poll moved anything meanwhile: that is this problem, not a partition stuck
         publishStatuses();
         try {
             stopSignal.await(backoffMillis, TimeUnit.MILLISECONDS);
@@ -380,10 +381,11 @@ public final class Ingestor {
         Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(10));
         log.warn("Topic '{}': {}; rebuilding its namespace from the beginning (log now {} to {})", topic, why,
                 PartitionOffsets.byPartition(begin, topic), PartitionOffsets.byPartition(end, topic));
+        // The topic may be another one by now (deleted and recreated): its generations record its id of now. Asked
+        // before anything is forgotten, so that a failure here leaves the topic as it was.
+        String topicId = topicFacts.of(List.of(topic)).getOrDefault(topic, TopicFacts.Facts.UNKNOWN).topicId();
         offsets.forget(topic);
         unreadable.forget(topic);
-        // The topic may be another one by now (deleted and recreated): its generations record its id of now.
-        String topicId = topicFacts.of(List.of(topic)).getOrDefault(topic, TopicFacts.Facts.UNKNOWN).topicId();
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic), topicId);
         offsets.readFromBeginning(begin, end);

@@ -41,8 +41,8 @@ final class StuckPartitions {
     private long lastCheck;
     private boolean checked;
     private final Map<TopicPartition, Watch> watched = new HashMap<>();
-    /** Per stuck partition, what {@code /ready} says of it. */
-    private final Map<TopicPartition, String> stuck = new HashMap<>();
+    /** Per stuck partition, its log's end at the last check (what {@code /ready} says is worked out from it). */
+    private final Map<TopicPartition, Long> stuck = new HashMap<>();
 
     /** @param afterSeconds how long a partition may stay put while its log goes on before it counts as stuck */
     StuckPartitions(long afterSeconds) {
@@ -80,17 +80,14 @@ final class StuckPartitions {
                     log.info("Partition {} moves again (now at offset {}); no longer stuck", tp, at);
                 }
                 watched.put(tp, new Watch(at, now));
-            } else if (wasAway && !stuck.containsKey(tp)) {
+            } else if (stuck.containsKey(tp)) {
+                stuck.put(tp, logEnd); // still stuck; the log may have gone on
+            } else if (wasAway) {
                 watched.put(tp, new Watch(at, now)); // it had no chance to move: watch it afresh
-            } else if (now - seen.sinceNanos() >= afterNanos && !stuck.containsKey(tp)) {
-                String why = "partition " + tp.partition() + " has not moved past offset " + at + " for "
-                        + TimeUnit.NANOSECONDS.toSeconds(now - seen.sinceNanos()) + " s although its log ends at "
-                        + logEnd + ", and the broker sends neither records nor an error from there: its log is "
-                        + "probably damaged at that offset; repair the partition, e.g. move its leadership to a "
-                        + "replica with an intact copy";
-                stuck.put(tp, why);
+            } else if (now - seen.sinceNanos() >= afterNanos) {
+                stuck.put(tp, logEnd);
                 log.warn("Topic '{}' is stuck: {} (docs/writer.md, 'Damaged or unreadable partitions')", tp.topic(),
-                        why);
+                        why(tp));
             }
         }
     }
@@ -102,10 +99,20 @@ final class StuckPartitions {
         checked = false;
     }
 
+    /** What {@code /ready} says of a stuck partition, as of the last check. */
+    private String why(TopicPartition tp) {
+        Watch seen = watched.get(tp);
+        return "partition " + tp.partition() + " has not moved past offset " + seen.position() + " for "
+                + TimeUnit.NANOSECONDS.toSeconds(lastCheck - seen.sinceNanos()) + " s although its log ends at "
+                + stuck.get(tp) + ", and the broker sends neither records nor an error from there: its log is "
+                + "probably damaged at that offset; repair the partition, e.g. move its leadership to a replica "
+                + "with an intact copy";
+    }
+
     /** Why the topic's partitions are stuck, one clause each, or null when none is. */
     String reason(String topic) {
         StringJoiner out = new StringJoiner("; ");
-        byPartition(topic).values().forEach(out::add);
+        byPartition(topic).values().forEach(tp -> out.add(why(tp)));
         return out.length() == 0 ? null : out.toString();
     }
 
@@ -114,13 +121,13 @@ final class StuckPartitions {
         return byPartition(topic).size();
     }
 
-    private Map<Integer, String> byPartition(String topic) {
-        Map<Integer, String> out = new TreeMap<>();
-        stuck.forEach((tp, why) -> {
+    private Map<Integer, TopicPartition> byPartition(String topic) {
+        Map<Integer, TopicPartition> out = new TreeMap<>();
+        for (TopicPartition tp : stuck.keySet()) {
             if (tp.topic().equals(topic)) {
-                out.put(tp.partition(), why);
+                out.put(tp.partition(), tp);
             }
-        });
+        }
         return out;
     }
 }

@@ -61,6 +61,7 @@ class IngestorTest {
     private final PacedMockConsumer consumer = new PacedMockConsumer();
     private final List<NamespaceSink> sinks = new ArrayList<>();
     private Ingestor ingestor;
+    private int stuckAfterSeconds = WriterConfig.DEFAULT_STUCK_AFTER_SECONDS;
 
     /** A MockConsumer whose empty polls take a moment, as a real one's do, so the loop does not spin. */
     static final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
@@ -68,8 +69,15 @@ class IngestorTest {
             super("none"); // as ConsumerSettings: a position the broker no longer has is an error, never a reset
         }
 
+        /** Thrown by every poll while set: a failure that keeps coming back. */
+        volatile KafkaException failingEveryPoll;
+
         @Override
         public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            KafkaException failure = failingEveryPoll;
+            if (failure != null) {
+                throw failure;
+            }
             ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
             if (records.isEmpty()) {
                 try {
@@ -99,7 +107,7 @@ class IngestorTest {
 
     private Ingestor start(Supplier<Consumer<byte[], byte[]>> consumers, Duration away) throws Exception {
         WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
-                .httpPort(0).build();
+                .httpPort(0).stuckAfterSeconds(stuckAfterSeconds).build();
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
         sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
         ingestor = new Ingestor(config, sinks, metrics, consumers, topics -> Map.of(), away);
@@ -148,6 +156,30 @@ class IngestorTest {
     private double rebuilds() {
         return Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
                 "sharedlookup_writer_rebuilds_total{namespace=\"users\"}");
+    }
+
+    /**
+     * Polls that keep failing (an error no partition accounts for alone) hold every position still: that is reported
+     * as the error it is, never as partitions stuck on a damaged log, however long it lasts. Two health checks 8 s
+     * apart (the back-off grows 0.5, 1, 2, 4, 8 s) are enough for a 1 s bound to report the lagging partition stuck.
+     */
+    @Test
+    void pollsThatKeepFailing_areReportedAsTheirErrorNotAsStuckPartitions() throws Exception {
+        stuckAfterSeconds = 1;
+        consumer.failingEveryPoll = new KafkaException("Something the broker keeps answering");
+        startReading(Map.of(P0, 0L), Map.of(P0, 5L));
+        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason()).contains("keeps answering"));
+        await().during(Duration.ofSeconds(18)).atMost(Duration.ofSeconds(25)).pollInterval(Duration.ofMillis(200))
+                .until(() -> !String.valueOf(status().notReadyReason()).startsWith("stuck:")
+                        && Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
+                                "sharedlookup_writer_stuck_partitions{namespace=\"users\"}") == 0);
+        consumer.failingEveryPoll = null;
+        atNextPoll(() -> {
+            for (int i = 0; i < 5; i++) {
+                consumer.addRecord(record(P0, i, "k" + i, "v" + i));
+            }
+        });
+        await().atMost(WAIT).until(() -> status().ready());
     }
 
     /**

@@ -34,6 +34,10 @@ class StuckPartitionsTest {
         assertThat(stuck.reason("t")).startsWith("partition 0 has not moved past offset 5 for 10 s although its log "
                 + "ends at 15");
         assertThat(stuck.reason("other")).isNull();
+        end.put(P0, 20L);
+        check(15, Set.of());
+        assertThat(stuck.reason("t")).as("the figures of the last check").startsWith("partition 0 has not moved past "
+                + "offset 5 for 15 s although its log ends at 20");
     }
 
     @Test
