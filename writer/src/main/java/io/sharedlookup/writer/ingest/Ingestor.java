@@ -468,7 +468,12 @@ public final class Ingestor {
         if (brokerProblem != null) {
             stuck.reset(); // nothing moves while the broker is gone: watch afresh once it is back
         } else {
-            stuck.check(now, offsets.all(), consumer.paused(), consumer::position, offsets::latestEnd);
+            // Paused now or since the last check (a full disk retried every 2 s is resumed for a moment at a time):
+            // each stays put for a reason /ready already gives.
+            Set<TopicPartition> held = new java.util.HashSet<>(consumer.paused());
+            byTopic.keySet().stream().filter(t -> pauses.pausedSince(t, now - 2 * HEALTH_NANOS))
+                    .forEach(t -> held.addAll(offsets.of(t)));
+            stuck.check(now, offsets.all(), held, consumer::position, offsets::latestEnd);
         }
     }
 

@@ -25,6 +25,8 @@ final class TopicPauses {
     /** The last reason each topic was paused for, so that the same stall again is not an ERROR each time. */
     private final Map<String, String> lastStall = new HashMap<>();
     private final RateLimitedLog repeatedStalls = new RateLimitedLog(log, 60_000);
+    /** When each topic was last paused ({@link System#nanoTime}). */
+    private final Map<String, Long> lastPausedAt = new HashMap<>();
 
     TopicPauses(Consumer<byte[], byte[]> consumer, PartitionOffsets offsets) {
         this.consumer = consumer;
@@ -44,11 +46,19 @@ final class TopicPauses {
             log.error("Pausing topic '{}' for {} ms: {}", topic, pauseMillis, why);
         }
         consumer.pause(offsets.of(topic));
-        pausedUntil.put(topic, System.nanoTime() + pauseMillis * 1_000_000L);
+        long now = System.nanoTime();
+        pausedUntil.put(topic, now + pauseMillis * 1_000_000L);
+        lastPausedAt.put(topic, now);
     }
 
     boolean isPaused(String topic) {
         return pausedUntil.containsKey(topic);
+    }
+
+    /** Whether the topic is paused now or was paused at {@code nanos} ({@link System#nanoTime}) or later. */
+    boolean pausedSince(String topic, long nanos) {
+        Long at = lastPausedAt.get(topic);
+        return isPaused(topic) || at != null && at - nanos >= 0;
     }
 
     /** Why the topic was last paused; null once it took records again. */

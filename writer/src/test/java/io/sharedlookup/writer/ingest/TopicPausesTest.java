@@ -44,6 +44,18 @@ class TopicPausesTest {
         assertThat(consumer.paused()).isEmpty();
     }
 
+    /** A stall retried every few seconds is resumed for a moment at a time: it still counts as paused then. */
+    @Test
+    void pausedSince_aPauseAlreadyOver_countsFromWhenItBegan() {
+        long before = System.nanoTime();
+        pauses.pause("users", "disk full", 50);
+        pauses.lift("users", List.of(P0, P1));
+        assertThat(pauses.isPaused("users")).isFalse();
+        assertThat(pauses.pausedSince("users", before)).isTrue();
+        assertThat(pauses.pausedSince("users", System.nanoTime() + 1)).isFalse();
+        assertThat(pauses.pausedSince("teams", before)).isFalse();
+    }
+
     @Test
     void lift_pausedTopic_resumesItAtOnce() {
         pauses.pause("users", "generation full", 60_000);
