@@ -48,6 +48,11 @@ final class LiveLookup implements Lookup {
     private volatile Manifest manifest;
     /** The live generation's change count as of the last refresh: see {@link #contentStamp()}. */
     private volatile long stamp;
+    /**
+     * Whether {@link #contentStamp()} was ever asked for: until then refreshes do not sum the counters (hundreds to
+     * thousands of them, every refresh), which most readers never need.
+     */
+    private volatile boolean stampFollowed;
     private byte[] manifestBytes;
     private boolean closed;
 
@@ -72,7 +77,6 @@ final class LiveLookup implements Lookup {
             byte[] bytes = lookup.readManifest(layout);
             try {
                 lookup.switchTo(bytes, false);
-                lookup.followChanges();
                 return lookup;
             } catch (RuntimeException e) {
                 if (attempt >= 5 || Arrays.equals(bytes, lookup.readManifest(layout))) {
@@ -112,7 +116,9 @@ final class LiveLookup implements Lookup {
             if (!Arrays.equals(bytes, manifestBytes)) {
                 switchTo(bytes, true);
             }
-            followChanges();
+            if (stampFollowed) {
+                followChanges();
+            }
         } catch (NoSuchFileException e) {
             refreshWarnings.warn("Namespace '{}': {} disappeared; still serving generation {}",
                     namespace, manifestFile, manifest.generation());
@@ -302,7 +308,18 @@ final class LiveLookup implements Lookup {
 
     @Override
     public long contentStamp() {
+        if (!stampFollowed) {
+            followStamp();
+        }
         return stamp;
+    }
+
+    /** Takes the stamp now and at every refresh from now on; the stamp is set before the flag that says so. */
+    private synchronized void followStamp() {
+        if (!stampFollowed) {
+            followChanges();
+            stampFollowed = true;
+        }
     }
 
     @Override

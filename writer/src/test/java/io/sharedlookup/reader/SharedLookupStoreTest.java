@@ -202,6 +202,22 @@ class SharedLookupStoreTest {
         }
     }
 
+    /** The stamp is taken only once asked for: asked first after updates, it names the content of now. */
+    @Test
+    void contentStampFirstAskedAfterAnUpdate_namesTheContentOfNow() throws Exception {
+        try (TestStores.Published published = TestStores.publish(store, "users", USERS);
+             SharedLookupStore s = SharedLookupStore.open(store);
+             SharedLookupStore before = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users");
+            long old = before.lookup("users").contentStamp();
+            published.generation.put("1", "Ada Byron", TestStores.TIMEOUT);
+            assertThat(users.get("1")).isEqualTo("Ada Byron");
+            long stamp = users.contentStamp();
+            assertThat(stamp).isNotEqualTo(old);
+            await().atMost(Duration.ofSeconds(1)).until(() -> before.lookup("users").contentStamp() == stamp);
+        }
+    }
+
     @Test
     void contentVersionChangesWithContentAndOnlyThen() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
