@@ -46,7 +46,7 @@ final class LiveLookup implements Lookup {
     private final FailedGeneration failures = new FailedGeneration();
     private volatile PublishedGeneration current;
     private volatile Manifest manifest;
-    /** The live generation's change count as of the last refresh: see {@link #contentStamp()}. */
+    /** The live generation's change count as of the last refresh, once followed: see {@link #contentStamp()}. */
     private volatile long stamp;
     /**
      * Whether {@link #contentStamp()} was ever asked for: until then refreshes do not sum the counters (hundreds to
@@ -314,11 +314,21 @@ final class LiveLookup implements Lookup {
         return stamp;
     }
 
-    /** Takes the stamp now and at every refresh from now on; the stamp is set before the flag that says so. */
+    /**
+     * Takes the stamp now and at every refresh from now on; the stamp is set before the flag that says so. A closed
+     * lookup keeps the stamp it had, and a generation that cannot be read now is read again at the next call, as the
+     * refresh would (a caller of a cache key gets a stamp, not an error).
+     */
     private synchronized void followStamp() {
-        if (!stampFollowed) {
+        if (stampFollowed || current == null) {
+            return;
+        }
+        try {
             followChanges();
             stampFollowed = true;
+        } catch (RuntimeException | InternalError e) {
+            refreshWarnings.warn("Namespace '{}': cannot read the change counters of generation {}: {}", namespace,
+                    manifest.generation(), e.toString());
         }
     }
 

@@ -94,6 +94,7 @@ public final class Ingestor {
     private long lastHealth;
     private long lastProgress;
     private long lastPartitionCheck;
+    private long lastStuckCheck;
     private long backoffMillis = FIRST_BACKOFF_MILLIS;
 
     /**
@@ -276,7 +277,7 @@ public final class Ingestor {
     /** Says what keeps the namespaces from being ready (/ready), then waits, longer each time up to 10 s. */
     private void backOff(String problem) {
         brokerProblem = problem;
-        stuck.reset(); // no poll moved anything meanwhile: that is this problem, not a partition stuck
+        stuck.restart(); // no poll moved anything meanwhile: that is this problem, not a partition stuck
         publishStatuses();
         try {
             stopSignal.await(backoffMillis, TimeUnit.MILLISECONDS);
@@ -336,6 +337,7 @@ public final class Ingestor {
         lastProgress = startNanos;
         lastHealth = startNanos;
         lastPartitionCheck = startNanos;
+        lastStuckCheck = startNanos;
         brokerProblem = null;
         started = true;
         publishStatuses();
@@ -465,16 +467,17 @@ public final class Ingestor {
 
     /** After {@link #checkBroker}: partitions that stay put although their log goes on ({@link StuckPartitions}). */
     private void checkStuck(long now) {
+        long previous = lastStuckCheck;
+        lastStuckCheck = now;
         if (brokerProblem != null) {
-            stuck.reset(); // nothing moves while the broker is gone: watch afresh once it is back
-        } else {
-            // Paused now or since the last check (a full disk retried every 2 s is resumed for a moment at a time):
-            // each stays put for a reason /ready already gives.
-            Set<TopicPartition> held = new java.util.HashSet<>(consumer.paused());
-            byTopic.keySet().stream().filter(t -> pauses.pausedSince(t, now - 2 * HEALTH_NANOS))
-                    .forEach(t -> held.addAll(offsets.of(t)));
-            stuck.check(now, offsets.all(), held, consumer::position, offsets::latestEnd);
+            stuck.restart(); // nothing moves while the broker is gone: watch afresh once it is back
+            return;
         }
+        // Paused now or since the last check (a full disk retried every 2 s is resumed for a moment at a time): each
+        // stays put for a reason /ready already gives.
+        Set<TopicPartition> held = new java.util.HashSet<>(consumer.paused());
+        byTopic.keySet().stream().filter(t -> pauses.pausedSince(t, previous)).forEach(t -> held.addAll(offsets.of(t)));
+        stuck.check(now, offsets.all(), held, consumer::position, offsets::latestEnd);
     }
 
     private void reachable() {

@@ -92,10 +92,12 @@ final class StuckPartitions {
         }
     }
 
-    /** Forgets everything seen: the positions did not move for a reason of their own (the broker was gone). */
-    void reset() {
-        watched.clear();
-        stuck.clear();
+    /**
+     * Watches afresh every partition not reported yet: the positions could not move for a reason of their own (the
+     * broker gone, polls failing), reported as such. A partition already reported stays so until it moves.
+     */
+    void restart() {
+        watched.keySet().removeIf(tp -> !stuck.containsKey(tp));
         checked = false;
     }
 

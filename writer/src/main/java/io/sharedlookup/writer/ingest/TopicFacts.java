@@ -12,7 +12,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
@@ -47,13 +46,7 @@ interface TopicFacts {
             props.putAll(config.kafkaProperties());
             props.put("bootstrap.servers", config.bootstrapServers());
             props.put("client.id", "shared-lookup-writer-admin");
-            Admin admin;
-            try {
-                admin = Admin.create(props);
-            } catch (KafkaException e) { // a bootstrap host that stopped resolving since the consumer was made
-                warn(log, "settings", e);
-                return Map.of();
-            }
+            Admin admin = Admin.create(props);
             try {
                 List<ConfigResource> resources = topics.stream()
                         .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();

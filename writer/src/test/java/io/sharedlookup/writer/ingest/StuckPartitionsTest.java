@@ -82,7 +82,7 @@ class StuckPartitionsTest {
     }
 
     @Test
-    void pausedPartitionsAndAGoneBrokerStartTheWatchAfresh() {
+    void pausedPartitionsAndAGoneBrokerStartTheWatchAfreshButKeepWhatWasReported() {
         everyFiveSecondsUntil(20, Set.of(P0));
         assertThat(stuck.count("t")).as("paused on purpose").isZero();
         check(25, Set.of());
@@ -91,10 +91,16 @@ class StuckPartitionsTest {
         assertThat(stuck.count("t")).isZero();
         check(35, Set.of());
         assertThat(stuck.count("t")).isOne();
-        stuck.reset();
-        assertThat(stuck.count("t")).isZero();
+        position.put(P1, 6L); // P1 lags from now on
+        check(36, Set.of());
+        stuck.restart(); // the broker gone, or polls failing
         check(40, Set.of());
-        assertThat(stuck.count("t")).isZero();
+        assertThat(stuck.count("t")).as("a reported partition stays reported").isOne();
+        check(45, Set.of());
+        check(49, Set.of());
+        assertThat(stuck.reason("t")).doesNotContain("partition 1");
+        check(50, Set.of());
+        assertThat(stuck.reason("t")).as("the others are watched afresh from 40").contains("partition 1");
     }
 
     @Test
