@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpChunkedInput;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
@@ -30,9 +31,12 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.flow.FlowControlHandler;
@@ -46,6 +50,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -57,8 +62,9 @@ import org.slf4j.LoggerFactory;
  * <p>Every connection is bounded, so that clients that are slow, idle or hostile cannot take the descriptors the
  * writer needs for Kafka and its store files, nor keep {@code /health} from answering (see {@link Limits#DEFAULT}):
  * <ul>
- *   <li>a request must arrive completely within the request timeout, counted from the connection's opening or from
- *       its first byte after the previous response; otherwise the server answers 408 and closes;</li>
+ *   <li>a request must arrive completely within the request timeout, counted from the connection's opening, from
+ *       its first byte after the previous response, or from the previous response's end when its first bytes came
+ *       before (pipelined); otherwise the server answers 408 and closes;</li>
  *   <li>a kept-alive connection with nothing to do is closed after the idle timeout;</li>
  *   <li>at the connection cap a new connection makes the server close the kept-alive connection idle the longest
  *       (clients open a new one when they need it); when none is idle, the new connection is answered 503 and closed
@@ -97,7 +103,8 @@ public final class HttpServer implements AutoCloseable {
      * Per-connection bounds.
      *
      * @param requestTimeout    a request (line, headers, body) must arrive completely within this, counted from the
-     *                          connection's opening or from its first byte after the previous response
+     *                          connection's opening, from its first byte after the previous response, or from that
+     *                          response's end when its first bytes came before
      * @param idleTimeout       a kept-alive connection without a request in progress is closed after this
      * @param writeTimeout      a response not taken by the client within this closes the connection
      * @param maxConnections    open connections at most; a new one beyond it closes the longest idle kept-alive
@@ -152,7 +159,8 @@ public final class HttpServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ConnectionGuard guard = new ConnectionGuard(limits, open, idle, metrics);
+                        RequestDecoder decoder = new RequestDecoder(limits);
+                        ConnectionGuard guard = new ConnectionGuard(limits, open, idle, metrics, decoder);
                         ChannelPipeline p = ch.pipeline();
                         // The write timeout first, so that its exception passes the guard, which counts it.
                         // The flow control before the aggregator: the decoder turns one socket read into as many
@@ -160,7 +168,8 @@ public final class HttpServer implements AutoCloseable {
                         // has reading stopped (the aggregator alone would read on to complete a partial body).
                         p.addLast(new WriteTimeoutHandler(limits.writeTimeout().toMillis(), TimeUnit.MILLISECONDS),
                                 guard,
-                                new HttpServerCodec(limits.maxInitialLine(), limits.maxHeaderBytes(), 8192),
+                                decoder,
+                                new HttpResponseEncoder(),
                                 new FlowControlHandler(),
                                 new Aggregator(limits.maxBodyBytes(), metrics),
                                 new ChunkedWriteHandler(),
@@ -223,6 +232,7 @@ public final class HttpServer implements AutoCloseable {
         private final AtomicInteger open;
         private final IdleConnections<ConnectionGuard> idle;
         private final WriterMetrics metrics;
+        private final RequestDecoder decoder;
         private ChannelHandlerContext ctx;
         private boolean counted;
         private boolean refused;
@@ -233,11 +243,12 @@ public final class HttpServer implements AutoCloseable {
         private ScheduledFuture<?> timer;
 
         ConnectionGuard(Limits limits, AtomicInteger open, IdleConnections<ConnectionGuard> idle,
-                        WriterMetrics metrics) {
+                        WriterMetrics metrics, RequestDecoder decoder) {
             this.limits = limits;
             this.open = open;
             this.idle = idle;
             this.metrics = metrics;
+            this.decoder = decoder;
         }
 
         @Override
@@ -319,7 +330,9 @@ public final class HttpServer implements AutoCloseable {
 
         /**
          * The response was written and the connection stays open: idle until the next request's first byte, and
-         * reading again (which may hand over at once a request that was pipelined behind the last).
+         * reading again (which may hand over at once a request that was pipelined behind the last). When the decoder
+         * already holds part of a next request (its first bytes came with the last one, or while its response was
+         * written), that request is arriving, and its deadline counts from now.
          */
         void responseSent() {
             responding = false;
@@ -327,8 +340,13 @@ public final class HttpServer implements AutoCloseable {
                 return;
             }
             if (!awaitingRequest) {
-                arm(ctx, limits.idleTimeout(), IDLE_TIMEOUT);
-                idle.idle(this);
+                if (decoder.holdsPartOfARequest()) {
+                    awaitingRequest = true;
+                    arm(ctx, limits.requestTimeout(), REQUEST_TIMEOUT);
+                } else {
+                    arm(ctx, limits.idleTimeout(), IDLE_TIMEOUT);
+                    idle.idle(this);
+                }
             }
             ctx.channel().config().setAutoRead(true);
         }
@@ -392,6 +410,52 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Netty's request decoder, which also says whether it holds part of a request: bytes it has not decoded yet (a
+     * partial request line), or a request it has begun and not finished (some headers, or a head and part of its
+     * body). The guard asks after each response: the first bytes of a pipelined request may have been read together
+     * with the last one, and then no new read would tell it a request is arriving. Used with a plain
+     * {@link HttpResponseEncoder} instead of {@code HttpServerCodec}, whose decoder cannot be asked: what the codec
+     * adds (leaving out the body of a response to HEAD) is done here where responses are made, which never give a
+     * response to HEAD a body.
+     */
+    static final class RequestDecoder extends HttpRequestDecoder {
+        private boolean midRequest;
+
+        RequestDecoder(Limits limits) {
+            super(new HttpDecoderConfig().setMaxInitialLineLength(limits.maxInitialLine())
+                    .setMaxHeaderSize(limits.maxHeaderBytes()).setMaxChunkSize(8192));
+        }
+
+        @Override
+        protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
+            int outBefore = out.size();
+            int readBefore = buffer.readerIndex();
+            super.decode(ctx, buffer, out);
+            if (out.size() > outBefore) {
+                midRequest = !(out.get(out.size() - 1) instanceof LastHttpContent);
+            } else if (!midRequest) {
+                // Consumed without a message: a request line or complete header lines, unless it was only the
+                // empty lines a client may send between requests, which the decoder skips.
+                midRequest = !onlyLineBreaks(buffer, readBefore, buffer.readerIndex());
+            }
+        }
+
+        private static boolean onlyLineBreaks(ByteBuf buffer, int from, int to) {
+            for (int i = from; i < to; i++) {
+                byte b = buffer.getByte(i);
+                if (b != '\r' && b != '\n') {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        boolean holdsPartOfARequest() {
+            return midRequest || actualReadableBytes() > 0;
+        }
+    }
+
     /** Answers a body over the limit with 413 and closes, whatever the request says about keep-alive. */
     private static final class Aggregator extends HttpObjectAggregator {
         private final WriterMetrics metrics;
@@ -405,13 +469,15 @@ public final class HttpServer implements AutoCloseable {
         protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
             metrics.httpConnectionsClosed.labelValues(ConnectionGuard.OVERSIZED).inc();
             metrics.httpRequests.labelValues("other", "413").inc();
-            closeWith(ctx, HttpApi.Response.text(413, "Request body too large: every endpoint is a GET"));
+            closeWith(ctx, oversized, HttpApi.Response.text(413, "Request body too large: every endpoint is a GET"));
         }
     }
 
-    private static void closeWith(ChannelHandlerContext ctx, HttpApi.Response r) {
+    /** Answers {@code request} with {@code r} and closes; a response to HEAD gets GET's headers and no body. */
+    private static void closeWith(ChannelHandlerContext ctx, HttpMessage request, HttpApi.Response r) {
+        boolean head = request instanceof HttpRequest req && req.method().equals(HttpMethod.HEAD);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.valueOf(r.status()), Unpooled.wrappedBuffer(r.body()));
+                HttpResponseStatus.valueOf(r.status()), head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
@@ -452,7 +518,7 @@ public final class HttpServer implements AutoCloseable {
                     metrics.httpConnectionsClosed.labelValues(ConnectionGuard.OVERSIZED).inc();
                 }
                 metrics.httpRequests.labelValues("other", Integer.toString(r.status())).inc();
-                closeWith(ctx, r);
+                closeWith(ctx, request, r);
                 return;
             }
             HttpApi.Response r;

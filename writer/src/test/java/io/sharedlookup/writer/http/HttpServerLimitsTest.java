@@ -220,6 +220,42 @@ class HttpServerLimitsTest {
         assertThat(closedFor("oversized")).isEqualTo(3);
     }
 
+    /**
+     * The start of a next request sent in the same write as a complete one (pipelining) is a request arriving, not
+     * idleness, whether the decoder holds a partial request line, a request line and some headers, or a whole head and
+     * part of its body. Before the fix those bytes were read before the first response was written, nothing new
+     * arrived after it, and the connection counted as idle: closed without an answer after the idle timeout instead
+     * of 408 after the request timeout, and evictable at the cap in the middle of a request.
+     */
+    @Test
+    void aPartialRequestPipelinedBehindACompleteOneIsTimedAsARequestNotAsIdleness() throws Exception {
+        HttpServer.Limits limits = new HttpServer.Limits(Duration.ofSeconds(1), Duration.ofSeconds(20),
+                DEFAULTS.writeTimeout(), DEFAULTS.maxConnections(), DEFAULTS.maxInitialLine(),
+                DEFAULTS.maxHeaderBytes(), DEFAULTS.maxBodyBytes());
+        int port = start(limits);
+        String complete = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        List<String> partials = List.of("GET /hea", "GET /health HTTP/1.1\r\nHost: localhost\r\n",
+                "GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\n12345");
+        List<Conn> pipelined = new ArrayList<>();
+        for (String partial : partials) {
+            Conn c = connect(port);
+            c.send(complete + partial);
+            pipelined.add(c);
+        }
+        long sent = System.nanoTime();
+        for (Conn c : pipelined) {
+            await("the partial request answered 408 and closed").atMost(limits.requestTimeout().plusSeconds(3))
+                    .pollInterval(Duration.ofMillis(20)).until(c::closedByServer);
+        }
+        long millis = (System.nanoTime() - sent) / 1_000_000;
+        log.info("Partial pipelined requests closed after {} ms (request timeout {})", millis,
+                limits.requestTimeout());
+        assertThat(pipelined).allSatisfy(c -> assertThat(c.received()).startsWith("HTTP/1.1 200 ")
+                .contains("ok\nHTTP/1.1 408 "));
+        assertThat(closedFor("request_timeout")).isEqualTo(partials.size());
+        assertThat(closedFor("idle_timeout")).isZero();
+    }
+
     /** A raw loopback connection, read without blocking. */
     private static final class Conn implements AutoCloseable {
         private final SocketChannel channel;

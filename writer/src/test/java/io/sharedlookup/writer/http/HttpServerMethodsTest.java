@@ -41,6 +41,12 @@ class HttpServerMethodsTest {
             String post = exchange(port, "POST /health");
             assertThat(post).startsWith("HTTP/1.1 405 ").containsIgnoringCase("\r\nallow: GET, HEAD\r\n")
                     .endsWith("use GET or HEAD\n");
+
+            // A HEAD too large to be taken is refused and the connection closed, the refusal without a body too.
+            String refused = send(port, "HEAD /health HTTP/1.1\r\nHost: localhost\r\nX-Big: " + "a".repeat(16 * 1024)
+                    + "\r\n\r\n");
+            assertThat(refused).startsWith("HTTP/1.1 431 ").containsIgnoringCase("\r\nconnection: close\r\n")
+                    .endsWith("\r\n\r\n");
         }
     }
 
@@ -56,15 +62,20 @@ class HttpServerMethodsTest {
      * the bytes the server wrote until it closed.
      */
     private static String exchange(int port, String... requests) throws Exception {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < requests.length; i++) {
+            text.append(requests[i]).append(" HTTP/1.1\r\nHost: localhost\r\n")
+                    .append(i == requests.length - 1 ? "Connection: close\r\n" : "").append("\r\n");
+        }
+        return send(port, text.toString());
+    }
+
+    /** Sends {@code text} on a new connection and returns all the bytes the server wrote until it closed. */
+    private static String send(int port, String text) throws Exception {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(10_000); // a server that never closes fails the test instead of hanging it
-            StringBuilder text = new StringBuilder();
-            for (int i = 0; i < requests.length; i++) {
-                text.append(requests[i]).append(" HTTP/1.1\r\nHost: localhost\r\n")
-                        .append(i == requests.length - 1 ? "Connection: close\r\n" : "").append("\r\n");
-            }
             OutputStream out = socket.getOutputStream();
-            out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+            out.write(text.getBytes(StandardCharsets.UTF_8));
             out.flush();
             InputStream in = socket.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
