@@ -136,6 +136,14 @@ final class WriterCommand {
                     + "${DEFAULT-VALUE}; checked every 5 s). Nothing is skipped.")
     int stuckAfter;
 
+    @Option(names = "--ingest-hold-limit", paramLabel = "SECONDS",
+            defaultValue = "" + WriterConfig.DEFAULT_INGEST_HOLD_LIMIT_SECONDS, converter = HoldLimitConverter.class,
+            description = "/health answers 503 once the ingest thread has been away from its poll loop this long, so "
+                    + "that a supervisor restarts a writer whose ingestion is wedged (/ready says so from 60 s; a "
+                    + "replacement copy of a large namespace takes minutes at most). 0: never (default: "
+                    + "${DEFAULT-VALUE}).")
+    int ingestHoldLimit;
+
     @Option(names = "--config", paramLabel = "FILE",
             description = "Properties file with any of these options, named without dashes (bootstrap-servers=...).")
     Path config;
@@ -183,7 +191,7 @@ final class WriterCommand {
                 .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(httpPort).valueField(field)
                 .maxValueBytes(maxValueBytes).reverseIndex(reverseIndex).permissions(permissions())
                 .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).stuckAfterSeconds(stuckAfter)
-                .build();
+                .ingestHoldLimitSeconds(ingestHoldLimit).build();
     }
 
     private StorePermissions permissions() {
@@ -278,6 +286,23 @@ final class WriterCommand {
             }
             throw new ConfigException("Invalid --stuck-after '" + text + "': use a whole number of seconds, at "
                     + "least 1, e.g. 60");
+        }
+    }
+
+    /** A whole number of seconds, or 0 for never. */
+    static final class HoldLimitConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            try {
+                int seconds = Integer.parseInt(text.trim());
+                if (seconds >= 0) {
+                    return seconds;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new ConfigException("Invalid --ingest-hold-limit '" + text + "': use a whole number of seconds, "
+                    + "e.g. 1800, or 0 for never");
         }
     }
 

@@ -22,23 +22,30 @@ import java.util.Optional;
  * @param permissions      modes of the store directories and files this writer creates
  * @param seed             a snapshot directory seeding the namespaces the store lacks, if any
  * @param stuckAfterSeconds a partition whose position stays put this long while its log goes on is reported stuck
+ * @param ingestHoldLimitSeconds {@code /health} fails once the ingest thread has been away from its loop this long;
+ *                         0 never
  */
 public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                            Map<String, String> kafkaProperties, String httpHost, int httpPort,
                            Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
                            StorePermissions permissions, Optional<Path> seed,
-                           int stuckAfterSeconds) {
+                           int stuckAfterSeconds, int ingestHoldLimitSeconds) {
     // Constants, so that the command line's option annotations take their defaults from here.
     public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
     public static final int DEFAULT_HTTP_PORT = 7070;
     public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
     public static final int DEFAULT_STUCK_AFTER_SECONDS = 60;
+    public static final int DEFAULT_INGEST_HOLD_LIMIT_SECONDS = 1800;
 
     public WriterConfig {
         topics = List.copyOf(topics);
         kafkaProperties = Map.copyOf(kafkaProperties);
         if (stuckAfterSeconds < 1) {
             throw new IllegalArgumentException("stuckAfterSeconds must be at least 1, not " + stuckAfterSeconds);
+        }
+        if (ingestHoldLimitSeconds < 0) {
+            throw new IllegalArgumentException("ingestHoldLimitSeconds must be 0 (never) or more, not "
+                    + ingestHoldLimitSeconds);
         }
     }
 
@@ -61,6 +68,7 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
         private StorePermissions permissions = StorePermissions.DEFAULT;
         private Optional<Path> seed = Optional.empty();
         private int stuckAfterSeconds = DEFAULT_STUCK_AFTER_SECONDS;
+        private int ingestHoldLimitSeconds = DEFAULT_INGEST_HOLD_LIMIT_SECONDS;
 
         private Builder(String bootstrapServers, Path storeDir) {
             this.bootstrapServers = bootstrapServers;
@@ -117,9 +125,15 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
             return this;
         }
 
+        public Builder ingestHoldLimitSeconds(int ingestHoldLimitSeconds) {
+            this.ingestHoldLimitSeconds = ingestHoldLimitSeconds;
+            return this;
+        }
+
         public WriterConfig build() {
             return new WriterConfig(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort,
-                    valueField, maxValueBytes, reverseIndex, permissions, seed, stuckAfterSeconds);
+                    valueField, maxValueBytes, reverseIndex, permissions, seed, stuckAfterSeconds,
+                    ingestHoldLimitSeconds);
         }
     }
 }

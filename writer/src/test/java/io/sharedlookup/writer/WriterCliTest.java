@@ -240,6 +240,14 @@ class WriterCliTest {
         assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
                 "--kafka-property", "novalue")).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Invalid --kafka-property 'novalue': use KEY=VALUE");
+        assertThatThrownBy(() -> parse(Map.of("SHARED_LOOKUP_INGEST_HOLD_LIMIT", "-1"), "--bootstrap-servers", "k:1",
+                "--store-dir", store, "--topic", "t")).isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid --ingest-hold-limit '-1': use a whole number of seconds, e.g. 1800, or 0 for never");
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--ingest-hold-limit", "0").ingestHoldLimitSeconds()).isZero();
+        assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--stuck-after", "0")).isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid --stuck-after '0': use a whole number of seconds, at least 1, e.g. 60");
         assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
                 "--kafka-property", "isolation.level=read_uncommitted")).isInstanceOf(ConfigException.class)
                 .hasMessage("Consumer property isolation.level=read_uncommitted would let the store diverge from the "

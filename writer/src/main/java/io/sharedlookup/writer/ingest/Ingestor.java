@@ -19,6 +19,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -80,6 +81,10 @@ public final class Ingestor {
     /** When the ingest thread last went round its loop ({@link System#nanoTime}). */
     private volatile long loopedAt = System.nanoTime();
     private final long awayNanos;
+    /** {@code --ingest-hold-limit}: away from its loop this long, ingestion counts as failed; 0 never. */
+    private final long holdLimitNanos;
+    /** The {@link #loopedAt} of the last hold over that limit that was logged: each is logged once. */
+    private final AtomicLong holdReported = new AtomicLong();
 
     // Owned by the ingest thread; these four are made with the consumer, null before.
     private boolean started;
@@ -115,6 +120,7 @@ public final class Ingestor {
     Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
              Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts, Duration away) {
         this.awayNanos = away.toNanos();
+        this.holdLimitNanos = TimeUnit.SECONDS.toNanos(config.ingestHoldLimitSeconds());
         this.config = config;
         this.metrics = metrics;
         sinks.forEach(s -> byTopic.put(s.binding().topic(), s));
@@ -144,9 +150,31 @@ public final class Ingestor {
         }
     }
 
-    /** Why ingestion stopped for good (the ingest thread died), or empty while it runs; safe from any thread. */
+    /**
+     * Why ingestion stopped for good (the ingest thread died, or has been away from its loop for longer than
+     * {@code --ingest-hold-limit}), or empty while it runs; safe from any thread.
+     */
     public Optional<String> failure() {
-        return failed ? Optional.of(String.valueOf(brokerProblem)) : Optional.empty();
+        return failed ? Optional.of(String.valueOf(brokerProblem)) : heldTooLong();
+    }
+
+    /**
+     * A hold past the limit: whatever holds the thread (a deadlock, a volume that never answers, a defect), a restart
+     * is what can help, so it is reported as a failure, which {@code /health} turns into 503. Logged once per hold.
+     */
+    private Optional<String> heldTooLong() {
+        long since = loopedAt;
+        long away = System.nanoTime() - since;
+        if (holdLimitNanos == 0 || away < holdLimitNanos || stopping || !thread.isAlive()) {
+            return Optional.empty();
+        }
+        String why = "ingestion has not come back to its loop for " + TimeUnit.NANOSECONDS.toSeconds(away)
+                + " s, over --ingest-hold-limit (" + TimeUnit.NANOSECONDS.toSeconds(holdLimitNanos) + " s): the "
+                + "ingest thread is in " + whereIngesting();
+        if (holdReported.getAndSet(since) != since) {
+            log.error("{}; /health answers 503 from now on, so that a supervisor restarts the writer", why);
+        }
+        return Optional.of(why);
     }
 
     /**
@@ -186,7 +214,12 @@ public final class Ingestor {
     private void run() {
         try {
             while (!stopping) {
+                long previous = loopedAt;
                 loopedAt = System.nanoTime();
+                if (holdReported.get() == previous) {
+                    log.info("Ingestion is back in its loop after {} s",
+                            TimeUnit.NANOSECONDS.toSeconds(loopedAt - previous));
+                }
                 try {
                     if (!started) {
                         startAll();

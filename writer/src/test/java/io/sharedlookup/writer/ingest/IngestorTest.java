@@ -62,6 +62,7 @@ class IngestorTest {
     private final List<NamespaceSink> sinks = new ArrayList<>();
     private Ingestor ingestor;
     private int stuckAfterSeconds = WriterConfig.DEFAULT_STUCK_AFTER_SECONDS;
+    private int ingestHoldLimitSeconds = WriterConfig.DEFAULT_INGEST_HOLD_LIMIT_SECONDS;
 
     /** A MockConsumer whose empty polls take a moment, as a real one's do, so the loop does not spin. */
     static final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
@@ -107,7 +108,8 @@ class IngestorTest {
 
     private Ingestor start(Supplier<Consumer<byte[], byte[]>> consumers, Duration away) throws Exception {
         WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
-                .httpPort(0).stuckAfterSeconds(stuckAfterSeconds).build();
+                .httpPort(0).stuckAfterSeconds(stuckAfterSeconds).ingestHoldLimitSeconds(ingestHoldLimitSeconds)
+                .build();
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
         sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
         ingestor = new Ingestor(config, sinks, metrics, consumers, topics -> Map.of(), away);
@@ -210,6 +212,44 @@ class IngestorTest {
             release.countDown();
         }
         await().atMost(WAIT).until(() -> status().ready());
+    }
+
+    /**
+     * Held up for good (a deadlock, a volume that never answers), ingestion needs a restart: past
+     * {@code --ingest-hold-limit} it is reported as failed, which {@code /health} answers with 503. Before, {@code
+     * /health} stayed 200 for as long as the thread was held, and only a human could notice and restart.
+     */
+    @Test
+    void failure_whileTheIngestThreadIsHeldUpPastTheHoldLimit_saysWhereAndClearsWhenItComesBack() throws Exception {
+        ingestHoldLimitSeconds = 3;
+        partitions(List.of(P0));
+        consumer.updateBeginningOffsets(Map.of(P0, 0L));
+        consumer.updateEndOffsets(Map.of(P0, 1L));
+        start(() -> consumer, Duration.ofSeconds(1));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        atNextPoll(() -> {
+            try {
+                release.await(); // held up, as by a volume that does not answer
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            // Not ready from the first bound on, but not failed before the hold limit.
+            await().atMost(WAIT).until(() -> !status().ready());
+            long notReadyAt = System.nanoTime();
+            await().atMost(WAIT).until(() -> ingestor.failure().isPresent());
+            assertThat(System.nanoTime() - notReadyAt).as("failed only at the hold limit, not at /ready's bound")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(1500).toNanos());
+            assertThat(ingestor.failure().orElseThrow()).startsWith("ingestion has not come back to its loop for ")
+                    .contains("over --ingest-hold-limit (3 s)")
+                    .contains("Unsafe.park, called from io.sharedlookup.writer.ingest.IngestorTest");
+        } finally {
+            release.countDown();
+        }
+        await().atMost(WAIT).until(() -> ingestor.failure().isEmpty() && status().ready());
     }
 
     @Test
