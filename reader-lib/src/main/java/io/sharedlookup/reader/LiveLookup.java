@@ -193,7 +193,8 @@ final class LiveLookup implements Lookup {
     private PublishedGeneration acquire() {
         PublishedGeneration g = current;
         if (g == null) {
-            throw new IllegalStateException("The store holding namespace '" + namespace + "' is closed");
+            throw new IllegalStateException("Namespace '" + namespace + "' is closed: its store was closed or the "
+                    + "namespace released");
         }
         return g;
     }

@@ -83,6 +83,21 @@ public final class SharedLookupStore implements AutoCloseable {
     }
 
     /**
+     * Stops following {@code namespace} and lets go of its mappings, for a caller that knows nothing uses it any more
+     * (a lookup over it dropped): the {@link Lookup} handed out for it throws {@link IllegalStateException} from then
+     * on, and a later {@link #lookup(String)} opens it anew. Without this a namespace once looked up stays open until
+     * the store closes, and so do the files of generations the writer has since deleted (their disk space with them).
+     * Does nothing when the namespace is not open. Not to be called while another thread looks the namespace up
+     * through {@link #lookup(String)}: that thread may be handed the lookup being released.
+     */
+    public void release(String namespace) {
+        LiveLookup lookup = lookups.remove(namespace);
+        if (lookup != null) {
+            lookup.close();
+        }
+    }
+
+    /**
      * Returns {@code name} when it is a valid namespace name (1 to 200 characters from {@code [A-Za-z0-9._-]}, not
      * {@code .} or {@code ..}: names become directory names).
      *

@@ -163,6 +163,43 @@ class SharedLookupStoreTest {
         }
     }
 
+    /**
+     * A released namespace lets its files go while the store stays open for the others: before release() a namespace
+     * once looked up stayed mapped until the store closed, deleted generation files (and their disk space) with it.
+     */
+    @Test
+    void release_letsTheNamespaceGoAndALaterLookupOpensItAnew() throws Exception {
+        try (TestStores.Published items = TestStores.publish(store, "items", Map.of("7", "Lamp"));
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup released;
+            Path file;
+            try (TestStores.Published users = TestStores.publish(store, "users", USERS)) {
+                released = s.lookup("users");
+                file = users.generation.file();
+                assertThat(released.get("1")).isEqualTo("Ada");
+                s.release("users");
+            }
+            assertThatThrownBy(() -> released.get("1")).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("Namespace 'users' is closed: its store was closed or the namespace released");
+            // The writer has closed it too (the test's writer runs in this JVM) and deletes the namespace: only a
+            // reader that still held it would keep the file mapped, and its disk space taken.
+            TempTrees.delete(store.resolve("users"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> unmappedAfterGc(file));
+            Lookup kept = s.lookup("items");
+            assertThat(kept.get("7")).isEqualTo("Lamp");
+            items.republish(Map.of("7", "Desk lamp"));
+            await("the other namespace is still followed").atMost(Duration.ofSeconds(2))
+                    .until(() -> "Desk lamp".equals(kept.get("7")));
+
+            try (TestStores.Published users = TestStores.publish(store, "users", Map.of("1", "Bob"))) {
+                Lookup again = s.lookup("users");
+                assertThat(again).isNotSameAs(released);
+                assertThat(again.get("1")).isEqualTo("Bob");
+            }
+            s.release("nothing-open-under-this-name"); // nothing to do
+        }
+    }
+
     @Test
     void lookup_ofANamespaceDeletedAndRebuiltFromGenerationOne_followsTheNewFile() throws Exception {
         try (SharedLookupStore s = SharedLookupStore.open(store)) {
