@@ -14,6 +14,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *       (default {@value #DEFAULT_MAX_REVERSE_LOOKUP_KEYS}). Past it the lookup answers "cannot" (null), and Druid
  *       leaves the filter as it is instead of rewriting it into a filter on the keys; without the bound a filter on a
  *       value most keys share would collect them all onto the heap for every query.</li>
+ *   <li>{@code druid.sharedLookup.closeDelayMillis} — how long a dropped lookup's namespace stays open on the node
+ *       after the last lookup over it is dropped, so that queries still running on it finish (default
+ *       {@value #DEFAULT_CLOSE_DELAY_MILLIS}, Druid's default query timeout). Then the namespace is let go (its files
+ *       with it), and with the last namespace of a store directory the store closes. 0: at once.</li>
  * </ul>
  */
 public class SharedLookupConfig {
@@ -21,6 +25,7 @@ public class SharedLookupConfig {
     public static final String DEFAULT_STORE_DIR = "/var/lib/shared-lookup";
     public static final long DEFAULT_INITIALIZATION_TIMEOUT_MILLIS = 60_000;
     public static final int DEFAULT_MAX_REVERSE_LOOKUP_KEYS = 100_000;
+    public static final long DEFAULT_CLOSE_DELAY_MILLIS = 300_000;
 
     @JsonProperty
     private String storeDir = DEFAULT_STORE_DIR;
@@ -31,6 +36,9 @@ public class SharedLookupConfig {
     @JsonProperty
     private int maxReverseLookupKeys = DEFAULT_MAX_REVERSE_LOOKUP_KEYS;
 
+    @JsonProperty
+    private long closeDelayMillis = DEFAULT_CLOSE_DELAY_MILLIS;
+
     public SharedLookupConfig() {
     }
 
@@ -39,9 +47,15 @@ public class SharedLookupConfig {
     }
 
     public SharedLookupConfig(String storeDir, long initializationTimeoutMillis, int maxReverseLookupKeys) {
+        this(storeDir, initializationTimeoutMillis, maxReverseLookupKeys, DEFAULT_CLOSE_DELAY_MILLIS);
+    }
+
+    public SharedLookupConfig(String storeDir, long initializationTimeoutMillis, int maxReverseLookupKeys,
+                              long closeDelayMillis) {
         this.storeDir = storeDir;
         this.initializationTimeoutMillis = initializationTimeoutMillis;
         this.maxReverseLookupKeys = maxReverseLookupKeys;
+        this.closeDelayMillis = closeDelayMillis;
     }
 
     public String getStoreDir() {
@@ -56,9 +70,14 @@ public class SharedLookupConfig {
         return Math.max(0, maxReverseLookupKeys);
     }
 
+    public long getCloseDelayMillis() {
+        return Math.max(0, closeDelayMillis);
+    }
+
     @Override
     public String toString() {
         return "SharedLookupConfig{storeDir=" + getStoreDir() + ", initializationTimeoutMillis="
-                + initializationTimeoutMillis + ", maxReverseLookupKeys=" + maxReverseLookupKeys + "}";
+                + initializationTimeoutMillis + ", maxReverseLookupKeys=" + maxReverseLookupKeys
+                + ", closeDelayMillis=" + closeDelayMillis + "}";
     }
 }

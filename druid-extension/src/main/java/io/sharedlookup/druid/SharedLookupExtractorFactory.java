@@ -53,6 +53,7 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     private final String storeDirOrigin;
     private final long initializationTimeoutMillis;
     private final int maxReverseLookupKeys;
+    private final long closeDelayMillis;
     private final SharedLookupExtractor extractor;
 
     private final Object lifecycle = new Object();
@@ -85,6 +86,7 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
         this.injective = injective;
         this.initializationTimeoutMillis = Math.max(0, settings.getInitializationTimeoutMillis());
         this.maxReverseLookupKeys = settings.getMaxReverseLookupKeys();
+        this.closeDelayMillis = settings.getCloseDelayMillis();
         String dir = this.storeDir != null ? this.storeDir : settings.getStoreDir();
         this.storeDirOrigin = this.storeDir != null ? "\"storeDir\" of the lookup spec"
                 : "druid.sharedLookup.storeDir, or its default " + SharedLookupConfig.DEFAULT_STORE_DIR;
@@ -177,7 +179,7 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
             requireReadableStoreDir();
             SharedLookupStore acquired;
             try {
-                acquired = SharedStores.acquire(resolvedStoreDir);
+                acquired = SharedStores.acquire(resolvedStoreDir, namespace);
             } catch (SharedLookupException e) {
                 throw new IllegalStateException("sharedLookup '" + namespace + "': " + e.getMessage(), e);
             }
@@ -203,7 +205,7 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
                     store = null;
                     lookup = null;
                     initialized = false;
-                    SharedStores.release(resolvedStoreDir);
+                    SharedStores.release(resolvedStoreDir, namespace, 0); // never served: nothing to wait for
                 }
             }
         }
@@ -213,9 +215,10 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     public boolean close() {
         synchronized (lifecycle) {
             if (store != null) {
-                // Queries still running keep reading until the last lookup over this store directory closes it.
+                // Queries still running keep reading: the namespace is let go only druid.sharedLookup.closeDelayMillis
+                // after the last lookup over it is dropped, unless a lookup over it starts meanwhile.
                 store = null;
-                SharedStores.release(resolvedStoreDir);
+                SharedStores.release(resolvedStoreDir, namespace, closeDelayMillis);
             }
             return true;
         }

@@ -62,7 +62,8 @@ class DruidLookupManagerTest {
         mapper = new DefaultObjectMapper();
         mapper.registerModules(new SharedLookupDruidModule().getJacksonModules());
         mapper.setInjectableValues(new InjectableValues.Std()
-                .addValue(SharedLookupConfig.class, new SharedLookupConfig(store.toString(), 1_000)));
+                .addValue(SharedLookupConfig.class, new SharedLookupConfig(store.toString(), 1_000,
+                        SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0)));
     }
 
     @AfterEach

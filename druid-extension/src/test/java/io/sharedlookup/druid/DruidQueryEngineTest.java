@@ -76,7 +76,8 @@ class DruidQueryEngineTest {
         java.nio.file.Files.createDirectories(store);
         published = TestStores.publish(store, "users", users);
         shared = new SharedLookupExtractorFactory("users", store.toString(), false,
-                new SharedLookupConfig(store.toString(), 10_000));
+                new SharedLookupConfig(store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS,
+                        0));
         assertThat(shared.start()).isTrue();
         shared.awaitInitialization();
 

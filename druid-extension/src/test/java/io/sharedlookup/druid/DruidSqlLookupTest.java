@@ -76,7 +76,8 @@ class DruidSqlLookupTest {
         TestStores.Published published = TestStores.publish(store, "users", users);
         closer.register(published::close);
         shared = new SharedLookupExtractorFactory("users", store.toString(), false,
-                new SharedLookupConfig(store.toString(), 10_000));
+                new SharedLookupConfig(store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS,
+                        0));
         assertThat(shared.start()).isTrue();
         closer.register(shared::close);
         shared.awaitInitialization();

@@ -134,6 +134,7 @@ class LookupSpecTest {
         properties.setProperty("druid.sharedLookup.storeDir", store.toString());
         properties.setProperty("druid.sharedLookup.initializationTimeoutMillis", "1234");
         properties.setProperty("druid.sharedLookup.maxReverseLookupKeys", "567");
+        properties.setProperty("druid.sharedLookup.closeDelayMillis", "890");
         Injector startup = new StartupInjectorBuilder().withExtensions().withProperties(properties).build();
         Injector injector = Initialization.makeInjectorWithModules(startup, List.of(binder ->
                 binder.bind(DruidNode.class).annotatedWith(Self.class)
@@ -142,6 +143,7 @@ class LookupSpecTest {
         assertThat(config.getStoreDir()).isEqualTo(store.toString());
         assertThat(config.getInitializationTimeoutMillis()).isEqualTo(1234);
         assertThat(config.getMaxReverseLookupKeys()).isEqualTo(567);
+        assertThat(config.getCloseDelayMillis()).isEqualTo(890);
 
         ObjectMapper mapper = injector.getInstance(Key.get(ObjectMapper.class, Json.class));
         Map<String, Object> lookups = Map.of("users", Map.of("version", "v1", "lookupExtractorFactory",

@@ -48,7 +48,8 @@ class SharedLookupLifecycleTest {
 
     private SharedLookupExtractorFactory factory(String namespace, long timeoutMillis) {
         SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(namespace, null, false,
-                new SharedLookupConfig(store.toString(), timeoutMillis));
+                new SharedLookupConfig(store.toString(), timeoutMillis,
+                        SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0));
         toClose.add(f::close);
         return f;
     }
@@ -198,7 +199,7 @@ class SharedLookupLifecycleTest {
         String namespace = "bounded" + reverseIndex;
         toClose.add(TestStores.publish(store, namespace, content, true, reverseIndex));
         SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(namespace, null, false,
-                new SharedLookupConfig(store.toString(), 10_000, 100));
+                new SharedLookupConfig(store.toString(), 10_000, 100, 0));
         toClose.add(f::close);
         f.start();
         LookupExtractor shared = f.get();
@@ -288,6 +289,68 @@ class SharedLookupLifecycleTest {
         assertThat(b.start()).isTrue();
         b.awaitInitialization();
         assertThat(b.get().apply("1")).isEqualTo("y");
+    }
+
+    /**
+     * A dropped lookup keeps serving the queries still running on it for {@code druid.sharedLookup.closeDelayMillis},
+     * then lets its namespace go while the store stays open for the other lookups; a lookup over the same namespace
+     * started within the delay keeps it. Before, a dropped lookup's namespace stayed open and followed until the last
+     * lookup over the store directory was dropped (the files of a namespace the writer deleted held with it), and
+     * that last drop failed the queries still running at once.
+     */
+    @Test
+    void aDroppedLookupServesForTheCloseDelayThenLetsItsNamespaceGo() throws Exception {
+        publish("a", Map.of("1", "x"), true);
+        publish("b", Map.of("1", "y"), true);
+        long delayMillis = 1_000;
+        SharedLookupExtractorFactory a = closingAfter("a", delayMillis);
+        SharedLookupExtractorFactory b = closingAfter("b", delayMillis);
+        a.start();
+        b.start();
+        a.awaitInitialization();
+        b.awaitInitialization();
+        LookupExtractor dropped = a.get();
+        assertThat(a.close()).isTrue();
+        long closedAt = System.nanoTime();
+        assertThat(dropped.apply("1")).as("a query still running on the dropped lookup").isEqualTo("x");
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> closed(dropped, "Namespace 'a' is closed"));
+        assertThat(Duration.ofNanos(System.nanoTime() - closedAt)).isGreaterThan(Duration.ofMillis(delayMillis - 100));
+        assertThat(b.get().apply("1")).as("the store stays open for the other lookup").isEqualTo("y");
+        assertThat(SharedStores.openStores()).isEqualTo(1);
+
+        // Dropped and started again within the delay, as when Druid replaces a lookup with one over the same
+        // namespace: nothing is let go.
+        LookupExtractor replaced = b.get();
+        assertThat(b.close()).isTrue();
+        SharedLookupExtractorFactory again = closingAfter("b", delayMillis);
+        assertThat(again.start()).isTrue();
+        await().during(Duration.ofMillis(2 * delayMillis)).atMost(Duration.ofMillis(3 * delayMillis))
+                .until(() -> "y".equals(replaced.apply("1")) && "y".equals(again.get().apply("1")));
+
+        assertThat(again.close()).isTrue();
+        assertThat(SharedStores.openStores()).as("closed only after the delay").isEqualTo(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> SharedStores.openStores() == 0);
+        assertThat(closed(replaced, "Namespace 'b' is closed")).isTrue();
+    }
+
+    private SharedLookupExtractorFactory closingAfter(String namespace, long closeDelayMillis) {
+        SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(namespace, null, false,
+                new SharedLookupConfig(store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS,
+                        closeDelayMillis));
+        toClose.add(f::close);
+        return f;
+    }
+
+    /** Whether {@code lookup} fails as one whose namespace was let go, with a message starting {@code message}. */
+    private static boolean closed(LookupExtractor lookup, String message) {
+        try {
+            lookup.apply("1");
+            return false;
+        } catch (IllegalStateException e) {
+            assertThat(e).hasMessageStartingWith(message);
+            return true;
+        }
     }
 
     @Test
