@@ -7,9 +7,12 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
+import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.Http;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterConfig;
@@ -156,8 +159,12 @@ class IngestorTest {
     }
 
     private double rebuilds() {
+        return counter("rebuilds");
+    }
+
+    private double counter(String name) {
         return Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
-                "sharedlookup_writer_rebuilds_total{namespace=\"users\"}");
+                "sharedlookup_writer_" + name + "_total{namespace=\"users\"}");
     }
 
     /**
@@ -434,5 +441,67 @@ class IngestorTest {
         assertThat(consumer.position(P1)).as("nothing skipped").isZero();
         assertThat(Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
                 "sharedlookup_writer_corrupt_records_total{namespace=\"users\"}")).isZero();
+    }
+
+    /**
+     * A start on a full volume after a clean stop resumes the published generation, but cannot rewrite its manifest
+     * to say open; the first change must wait until it can (a kill after the change would otherwise find "closed"
+     * over a changed file, and the next start would resume it). The topic stalls visibly, readers keep exactly what
+     * was published, and once there is room the record and the one after it arrive without a restart.
+     */
+    @Test
+    void aResumedGenerationWhoseManifestCannotBeMarkedOpenStallsVisiblyAndRecovers() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        // What a writer that applied offsets 0 and 1 and stopped cleanly leaves.
+        Map<Integer, Long> upTo2 = Map.of(0, 2L);
+        NamespaceSink earlier = new NamespaceSink(new TopicBinding(TOPIC, TOPIC),
+                NamespaceWriter.open(layout, TOPIC, StorePermissions.DEFAULT), new WriterMetrics(), Map.of());
+        earlier.start(Map.of(0, 0L), upTo2, -1, null);
+        earlier.apply("1", "Alice", topic -> upTo2);
+        earlier.apply("2", "Bob", topic -> upTo2);
+        earlier.afterBatch(true, topic -> upTo2);
+        earlier.close(topic -> upTo2);
+        Manifest published = Manifest.read(layout.manifest(TOPIC));
+        assertThat(published.writerState()).isEqualTo(Manifest.WriterState.CLOSED);
+
+        List<ConsumerRecord<byte[], byte[]>> next = List.of(record(P0, 2, "3", "Carol"), record(P0, 3, "1", "Alicia"));
+        // No file may grow past 16 bytes (as on a full disk): no manifest can be written.
+        try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
+            startReading(Map.of(P0, 0L), Map.of(P0, 4L));
+            atNextPoll(() -> next.forEach(consumer::addRecord));
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(counter("stalls")).isEqualTo(1);
+                assertThat(status().state()).isEqualTo(NamespaceStatus.State.STALLED);
+                assertThat(status().notReadyReason()).startsWith("paused: cannot mark the manifest open before "
+                        + "changing the resumed generation").contains("free disk space");
+            });
+            assertThat(counter("resumes")).as("resumed, not rebuilt").isEqualTo(1);
+            assertThat(counter("rebuilds")).isZero();
+            // The last error is whichever failed last: the checkpoint, which cannot write the manifest either, says
+            // so every 250 ms. Either names the file system's refusal.
+            assertThat(status().lastError()).contains("File too large");
+            assertThat(TestStores.contents(store, TOPIC)).as("readers keep what was published")
+                    .isEqualTo(Map.of("1", "Alice", "2", "Bob"));
+            assertThat(Manifest.read(layout.manifest(TOPIC))).as("still closed over an unchanged file")
+                    .isEqualTo(published);
+        }
+
+        // Room again. The broker still has both records; Kafka's MockConsumer hands each out once only, so they are
+        // added again for the read that follows the pause.
+        atNextPoll(() -> next.forEach(consumer::addRecord));
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(status().ready()).isTrue();
+            assertThat(TestStores.contents(store, TOPIC)).isEqualTo(Map.of("1", "Alicia", "2", "Bob", "3", "Carol"));
+        });
+        NamespaceStatus recovered = status();
+        assertThat(recovered.state()).isEqualTo(NamespaceStatus.State.LIVE);
+        assertThat(recovered.lastError()).isNull();
+        assertThat(recovered.generation()).as("still the resumed generation").isEqualTo(published.generation());
+        assertThat(counter("stalls")).isEqualTo(1);
+        await().atMost(WAIT).untilAsserted(() -> {
+            Manifest now = Manifest.read(layout.manifest(TOPIC));
+            assertThat(now.writerState()).isEqualTo(Manifest.WriterState.OPEN);
+            assertThat(now.offsets()).isEqualTo(Map.of(0, 4L));
+        });
     }
 }
