@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
  */
 final class Generations {
     private static final Logger log = LoggerFactory.getLogger(Generations.class);
+    /** How the errors of the two recurring manifest writes start: each clears its own once it succeeds. */
+    private static final String CHECKPOINT_FAILED = "cannot write the manifest: ";
+    private static final String PUBLISH_FAILED = "cannot publish generation ";
 
     private final NamespaceWriter writer;
     private final String topic;
@@ -141,10 +144,12 @@ final class Generations {
         try {
             writer.publish(building, topic, positions.of(topic), true, attributes);
         } catch (IOException e) {
-            lastError.set("cannot publish generation " + building.file().getFileName() + ": " + e.getMessage());
-            log.error("Namespace '{}': {}", nsLabel, lastError.get());
+            String error = PUBLISH_FAILED + building.file().getFileName() + ": " + e.getMessage();
+            lastError.stepFailed(error);
+            log.error("Namespace '{}': {}", nsLabel, error);
             return;
         }
+        lastError.stepSucceeded(PUBLISH_FAILED);
         if (live != null) {
             live.close();
         }
@@ -188,10 +193,12 @@ final class Generations {
         try {
             writer.checkpoint(offsets, caughtUp, dirty);
             dirty = false;
+            lastError.stepSucceeded(CHECKPOINT_FAILED);
         } catch (IOException e) {
             // Retried at every checkpoint (several a second): one WARN a minute says it, lastError shows it.
-            lastError.set("cannot write the manifest: " + e.getMessage());
-            checkpointFailures.warn("Namespace '{}': {}", nsLabel, lastError.get());
+            String error = CHECKPOINT_FAILED + e.getMessage();
+            lastError.stepFailed(error);
+            checkpointFailures.warn("Namespace '{}': {}", nsLabel, error);
         }
     }
 

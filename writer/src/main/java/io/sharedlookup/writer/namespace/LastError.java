@@ -23,6 +23,23 @@ final class LastError {
         error = null;
     }
 
+    /**
+     * A recurring step failed ({@code error} starts with the step's own prefix): shown unless a stall is, whose
+     * message says what to do about the cause they most likely share (a full volume refuses the manifest too).
+     */
+    void stepFailed(String error) {
+        if (!stalled) {
+            this.error = error;
+        }
+    }
+
+    /** The step whose errors start with {@code prefix} succeeded: its error, when it is the one shown, is over. */
+    void stepSucceeded(String prefix) {
+        if (error != null && error.startsWith(prefix)) {
+            error = null;
+        }
+    }
+
     /** The namespace cannot take the record now: the topic pauses, and the status says STALLED meanwhile. */
     StalledException stall(String error, long retryMillis) {
         this.error = error;

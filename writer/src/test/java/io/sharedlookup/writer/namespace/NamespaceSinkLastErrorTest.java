@@ -1,0 +1,54 @@
+package io.sharedlookup.writer.namespace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.testing.OwnFileSizeLimit;
+import io.sharedlookup.writer.TopicBinding;
+import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.StorePermissions;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code lastError} as {@code /namespaces} shows it: a checkpoint that cannot write the manifest says so, and says so
+ * no longer once a checkpoint succeeds. Before, the error stayed after the volume had room again, on a namespace that
+ * was live and checkpointing, until some stall happened to clear it.
+ */
+class NamespaceSinkLastErrorTest {
+    @TempDir
+    Path store;
+
+    @Test
+    void aCheckpointThatCannotWriteTheManifestIsShownUntilOneSucceeds() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        NamespaceSink sink = new NamespaceSink(new TopicBinding("users", "users"),
+                NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT), new WriterMetrics(), Map.of());
+        Map<Integer, Long> start = Map.of(0, 0L);
+        sink.start(start, Map.of(0, 1L), -1, null);
+        sink.apply("1", "Ada", topic -> Map.of(0, 1L));
+        sink.afterBatch(true, topic -> Map.of(0, 1L));
+        assertThat(lastError(sink)).isNull();
+
+        // An update in place needs no room; the manifest that records it does.
+        sink.apply("1", "Ada Lovelace", topic -> Map.of(0, 2L));
+        try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
+            sink.checkpoint(topic -> Map.of(0, 2L));
+        }
+        assertThat(lastError(sink)).startsWith("cannot write the manifest: ").contains("File too large");
+        assertThat(Manifest.read(layout.manifest("users")).offsets()).isEqualTo(Map.of(0, 1L));
+
+        sink.checkpoint(topic -> Map.of(0, 2L));
+        assertThat(Manifest.read(layout.manifest("users")).offsets()).isEqualTo(Map.of(0, 2L));
+        assertThat(lastError(sink)).as("over once a checkpoint succeeds").isNull();
+        sink.close(topic -> Map.of(0, 2L));
+    }
+
+    private static String lastError(NamespaceSink sink) {
+        return sink.status(Map.of(), null).lastError();
+    }
+}
