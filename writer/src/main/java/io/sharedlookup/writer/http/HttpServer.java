@@ -340,15 +340,26 @@ public final class HttpServer implements AutoCloseable {
                 return;
             }
             if (!awaitingRequest) {
-                if (decoder.holdsPartOfARequest()) {
-                    awaitingRequest = true;
-                    arm(ctx, limits.requestTimeout(), REQUEST_TIMEOUT);
-                } else {
-                    arm(ctx, limits.idleTimeout(), IDLE_TIMEOUT);
-                    idle.idle(this);
-                }
+                cancel();
+                // Decided once the bytes read so far are decoded: a response written at once is sent from within
+                // the decoding of the read that brought its request, before the decoder has looked at what followed
+                // it (the next request, or only the line breaks a client may send after one).
+                ctx.executor().execute(this::idleOrRequestArriving);
             }
             ctx.channel().config().setAutoRead(true);
+        }
+
+        private void idleOrRequestArriving() {
+            if (awaitingRequest || responding || !ctx.channel().isActive()) {
+                return; // a request began or arrived whole meanwhile, or the connection closed
+            }
+            if (decoder.holdsPartOfARequest()) {
+                awaitingRequest = true;
+                arm(ctx, limits.requestTimeout(), REQUEST_TIMEOUT);
+            } else {
+                arm(ctx, limits.idleTimeout(), IDLE_TIMEOUT);
+                idle.idle(this);
+            }
         }
 
         private void arm(ChannelHandlerContext ctx, Duration after, String reason) {
@@ -435,16 +446,17 @@ public final class HttpServer implements AutoCloseable {
             if (out.size() > outBefore) {
                 midRequest = !(out.get(out.size() - 1) instanceof LastHttpContent);
             } else if (!midRequest) {
-                // Consumed without a message: a request line or complete header lines, unless it was only the
-                // empty lines a client may send between requests, which the decoder skips.
-                midRequest = !onlyLineBreaks(buffer, readBefore, buffer.readerIndex());
+                // Consumed without a message: a request line or complete header lines, unless it was only what the
+                // decoder skips before a request (the line breaks a client may send between requests).
+                midRequest = !onlySkippable(buffer, readBefore, buffer.readerIndex());
             }
         }
 
-        private static boolean onlyLineBreaks(ByteBuf buffer, int from, int to) {
+        /** Whether bytes {@code from..to-1} are all of the kind the decoder skips before a request line. */
+        private static boolean onlySkippable(ByteBuf buffer, int from, int to) {
             for (int i = from; i < to; i++) {
-                byte b = buffer.getByte(i);
-                if (b != '\r' && b != '\n') {
+                char c = (char) (buffer.getByte(i) & 0xFF);
+                if (!Character.isISOControl(c) && !Character.isWhitespace(c)) {
                     return false;
                 }
             }
@@ -477,7 +489,8 @@ public final class HttpServer implements AutoCloseable {
     private static void closeWith(ChannelHandlerContext ctx, HttpMessage request, HttpApi.Response r) {
         boolean head = request instanceof HttpRequest req && req.method().equals(HttpMethod.HEAD);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.valueOf(r.status()), head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
+                HttpResponseStatus.valueOf(r.status()),
+                head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);

@@ -256,6 +256,28 @@ class HttpServerLimitsTest {
         assertThat(closedFor("idle_timeout")).isZero();
     }
 
+    /**
+     * The line breaks some clients send after a request are skipped, not the start of a next request: the connection
+     * is idle after the response. Before the fix a response written at once was sent before the decoder had looked
+     * at them, so they counted as a request arriving, answered 408 after the request timeout.
+     */
+    @Test
+    void lineBreaksAfterARequestLeaveTheConnectionIdle() throws Exception {
+        HttpServer.Limits limits = new HttpServer.Limits(Duration.ofSeconds(1), Duration.ofSeconds(3),
+                DEFAULTS.writeTimeout(), DEFAULTS.maxConnections(), DEFAULTS.maxInitialLine(),
+                DEFAULTS.maxHeaderBytes(), DEFAULTS.maxBodyBytes());
+        int port = start(limits);
+        Conn c = connect(port);
+        c.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n\r\n");
+        await("response").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10))
+                .until(() -> c.poll().endsWith("ok\n"));
+        await("idle timeout").atMost(limits.idleTimeout().plusSeconds(3)).pollInterval(Duration.ofMillis(20))
+                .until(c::closedByServer);
+        assertThat(c.received()).doesNotContain("408");
+        assertThat(closedFor("idle_timeout")).isEqualTo(1);
+        assertThat(closedFor("request_timeout")).isZero();
+    }
+
     /** A raw loopback connection, read without blocking. */
     private static final class Conn implements AutoCloseable {
         private final SocketChannel channel;
