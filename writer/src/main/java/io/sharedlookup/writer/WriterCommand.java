@@ -140,8 +140,8 @@ final class WriterCommand {
             defaultValue = "" + WriterConfig.DEFAULT_INGEST_HOLD_LIMIT_SECONDS, converter = HoldLimitConverter.class,
             description = "/health answers 503 once the ingest thread has been away from its poll loop this long, so "
                     + "that a supervisor restarts a writer whose ingestion is wedged (/ready says so from 60 s; a "
-                    + "replacement copy of a large namespace takes minutes at most). 0: never (default: "
-                    + "${DEFAULT-VALUE}).")
+                    + "replacement copy of a large namespace takes minutes at most). Such a restart rebuilds every "
+                    + "namespace from its topic. At least 60; 0: never (default: ${DEFAULT-VALUE}).")
     int ingestHoldLimit;
 
     @Option(names = "--config", paramLabel = "FILE",
@@ -289,20 +289,21 @@ final class WriterCommand {
         }
     }
 
-    /** A whole number of seconds, or 0 for never. */
+    /** A whole number of seconds, at least a minute, or 0 for never. */
     static final class HoldLimitConverter implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String text) {
             try {
                 int seconds = Integer.parseInt(text.trim());
-                if (seconds >= 0) {
+                if (seconds == 0 || seconds >= WriterConfig.MIN_INGEST_HOLD_LIMIT_SECONDS) {
                     return seconds;
                 }
             } catch (NumberFormatException e) {
                 // reported below
             }
-            throw new ConfigException("Invalid --ingest-hold-limit '" + text + "': use a whole number of seconds, "
-                    + "e.g. 1800, or 0 for never");
+            throw new ConfigException("Invalid --ingest-hold-limit '" + text + "': use a whole number of seconds, at "
+                    + "least " + WriterConfig.MIN_INGEST_HOLD_LIMIT_SECONDS + " (a disk that stalls for seconds is "
+                    + "no reason to restart), e.g. 1800, or 0 for never");
         }
     }
 

@@ -36,6 +36,8 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
     public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
     public static final int DEFAULT_STUCK_AFTER_SECONDS = 60;
     public static final int DEFAULT_INGEST_HOLD_LIMIT_SECONDS = 1800;
+    /** The shortest hold limit the command line takes: {@code /ready} reports a hold from 60 s. */
+    public static final int MIN_INGEST_HOLD_LIMIT_SECONDS = 60;
 
     public WriterConfig {
         topics = List.copyOf(topics);

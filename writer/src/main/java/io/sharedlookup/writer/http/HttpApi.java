@@ -83,7 +83,8 @@ public final class HttpApi {
         }
         return switch (path) {
             case "/health" -> fatal.get().map(why -> Response.text(503, why + "; restart the writer (it rebuilds "
-                    + "what it was changing)")).orElseGet(() -> Response.text(200, "ok"));
+                    + "its namespaces from their topics; readers keep what is published meanwhile)"))
+                    .orElseGet(() -> Response.text(200, "ok"));
             case "/ready" -> ready();
             case "/namespaces" -> json(200, namespaces());
             case "/metrics" -> new Response(200, WriterMetrics.contentType(), metrics.scrape());

@@ -160,7 +160,8 @@ public final class Ingestor {
 
     /**
      * A hold past the limit: whatever holds the thread (a deadlock, a volume that never answers, a defect), a restart
-     * is what can help, so it is reported as a failure, which {@code /health} turns into 503. Logged once per hold.
+     * is what can help, so it is reported as a failure, which {@code /health} turns into 503. Logged once per hold, by
+     * the first caller that sees it (a liveness probe asks every few seconds): the held thread cannot say it.
      */
     private Optional<String> heldTooLong() {
         long since = loopedAt;
@@ -172,6 +173,9 @@ public final class Ingestor {
                 + " s, over --ingest-hold-limit (" + TimeUnit.NANOSECONDS.toSeconds(holdLimitNanos) + " s): the "
                 + "ingest thread is in " + whereIngesting();
         if (holdReported.getAndSet(since) != since) {
+            if (loopedAt != since) {
+                return Optional.empty(); // it came back while this was being said
+            }
             log.error("{}; /health answers 503 from now on, so that a supervisor restarts the writer", why);
         }
         return Optional.of(why);

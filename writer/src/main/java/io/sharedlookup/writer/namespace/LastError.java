@@ -21,6 +21,7 @@ final class LastError {
 
     void clear() {
         error = null;
+        stalled = false;
     }
 
     /**
@@ -33,9 +34,13 @@ final class LastError {
         }
     }
 
-    /** The step whose errors start with {@code prefix} succeeded: its error, when it is the one shown, is over. */
+    /**
+     * The step whose errors start with {@code prefix} succeeded: its error, when it is the one shown, is over. Not
+     * while a stall is on: a stall whose message came from the step (growth stalls with whatever was shown) is over
+     * only when a record is stored.
+     */
     void stepSucceeded(String prefix) {
-        if (error != null && error.startsWith(prefix)) {
+        if (!stalled && error != null && error.startsWith(prefix)) {
             error = null;
         }
     }
@@ -48,7 +53,7 @@ final class LastError {
         return new StalledException(error, retryMillis);
     }
 
-    /** A record was stored: the error that paused the topic, if any, is over. */
+    /** A record was stored (or a key removed): the error that paused the topic, if any, is over. */
     void recordStored() {
         if (stalled) {
             stalled = false;

@@ -204,6 +204,7 @@ public final class NamespaceSink {
             if (target.remove(key, growth.writeLockNanos())) {
                 generations.markDirty();
             }
+            lastError.recordStored(); // a tombstone may have been what stalled (requireMarkedOpen above)
             return;
         }
         try {

@@ -21,7 +21,7 @@ class HttpApiTest {
         assertThat(health.status()).isEqualTo(503);
         assertThat(new String(health.body(), StandardCharsets.UTF_8).strip())
                 .isEqualTo("ingestion failed: java.lang.IllegalStateException: boom; restart the writer (it rebuilds "
-                        + "what it was changing)");
+                        + "its namespaces from their topics; readers keep what is published meanwhile)");
     }
 
     @Test
