@@ -4,11 +4,13 @@ import io.sharedlookup.reader.SharedLookupStore;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One {@link SharedLookupStore} per store directory in this JVM (per class loader: Druid loads the extension once),
@@ -21,6 +23,7 @@ import java.util.function.Supplier;
  * released, its store closes.
  */
 final class SharedStores {
+    private static final Logger LOG = LoggerFactory.getLogger(SharedStores.class);
     private static final Map<Path, Entry> STORES = new HashMap<>();
     /** Runs the delayed releases; made on first need. */
     private static ScheduledExecutorService releaser;
@@ -30,13 +33,22 @@ final class SharedStores {
 
     private static final class Entry {
         final SharedLookupStore store;
-        /** Per namespace, the lookups using it; 0 while its release waits for the delay. */
-        final Map<String, Integer> users = new HashMap<>();
-        final Map<String, ScheduledFuture<?>> releases = new HashMap<>();
+        final Map<String, NamespaceUse> namespaces = new HashMap<>();
 
         Entry(SharedLookupStore store) {
             this.store = store;
         }
+    }
+
+    /** One namespace's lookups, and its release once they are gone. */
+    private static final class NamespaceUse {
+        int users;
+        /** Not released before this (nanoTime): the end of the delay owed to the last dropped lookup. */
+        long notBefore = Long.MIN_VALUE;
+        /** The release waiting for {@link #notBefore}, if any; a newer one replaces it. */
+        ScheduledFuture<?> release;
+        /** Names {@link #release}'s task: a task that no longer finds its token here does nothing. */
+        Object releaseToken;
     }
 
     /**
@@ -51,47 +63,63 @@ final class SharedStores {
             entry = new Entry(withExtensionClassLoader(() -> SharedLookupStore.open(dir)));
             STORES.put(dir, entry);
         }
-        entry.users.merge(namespace, 1, Integer::sum);
-        ScheduledFuture<?> pending = entry.releases.remove(namespace);
-        if (pending != null) {
-            pending.cancel(false); // taken again within the delay: it stays open
+        NamespaceUse use = entry.namespaces.computeIfAbsent(namespace, ns -> new NamespaceUse());
+        use.users++;
+        if (use.release != null) {
+            use.release.cancel(false); // taken again within the delay: it stays open
+            use.release = null;
+            use.releaseToken = null;
         }
         return entry.store;
     }
 
     /**
-     * Gives back one use of {@code namespace} in the store of {@code dir}. The last one releases the namespace after
-     * {@code delayMillis} (0: now), and the last namespace of the store closes it.
+     * Gives back one use of {@code namespace} in the store of {@code dir}. The last one releases the namespace once
+     * {@code delayMillis} (0: no delay of its own) have passed, and no earlier than the delay an earlier dropped
+     * lookup over it is still owed (so that a start that fails within it does not cut its queries short); the last
+     * namespace of the store closes it.
      */
     static synchronized void release(Path dir, String namespace, long delayMillis) {
         Entry entry = STORES.get(dir);
-        Integer users = entry == null ? null : entry.users.get(namespace);
-        if (users == null || users == 0) {
+        NamespaceUse use = entry == null ? null : entry.namespaces.get(namespace);
+        if (use == null || use.users == 0) {
             return;
         }
-        entry.users.put(namespace, users - 1);
-        if (users > 1) {
+        if (--use.users > 0) {
             return;
         }
-        if (delayMillis <= 0) {
+        long now = System.nanoTime();
+        long at = now + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMillis));
+        if (use.notBefore != Long.MIN_VALUE && use.notBefore - at > 0) {
+            at = use.notBefore;
+        }
+        if (at - now <= 0) {
             releaseNow(dir, entry, namespace);
-        } else {
-            entry.releases.put(namespace, releaser().schedule(() -> releaseAfterDelay(dir, entry, namespace),
-                    delayMillis, TimeUnit.MILLISECONDS));
+            return;
         }
+        use.notBefore = at;
+        Object token = new Object();
+        use.releaseToken = token;
+        // The task waits for this lock, so it sees the fields set here even when it is due at once.
+        use.release = releaser().schedule(() -> releaseAfterDelay(dir, entry, namespace, token), at - now,
+                TimeUnit.NANOSECONDS);
     }
 
-    private static synchronized void releaseAfterDelay(Path dir, Entry entry, String namespace) {
-        if (STORES.get(dir) != entry || entry.users.getOrDefault(namespace, -1) != 0) {
-            return; // taken again (a cancel that came too late to stop this run)
+    private static synchronized void releaseAfterDelay(Path dir, Entry entry, String namespace, Object token) {
+        NamespaceUse use = entry.namespaces.get(namespace);
+        if (STORES.get(dir) != entry || use == null || use.releaseToken != token) {
+            return; // taken again, or replaced by a later release (a cancel that came too late to stop this run)
         }
-        entry.releases.remove(namespace);
-        releaseNow(dir, entry, namespace);
+        try {
+            releaseNow(dir, entry, namespace);
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot release namespace '{}' of store {}: {}", namespace, dir, e.toString());
+        }
     }
 
     private static void releaseNow(Path dir, Entry entry, String namespace) {
-        entry.users.remove(namespace);
-        if (entry.users.isEmpty()) {
+        entry.namespaces.remove(namespace);
+        if (entry.namespaces.isEmpty()) {
             STORES.remove(dir);
             entry.store.close();
         } else {
@@ -101,12 +129,14 @@ final class SharedStores {
 
     private static ScheduledExecutorService releaser() {
         if (releaser == null) {
-            releaser = Executors.newSingleThreadScheduledExecutor(r -> {
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "shared-lookup-release");
                 t.setDaemon(true);
                 t.setContextClassLoader(SharedStores.class.getClassLoader()); // not the Druid thread's that made it
                 return t;
             });
+            executor.setRemoveOnCancelPolicy(true); // a cancelled release does not hold its store until it was due
+            releaser = executor;
         }
         return releaser;
     }
