@@ -93,9 +93,7 @@ class HttpServerLimitsTest {
 
     @Test
     void aSlowButCompleteRequestIsServedAndAKeptAliveConnectionClosesAfterTheIdleTimeout() throws Exception {
-        HttpServer.Limits limits = new HttpServer.Limits(Duration.ofSeconds(1), Duration.ofSeconds(3),
-                DEFAULTS.writeTimeout(), DEFAULTS.maxConnections(), DEFAULTS.maxInitialLine(), DEFAULTS.maxHeaderBytes(),
-                DEFAULTS.maxBodyBytes());
+        HttpServer.Limits limits = timeouts(Duration.ofSeconds(1), Duration.ofSeconds(3));
         int port = start(limits);
         Conn c = connect(port);
         c.send("GET /health HTTP/1.1\r\n");
@@ -229,9 +227,7 @@ class HttpServerLimitsTest {
      */
     @Test
     void aPartialRequestPipelinedBehindACompleteOneIsTimedAsARequestNotAsIdleness() throws Exception {
-        HttpServer.Limits limits = new HttpServer.Limits(Duration.ofSeconds(1), Duration.ofSeconds(20),
-                DEFAULTS.writeTimeout(), DEFAULTS.maxConnections(), DEFAULTS.maxInitialLine(),
-                DEFAULTS.maxHeaderBytes(), DEFAULTS.maxBodyBytes());
+        HttpServer.Limits limits = timeouts(Duration.ofSeconds(1), Duration.ofSeconds(20));
         int port = start(limits);
         String complete = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n";
         List<String> partials = List.of("GET /hea", "GET /health HTTP/1.1\r\nHost: localhost\r\n",
@@ -263,9 +259,7 @@ class HttpServerLimitsTest {
      */
     @Test
     void lineBreaksAfterARequestLeaveTheConnectionIdle() throws Exception {
-        HttpServer.Limits limits = new HttpServer.Limits(Duration.ofSeconds(1), Duration.ofSeconds(3),
-                DEFAULTS.writeTimeout(), DEFAULTS.maxConnections(), DEFAULTS.maxInitialLine(),
-                DEFAULTS.maxHeaderBytes(), DEFAULTS.maxBodyBytes());
+        HttpServer.Limits limits = timeouts(Duration.ofSeconds(1), Duration.ofSeconds(3));
         int port = start(limits);
         Conn c = connect(port);
         c.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n\r\n");
@@ -276,6 +270,12 @@ class HttpServerLimitsTest {
         assertThat(c.received()).doesNotContain("408");
         assertThat(closedFor("idle_timeout")).isEqualTo(1);
         assertThat(closedFor("request_timeout")).isZero();
+    }
+
+    /** The default limits with these request and idle timeouts. */
+    private static HttpServer.Limits timeouts(Duration request, Duration idle) {
+        return new HttpServer.Limits(request, idle, DEFAULTS.writeTimeout(), DEFAULTS.maxConnections(),
+                DEFAULTS.maxInitialLine(), DEFAULTS.maxHeaderBytes(), DEFAULTS.maxBodyBytes());
     }
 
     /** A raw loopback connection, read without blocking. */

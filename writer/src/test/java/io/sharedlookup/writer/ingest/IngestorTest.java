@@ -144,6 +144,28 @@ class IngestorTest {
     }
 
     /** Records can only be added to assigned partitions: added on the ingest thread at its next poll. */
+    /**
+     * Starts (statuses say held up after 1 s), lets one record be read, then holds the ingest thread in its next poll,
+     * as a volume that does not answer would, until the returned latch opens.
+     */
+    private java.util.concurrent.CountDownLatch startThenHoldTheIngestThread() throws Exception {
+        partitions(List.of(P0));
+        consumer.updateBeginningOffsets(Map.of(P0, 0L));
+        consumer.updateEndOffsets(Map.of(P0, 1L));
+        start(() -> consumer, Duration.ofSeconds(1));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        atNextPoll(() -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        return release;
+    }
+
     private void atNextPoll(Runnable task) {
         consumer.schedulePollTask(task);
     }
@@ -197,20 +219,7 @@ class IngestorTest {
      */
     @Test
     void statuses_whileTheIngestThreadIsHeldUp_sayWhereAndRecoverAfter() throws Exception {
-        partitions(List.of(P0));
-        consumer.updateBeginningOffsets(Map.of(P0, 0L));
-        consumer.updateEndOffsets(Map.of(P0, 1L));
-        start(() -> consumer, Duration.ofSeconds(1));
-        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
-        await().atMost(WAIT).until(() -> status().ready());
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        atNextPoll(() -> {
-            try {
-                release.await(); // held up, as by a disk that does not answer
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        java.util.concurrent.CountDownLatch release = startThenHoldTheIngestThread();
         try {
             await().atMost(WAIT).until(() -> !status().ready());
             assertThat(status().notReadyReason()).startsWith("ingestion has not come back to its loop for ")
@@ -229,20 +238,7 @@ class IngestorTest {
     @Test
     void failure_whileTheIngestThreadIsHeldUpPastTheHoldLimit_saysWhereAndClearsWhenItComesBack() throws Exception {
         ingestHoldLimitSeconds = 3;
-        partitions(List.of(P0));
-        consumer.updateBeginningOffsets(Map.of(P0, 0L));
-        consumer.updateEndOffsets(Map.of(P0, 1L));
-        start(() -> consumer, Duration.ofSeconds(1));
-        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
-        await().atMost(WAIT).until(() -> status().ready());
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        atNextPoll(() -> {
-            try {
-                release.await(); // held up, as by a volume that does not answer
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        java.util.concurrent.CountDownLatch release = startThenHoldTheIngestThread();
         Logger logger = (Logger) LoggerFactory.getLogger(Ingestor.class);
         ListAppender<ILoggingEvent> log = new ListAppender<>();
         log.start();
