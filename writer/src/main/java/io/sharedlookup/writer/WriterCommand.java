@@ -129,7 +129,7 @@ final class WriterCommand {
     Path seed;
 
     @Option(names = "--stuck-after", paramLabel = "SECONDS",
-            defaultValue = "" + WriterConfig.DEFAULT_STUCK_AFTER_SECONDS, converter = SecondsConverter.class,
+            defaultValue = "" + WriterConfig.DEFAULT_STUCK_AFTER_SECONDS, converter = StuckAfterConverter.class,
             description = "A partition whose position stays put this long while its log goes on, the broker sending "
                     + "neither records nor an error (a damaged log), is reported as stuck: /ready names it, a WARN "
                     + "says what to repair, sharedlookup_writer_stuck_partitions counts it (default: "
@@ -272,38 +272,48 @@ final class WriterCommand {
         }
     }
 
-    /** A whole number of seconds, at least 1. */
-    static final class SecondsConverter implements ITypeConverter<Integer> {
+    /**
+     * A whole number of seconds for {@code option}, at least {@code min} (or 0 where that means never); the message of
+     * a value out of bounds ends with {@code advice}.
+     */
+    abstract static class SecondsConverter implements ITypeConverter<Integer> {
+        private final String option;
+        private final int min;
+        private final boolean zeroForNever;
+        private final String advice;
+
+        SecondsConverter(String option, int min, boolean zeroForNever, String advice) {
+            this.option = option;
+            this.min = min;
+            this.zeroForNever = zeroForNever;
+            this.advice = advice;
+        }
+
         @Override
         public Integer convert(String text) {
             try {
                 int seconds = Integer.parseInt(text.trim());
-                if (seconds >= 1) {
+                if (seconds >= min || zeroForNever && seconds == 0) {
                     return seconds;
                 }
             } catch (NumberFormatException e) {
                 // reported below
             }
-            throw new ConfigException("Invalid --stuck-after '" + text + "': use a whole number of seconds, at "
-                    + "least 1, e.g. 60");
+            throw new ConfigException("Invalid " + option + " '" + text + "': use a whole number of seconds, at least "
+                    + min + advice);
         }
     }
 
-    /** A whole number of seconds, at least a minute, or 0 for never. */
-    static final class HoldLimitConverter implements ITypeConverter<Integer> {
-        @Override
-        public Integer convert(String text) {
-            try {
-                int seconds = Integer.parseInt(text.trim());
-                if (seconds == 0 || seconds >= WriterConfig.MIN_INGEST_HOLD_LIMIT_SECONDS) {
-                    return seconds;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw new ConfigException("Invalid --ingest-hold-limit '" + text + "': use a whole number of seconds, at "
-                    + "least " + WriterConfig.MIN_INGEST_HOLD_LIMIT_SECONDS + " (a disk that stalls for seconds is "
-                    + "no reason to restart), e.g. 1800, or 0 for never");
+    static final class StuckAfterConverter extends SecondsConverter {
+        StuckAfterConverter() {
+            super("--stuck-after", 1, false, ", e.g. 60");
+        }
+    }
+
+    static final class HoldLimitConverter extends SecondsConverter {
+        HoldLimitConverter() {
+            super("--ingest-hold-limit", WriterConfig.MIN_INGEST_HOLD_LIMIT_SECONDS, true,
+                    " (a disk that stalls for seconds is no reason to restart), e.g. 1800, or 0 for never");
         }
     }
 
