@@ -169,9 +169,8 @@ public final class Ingestor {
         if (holdLimitNanos == 0 || away < holdLimitNanos || stopping || !thread.isAlive()) {
             return Optional.empty();
         }
-        String why = "ingestion has not come back to its loop for " + TimeUnit.NANOSECONDS.toSeconds(away)
-                + " s, over --ingest-hold-limit (" + TimeUnit.NANOSECONDS.toSeconds(holdLimitNanos) + " s): the "
-                + "ingest thread is in " + whereIngesting();
+        String why = notBackFor(away) + ", over --ingest-hold-limit (" + TimeUnit.NANOSECONDS.toSeconds(holdLimitNanos)
+                + " s): the ingest thread is in " + whereIngesting();
         if (holdReported.getAndSet(since) != since) {
             if (loopedAt != since) {
                 return Optional.empty(); // it came back while this was being said
@@ -192,11 +191,16 @@ public final class Ingestor {
         if (away < awayNanos || failed || stopping || !thread.isAlive()) {
             return snapshot;
         }
-        String why = "ingestion has not come back to its loop for " + TimeUnit.NANOSECONDS.toSeconds(away)
-                + " s (the ingest thread is in " + whereIngesting() + "); readers keep what is published";
+        String why = notBackFor(away) + " (the ingest thread is in " + whereIngesting()
+                + "); readers keep what is published";
         Map<String, NamespaceStatus> out = new LinkedHashMap<>();
         snapshot.forEach((namespace, status) -> out.put(namespace, status.notReadyBecause(why)));
         return out;
+    }
+
+    /** How /ready and /health begin to say the ingest thread has been away from its loop for {@code awayNanos}. */
+    private static String notBackFor(long awayNanos) {
+        return "ingestion has not come back to its loop for " + TimeUnit.NANOSECONDS.toSeconds(awayNanos) + " s";
     }
 
     /** The ingest thread's innermost frame, and the innermost of this project's code under it. */
