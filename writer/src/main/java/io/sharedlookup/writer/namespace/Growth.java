@@ -306,8 +306,9 @@ final class Growth {
         dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file,
                 e.toString()));
         defer(GROWTH_RETRY_MILLIS);
-        lastError.set("growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why);
-        log.warn("Namespace '{}': {}", nsLabel, lastError.get());
+        String error = "growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why;
+        lastError.stepFailed(error);
+        log.warn("Namespace '{}': {}", nsLabel, error);
     }
 
     /** Stops the background copy and deletes its file; {@code undeletable} hears of a file that stays. */
@@ -344,8 +345,9 @@ final class Growth {
                 // reported below
             }
             defer(GROWTH_RETRY_MILLIS);
-            lastError.set("cannot publish the grown generation: " + e.getMessage());
-            log.error("Namespace '{}': {}", nsLabel, lastError.get());
+            String error = "cannot publish the grown generation: " + e.getMessage();
+            lastError.stepFailed(error);
+            log.error("Namespace '{}': {}", nsLabel, error);
             return false;
         }
         if (copy.skipped() > 0) {
@@ -364,14 +366,15 @@ final class Growth {
      * refused extension is, since freeing space is all it takes and a refused try costs nothing; otherwise after
      * {@link #GROWTH_RETRY_MILLIS}. Logged at most once a minute (a full disk retries every few seconds).
      *
-     * @return the error, also kept as the namespace's last error
+     * @return the error, also shown as the namespace's last error unless a stall's is
      */
     private String growthFailed(String what, Throwable e) {
         long retryMillis = retryMillis(e);
         defer(retryMillis);
-        lastError.set(what + " (retrying in " + retryMillis / 1000 + " s): " + e.getMessage());
-        growthFailures.warn("Namespace '{}': {}", nsLabel, lastError.get());
-        return lastError.get();
+        String error = what + " (retrying in " + retryMillis / 1000 + " s): " + e.getMessage();
+        lastError.stepFailed(error);
+        growthFailures.warn("Namespace '{}': {}", nsLabel, error);
+        return error;
     }
 
     private static long retryMillis(Throwable e) {

@@ -15,18 +15,16 @@ final class LastError {
         return error;
     }
 
-    void set(String error) {
-        this.error = error;
-    }
-
     void clear() {
         error = null;
         stalled = false;
     }
 
     /**
-     * A recurring step failed ({@code error} starts with the step's own prefix): shown unless a stall is, whose
-     * message says what to do about the cause they most likely share (a full volume refuses the manifest too).
+     * A step failed (a checkpoint, a publish, growth; {@code error} starts with the step's own prefix): shown unless
+     * a stall is, whose message says what to do about the cause they most likely share (a full volume refuses the
+     * manifest and the bigger generation too). Only a new stall replaces a stall's message, so that it does not
+     * alternate with a step's every time that step is retried.
      */
     void stepFailed(String error) {
         if (!stalled) {
