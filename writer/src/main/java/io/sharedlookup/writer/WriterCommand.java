@@ -140,8 +140,8 @@ final class WriterCommand {
             defaultValue = "" + WriterConfig.DEFAULT_INGEST_HOLD_LIMIT_SECONDS, converter = HoldLimitConverter.class,
             description = "/health answers 503 once the ingest thread has been away from its poll loop this long, so "
                     + "that a supervisor restarts a writer whose ingestion is wedged (/ready says so from 60 s; a "
-                    + "replacement copy of a large namespace takes minutes at most). Such a restart rebuilds every "
-                    + "namespace from its topic. At least 60; 0: never (default: ${DEFAULT-VALUE}).")
+                    + "replacement copy of a large namespace takes minutes at most). Such a restart usually rebuilds "
+                    + "every namespace from its topic. At least 60; 0: never (default: ${DEFAULT-VALUE}).")
     int ingestHoldLimit;
 
     @Option(names = "--config", paramLabel = "FILE",

@@ -245,8 +245,10 @@ class WriterCliTest {
                 .hasMessage("Invalid --ingest-hold-limit '-1': use a whole number of seconds, at least 60 (a disk that "
                         + "stalls for seconds is no reason to restart), e.g. 1800, or 0 for never");
         assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
-                "--ingest-hold-limit", "5")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("Invalid --ingest-hold-limit '5': use a whole number of seconds, at least 60");
+                "--ingest-hold-limit", "59")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid --ingest-hold-limit '59': use a whole number of seconds, at least 60");
+        assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
+                "--ingest-hold-limit", "60").ingestHoldLimitSeconds()).isEqualTo(60);
         assertThat(parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",
                 "--ingest-hold-limit", "0").ingestHoldLimitSeconds()).isZero();
         assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", store, "--topic", "t",

@@ -39,8 +39,9 @@ public final class HttpApi {
 
     /**
      * @param statuses the latest status snapshots of the namespaces, per namespace
-     * @param fatal    why the writer can no longer do its job (its ingest thread died), or empty: {@code /health}
-     *                 answers 503 then, so that a liveness probe restarts it
+     * @param fatal    why the writer can no longer do its job (its ingest thread died, or has been held away from its
+     *                 loop past {@code --ingest-hold-limit}), or empty: {@code /health} answers 503 then, so that a
+     *                 liveness probe restarts it
      * @param store    the store lookups read, as readers do
      */
     public HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, Supplier<Optional<String>> fatal,

@@ -18,8 +18,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -64,6 +65,8 @@ public final class Ingestor {
     private static final long MAX_BACKOFF_MILLIS = 10_000;
     /** How long the ingest thread may stay away from its loop before the statuses say so (see {@link #statuses}). */
     static final Duration AWAY = Duration.ofSeconds(60);
+    /** How often a hold past the limit is looked for when nothing asks (at most; a tenth of the limit if shorter). */
+    private static final long HOLD_WATCH_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final WriterConfig config;
     private final Map<String, NamespaceSink> byTopic = new LinkedHashMap<>();
@@ -83,8 +86,15 @@ public final class Ingestor {
     private final long awayNanos;
     /** {@code --ingest-hold-limit}: away from its loop this long, ingestion counts as failed; 0 never. */
     private final long holdLimitNanos;
-    /** The {@link #loopedAt} of the last hold over that limit that was logged: each is logged once. */
-    private final AtomicLong holdReported = new AtomicLong();
+    /**
+     * Guards {@link #holdReported} and the writes of {@link #loopedAt}: a hold's ERROR is logged only while the thread
+     * is still away, once, and before the INFO that it came back.
+     */
+    private final Object holdReport = new Object();
+    /** The {@link #loopedAt} of the last hold over that limit that was logged. */
+    private long holdReported;
+    /** Looks for a hold past the limit now and then, so that it is logged where nothing polls {@code /health}. */
+    private ScheduledExecutorService holdWatch;
 
     // Owned by the ingest thread; these four are made with the consumer, null before.
     private boolean started;
@@ -133,12 +143,24 @@ public final class Ingestor {
 
     public void start() {
         thread.start();
+        if (holdLimitNanos > 0) {
+            holdWatch = Executors.newSingleThreadScheduledExecutor(task -> {
+                Thread watch = new Thread(task, "shared-lookup-ingest-watch");
+                watch.setDaemon(true);
+                return watch;
+            });
+            long period = Math.min(HOLD_WATCH_NANOS, holdLimitNanos / 10);
+            holdWatch.scheduleWithFixedDelay(this::heldTooLong, period, period, TimeUnit.NANOSECONDS);
+        }
     }
 
     /** Stops polling, closes every namespace cleanly and waits for that, at most {@code timeout}. */
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
         stopSignal.countDown();
+        if (holdWatch != null) {
+            holdWatch.shutdownNow();
+        }
         Consumer<byte[], byte[]> made = consumer;
         if (made != null) { // else the ingest thread sees stopping once it has made one (connect)
             made.wakeup();
@@ -161,7 +183,8 @@ public final class Ingestor {
     /**
      * A hold past the limit: whatever holds the thread (a deadlock, a volume that never answers, a defect), a restart
      * is what can help, so it is reported as a failure, which {@code /health} turns into 503. Logged once per hold, by
-     * the first caller that sees it (a liveness probe asks every few seconds): the held thread cannot say it.
+     * the first caller that sees it (a liveness probe, or the watch within a tenth of the limit and at most 10 s): the
+     * held thread cannot say it.
      */
     private Optional<String> heldTooLong() {
         long since = loopedAt;
@@ -171,11 +194,14 @@ public final class Ingestor {
         }
         String why = notBackFor(away) + ", over --ingest-hold-limit (" + TimeUnit.NANOSECONDS.toSeconds(holdLimitNanos)
                 + " s): the ingest thread is in " + whereIngesting();
-        if (holdReported.getAndSet(since) != since) {
+        synchronized (holdReport) {
             if (loopedAt != since) {
                 return Optional.empty(); // it came back while this was being said
             }
-            log.error("{}; /health answers 503 from now on, so that a supervisor restarts the writer", why);
+            if (holdReported != since) {
+                holdReported = since;
+                log.error("{}; /health answers 503 from now on, so that a supervisor restarts the writer", why);
+            }
         }
         return Optional.of(why);
     }
@@ -222,12 +248,7 @@ public final class Ingestor {
     private void run() {
         try {
             while (!stopping) {
-                long previous = loopedAt;
-                loopedAt = System.nanoTime();
-                if (holdReported.get() == previous) {
-                    log.info("Ingestion is back in its loop after {} s",
-                            TimeUnit.NANOSECONDS.toSeconds(loopedAt - previous));
-                }
+                backInLoop();
                 try {
                     if (!started) {
                         startAll();
@@ -286,6 +307,24 @@ public final class Ingestor {
             publishStatuses();
         } finally {
             closeAll();
+        }
+    }
+
+    /**
+     * The ingest thread is back in its loop, or past a step of a start that may wait on Kafka several times (each
+     * bounded, not their sum): the hold clock starts again, and a hold that was reported is said to be over.
+     */
+    private void backInLoop() {
+        long now = System.nanoTime();
+        long heldNanos = -1;
+        synchronized (holdReport) {
+            if (holdReported == loopedAt) {
+                heldNanos = now - loopedAt;
+            }
+            loopedAt = now;
+        }
+        if (heldNanos >= 0) {
+            log.info("Ingestion is back in its loop after {} s", TimeUnit.NANOSECONDS.toSeconds(heldNanos));
         }
     }
 
@@ -354,6 +393,7 @@ public final class Ingestor {
         List<TopicPartition> all = new ArrayList<>();
         for (String topic : byTopic.keySet()) {
             List<TopicPartition> tps = offsets.discover(topic);
+            backInLoop();
             if (tps.isEmpty()) {
                 retryLater("topic '" + topic + "' does not exist on " + config.bootstrapServers(), null);
                 return;
@@ -363,7 +403,9 @@ public final class Ingestor {
         }
         consumer.assign(all);
         Map<TopicPartition, Long> begin = consumer.beginningOffsets(all, Duration.ofSeconds(10));
+        backInLoop();
         Map<TopicPartition, Long> end = consumer.endOffsets(all, Duration.ofSeconds(10));
+        backInLoop();
         Map<String, TopicFacts.Facts> facts = topicFacts.of(byTopic.keySet());
         for (Map.Entry<String, NamespaceSink> e : byTopic.entrySet()) {
             String topic = e.getKey();

@@ -259,11 +259,56 @@ class IngestorTest {
             release.countDown();
         }
         await().atMost(WAIT).until(() -> ingestor.failure().isEmpty() && status().ready());
+        await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
         logger.detachAppender(log);
-        assertThat(log.list).filteredOn(e -> e.getLevel() == Level.ERROR)
+        assertThat(logged(log, "")).filteredOn(e -> e.getLevel() == Level.ERROR)
                 .as("one ERROR for the hold, however often asked").hasSize(1);
-        assertThat(log.list).filteredOn(e -> e.getFormattedMessage().startsWith("Ingestion is back in its loop after "))
-                .hasSize(1);
+        assertThat(logged(log, "Ingestion is back in its loop after ")).hasSize(1);
+    }
+
+    /**
+     * Where nothing polls {@code /health} (no liveness probe), a hold past the limit is still logged: before, the
+     * ERROR came only from a {@code /health} request, so such a writer said nothing until the thread came back.
+     */
+    @Test
+    void aHoldPastTheLimitIsLoggedWhereNothingAsksForHealth() throws Exception {
+        ingestHoldLimitSeconds = 3;
+        java.util.concurrent.CountDownLatch release = startThenHoldTheIngestThread();
+        Logger logger = (Logger) LoggerFactory.getLogger(Ingestor.class);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        try {
+            await().atMost(WAIT).until(() -> !logged(log, "ingestion has not come back to its loop for ").isEmpty());
+            assertThat(logged(log, "ingestion has not come back to its loop for ")).singleElement()
+                    .satisfies(e -> assertThat(e.getLevel()).isEqualTo(Level.ERROR))
+                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("over --ingest-hold-limit (3 s)"));
+        } finally {
+            release.countDown();
+        }
+        await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
+        logger.detachAppender(log);
+    }
+
+    /** {@code --ingest-hold-limit 0}: a held thread is left to a human, however long it is held. */
+    @Test
+    void aHoldLimitOfZeroNeverFailsTheWriter() throws Exception {
+        ingestHoldLimitSeconds = 0;
+        java.util.concurrent.CountDownLatch release = startThenHoldTheIngestThread();
+        try {
+            await().atMost(WAIT).until(() -> !status().ready()); // held past the 1 s bound of these tests
+            assertThat(ingestor.failure()).isEmpty();
+        } finally {
+            release.countDown();
+        }
+        await().atMost(WAIT).until(() -> status().ready());
+    }
+
+    /** The events {@code log} holds whose message starts with {@code prefix}; read under the appender's own lock. */
+    private static List<ILoggingEvent> logged(ListAppender<ILoggingEvent> log, String prefix) {
+        synchronized (log) {
+            return log.list.stream().filter(e -> e.getFormattedMessage().startsWith(prefix)).toList();
+        }
     }
 
     @Test
