@@ -4,8 +4,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 
 /**
- * Logs a WARN at most once per interval and counts what it suppressed, so a flood of identical problems (bad records,
- * a stuck generation) cannot flood the log.
+ * Logs a WARN (or an ERROR) at most once per interval and counts what it suppressed, so a flood of identical problems
+ * (bad records, a stuck generation, a step retried every poll) cannot flood the log.
  */
 public final class RateLimitedLog {
     private final Logger logger;
@@ -19,14 +19,24 @@ public final class RateLimitedLog {
     }
 
     public void warn(String format, Object... args) {
+        log(false, format, args);
+    }
+
+    public void error(String format, Object... args) {
+        log(true, format, args);
+    }
+
+    private void log(boolean error, String format, Object... args) {
         long now = System.nanoTime();
         long allowed = nextAllowed.get();
         if ((allowed == Long.MIN_VALUE || now - allowed >= 0) && nextAllowed.compareAndSet(allowed, now + intervalNanos)) {
             long skipped = suppressed.getAndSet(0);
-            if (skipped > 0) {
-                logger.warn(format + " ({} similar warnings suppressed)", append(args, skipped));
+            String line = skipped > 0 ? format + " ({} similar messages suppressed)" : format;
+            Object[] values = skipped > 0 ? append(args, skipped) : args;
+            if (error) {
+                logger.error(line, values);
             } else {
-                logger.warn(format, args);
+                logger.warn(line, values);
             }
         } else {
             suppressed.incrementAndGet();

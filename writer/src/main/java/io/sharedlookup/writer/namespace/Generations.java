@@ -29,6 +29,8 @@ final class Generations {
     private final String nsLabel;
     private final LastError lastError;
     private final RateLimitedLog checkpointFailures = new RateLimitedLog(log, 60_000);
+    /** A publish that fails is retried after every poll (5 a second): one ERROR, then one a minute. */
+    private final RateLimitedLog publishFailures = new RateLimitedLog(log, 60_000);
 
     private GenerationFile live;
     private GenerationFile building;
@@ -146,7 +148,7 @@ final class Generations {
         } catch (IOException e) {
             String error = PUBLISH_FAILED + building.file().getFileName() + ": " + e.getMessage();
             lastError.stepFailed(error);
-            log.error("Namespace '{}': {}", nsLabel, error);
+            publishFailures.error("Namespace '{}': {}", nsLabel, error);
             return;
         }
         lastError.stepSucceeded(PUBLISH_FAILED);

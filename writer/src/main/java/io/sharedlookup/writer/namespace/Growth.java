@@ -71,6 +71,11 @@ final class Growth {
     private long nextFreeSpaceCheck = System.nanoTime();
     /** Growth is not tried again before this {@link System#nanoTime()} (a stepped wall clock cannot move it). */
     private long nextGrowthAttemptNanos = System.nanoTime();
+    /**
+     * Why growth last failed (every failure defers it): what a namespace too full to wait for the retry stalls with,
+     * rather than whatever else {@code lastError} shows (a failing checkpoint, say).
+     */
+    private String failure;
     /** UTF-8 sizes of what was stored, for the averages a bigger generation is sized with. */
     private long keyBytes;
     private long valueBytes;
@@ -266,13 +271,20 @@ final class Growth {
 
     private StalledException stallWhileFull() {
         long retryMillis = Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L);
-        String error = lastError.get();
-        if (error == null) { // the growth that failed was reported, and a record applied since cleared it
+        String error = failure;
+        if (error == null) { // never, as only a failure defers growth; said plainly all the same
             GenerationFile t = generations.target();
             error = "generation " + t.file().getFileName() + " is full (" + t.size() + " of " + t.capacity()
                     + " entries) and growth is retried later";
         }
         return lastError.stall(error, retryMillis);
+    }
+
+    /** Growth failed with {@code error}: kept for a stall, and shown unless a stall's message is. */
+    private String failed(String error) {
+        failure = error;
+        lastError.stepFailed(error);
+        return error;
     }
 
     /**
@@ -306,8 +318,7 @@ final class Growth {
         dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file,
                 e.toString()));
         defer(GROWTH_RETRY_MILLIS);
-        String error = "growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why;
-        lastError.stepFailed(error);
+        String error = failed("growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why);
         log.warn("Namespace '{}': {}", nsLabel, error);
     }
 
@@ -345,8 +356,7 @@ final class Growth {
                 // reported below
             }
             defer(GROWTH_RETRY_MILLIS);
-            String error = "cannot publish the grown generation: " + e.getMessage();
-            lastError.stepFailed(error);
+            String error = failed("cannot publish the grown generation: " + e.getMessage());
             log.error("Namespace '{}': {}", nsLabel, error);
             return false;
         }
@@ -371,8 +381,7 @@ final class Growth {
     private String growthFailed(String what, Throwable e) {
         long retryMillis = retryMillis(e);
         defer(retryMillis);
-        String error = what + " (retrying in " + retryMillis / 1000 + " s): " + e.getMessage();
-        lastError.stepFailed(error);
+        String error = failed(what + " (retrying in " + retryMillis / 1000 + " s): " + e.getMessage());
         growthFailures.warn("Namespace '{}': {}", nsLabel, error);
         return error;
     }

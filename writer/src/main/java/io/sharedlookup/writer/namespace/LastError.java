@@ -51,8 +51,11 @@ final class LastError {
         return new StalledException(error, retryMillis);
     }
 
-    /** A record was stored (or a key removed): the error that paused the topic, if any, is over. */
-    void recordStored() {
+    /**
+     * What the topic was paused for was done (a record stored, a key removed, the generation the records wait for
+     * created): the error that paused it, if any, is over.
+     */
+    void stallOver() {
         if (stalled) {
             stalled = false;
             error = null;

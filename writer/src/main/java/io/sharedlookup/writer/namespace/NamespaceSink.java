@@ -204,7 +204,7 @@ public final class NamespaceSink {
             if (target.remove(key, growth.writeLockNanos())) {
                 generations.markDirty();
             }
-            lastError.recordStored(); // a tombstone may have been what stalled (requireMarkedOpen above)
+            lastError.stallOver(); // a tombstone may have been what stalled (requireMarkedOpen above)
             return;
         }
         try {
@@ -227,7 +227,7 @@ public final class NamespaceSink {
             throw diskFull("cannot extend generation " + target.file().getFileName(), io);
         }
         growth.countStored(key, value);
-        lastError.recordStored();
+        lastError.stallOver();
     }
 
     /** The file system refused what a record needs ({@code what}): the record waits, retried every 2 s. */
@@ -248,6 +248,7 @@ public final class NamespaceSink {
                     StalledException.PAUSE_MILLIS);
         }
         generations.startBuilding(building);
+        lastError.stallOver(); // the pause was for this generation: over even when no record was held back for it
         log.info("Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)", nsLabel,
                 building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
                 Math.round(sizing.averageValueBytes()));

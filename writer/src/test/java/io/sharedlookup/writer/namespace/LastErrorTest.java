@@ -25,7 +25,7 @@ class LastErrorTest {
         assertThat(error.get()).isEqualTo(STALL);
         assertThat(error.stalledAt(System.nanoTime())).isTrue();
 
-        error.recordStored();
+        error.stallOver();
         assertThat(error.get()).as("a stored record ends the stall").isNull();
         error.stepFailed(GROWTH);
         assertThat(error.get()).as("no stall: the step's error shows").isEqualTo(GROWTH);
@@ -47,7 +47,7 @@ class LastErrorTest {
         error.stepFailed("cannot write the manifest: No space left on device");
         error.stepSucceeded("cannot publish generation ");
         assertThat(error.get()).startsWith("cannot write the manifest: ");
-        error.recordStored();
+        error.stallOver();
         assertThat(error.get()).as("records are stored while checkpoints fail: not a stall's end")
                 .startsWith("cannot write the manifest: ");
         error.stepSucceeded("cannot write the manifest: ");

@@ -84,4 +84,33 @@ class NamespaceSinkGrowthTest {
         assertThat(recovered.entries()).isEqualTo(11);
         sink.close(positions);
     }
+
+    /**
+     * The same stall on an empty topic: no record is held back for the generation, so none is stored when it can be
+     * made at last. Before, the stall's error stayed in {@code /namespaces} on the live namespace until a first record
+     * came (days, on a quiet topic), and hid every error after it.
+     */
+    @Test
+    void aGenerationThatCannotBeCreatedForAnEmptyTopicStallsAndRecoversWithoutARecord() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        NamespaceWriter writer = NamespaceWriter.open(layout, "quiet", StorePermissions.DEFAULT);
+        NamespaceSink sink = new NamespaceSink(new TopicBinding("quiet", "quiet"), writer, new WriterMetrics(),
+                Map.of());
+        Map<Integer, Long> offsets = Map.of(0, 0L);
+        Positions positions = topic -> offsets;
+        sink.start(offsets, offsets, -1, null);
+        Path dir = layout.namespaceDir("quiet");
+        TempTrees.delete(dir);
+        assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class);
+        assertThat(sink.status(Map.of(), null).lastError()).contains("cannot create a generation");
+
+        java.nio.file.Files.createDirectories(dir);
+        sink.afterBatch(true, positions);
+        NamespaceStatus recovered = sink.status(Map.of(), null);
+        assertThat(writer.published()).isPresent();
+        assertThat(recovered.state()).isEqualTo(NamespaceStatus.State.LIVE);
+        assertThat(recovered.lastError()).isNull();
+        assertThat(recovered.entries()).isZero();
+        sink.close(positions);
+    }
 }
