@@ -24,16 +24,16 @@ import picocli.CommandLine.Option;
 
 /** The command line: option declarations and their validation into a {@link WriterConfig}. */
 @Command(name = "shared-lookup-writer", mixinStandardHelpOptions = true, sortOptions = false,
-        versionProvider = WriterCommand.Version.class,
+        versionProvider = WriterVersion.class,
         description = "Consumes Kafka topics into a shared-lookup store directory and serves status, metrics and "
                 + "lookups over HTTP.",
         footer = {"", "Every option can also be set in the environment as SHARED_LOOKUP_<OPTION> (e.g. "
                 + "SHARED_LOOKUP_BOOTSTRAP_SERVERS) or in the --config properties file (bootstrap-servers=...). "
                 + "Precedence: command line > environment > config file > default. Repeatable options take "
                 + "comma-separated lists there.", "",
-                "Operator commands, read-only on a store (no JVM flag; '<command> --help' for each): inspect STORE, "
-                + "get STORE NAMESPACE KEY, dump STORE NAMESPACE, verify STORE NAMESPACE, diff STORE_A STORE_B "
-                + "NAMESPACE."})
+                "Operator commands, which read a store and never change it (no JVM flag; '<command> --help' for "
+                + "each): inspect STORE, get STORE NAMESPACE KEY, dump STORE NAMESPACE, verify STORE NAMESPACE, "
+                + "diff STORE_A STORE_B NAMESPACE, snapshot STORE NAMESPACE OUT (writes OUT)."})
 final class WriterCommand {
     // These descriptions are also the option table of docs/writer.md (WriterOptionsDocTest renders it from them).
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
@@ -345,14 +345,6 @@ final class WriterCommand {
             }
             throw new ConfigException("Invalid --max-value-bytes '" + text + "': use a positive size such as 1048576 "
                     + "or 1MiB, at most 2147483647 (2GiB minus one byte, e.g. 2047MiB)");
-        }
-    }
-
-    static final class Version implements picocli.CommandLine.IVersionProvider {
-        @Override
-        public String[] getVersion() {
-            String v = WriterCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"shared-lookup-writer " + (v == null ? "(development build)" : v)};
         }
     }
 }

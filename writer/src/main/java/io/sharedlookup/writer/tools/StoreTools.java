@@ -7,6 +7,7 @@ import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupException;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.writer.WriterVersion;
 import io.sharedlookup.writer.store.Snapshots;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
@@ -30,8 +31,9 @@ import picocli.CommandLine.Spec;
  * Exit codes: 0 success (found, equal), 1 a negative answer (absent, digests differ, stores differ), 2 bad arguments or
  * an unreadable store, each with one line on stderr saying what is wrong.
  */
-@Command(name = "shared-lookup-writer", mixinStandardHelpOptions = true,
-        description = "Operator commands: read-only on a store directory.",
+@Command(name = "shared-lookup-writer", mixinStandardHelpOptions = true, versionProvider = WriterVersion.class,
+        scope = CommandLine.ScopeType.INHERIT, // each command's --version prints the jar's too
+        description = "Operator commands: they read a store directory and never change it.",
         subcommands = {StoreTools.Inspect.class, StoreTools.Get.class, StoreTools.Dump.class, StoreTools.Verify.class,
                 StoreTools.Diff.class, StoreTools.Snapshot.class})
 public final class StoreTools {
@@ -74,14 +76,27 @@ public final class StoreTools {
             throw new ToolException("Store directory " + store + " does not exist or is not a directory: pass the "
                     + "writer's --store-dir");
         }
+        requireReadable(store, "Store directory ");
         return store;
+    }
+
+    /** Said as such, not as a missing namespace or a raw AccessDeniedException, which is what a newcomer met. */
+    private static void requireReadable(Path dir, String what) {
+        if (!Files.isReadable(dir) || !Files.isExecutable(dir)) {
+            throw new ToolException(what + dir + " is not readable by this user: run the command as a user in the "
+                    + "writer's group (store files and directories are group-readable)");
+        }
     }
 
     static String validNamespace(Path store, String namespace) {
         if (!NamespaceNames.isValid(namespace)) {
             throw new ToolException("'" + namespace + "' is not a namespace name ([A-Za-z0-9._-]{1,200})");
         }
-        if (!Files.isRegularFile(new StoreLayout(store).manifest(namespace), LinkOption.NOFOLLOW_LINKS)) {
+        StoreLayout layout = new StoreLayout(store);
+        if (Files.isDirectory(layout.namespaceDir(namespace), LinkOption.NOFOLLOW_LINKS)) {
+            requireReadable(layout.namespaceDir(namespace), "Namespace directory ");
+        }
+        if (!Files.isRegularFile(layout.manifest(namespace), LinkOption.NOFOLLOW_LINKS)) {
             throw new ToolException("No namespace '" + namespace + "' in " + store + " (no manifest; 'inspect "
                     + store + "' lists the namespaces)");
         }

@@ -41,6 +41,16 @@ class StoreToolsTest {
         return sum;
     }
 
+    /** Each command's {@code -V}, which its usage line offers, prints the jar's version (it printed nothing). */
+    @Test
+    void everyCommandsVersionOptionPrintsTheJarsVersion() {
+        for (String command : StoreTools.COMMANDS) {
+            Run r = run(command, "--version");
+            assertThat(r.rc()).as(command).isZero();
+            assertThat(r.out()).as(command).startsWith("shared-lookup-writer ");
+        }
+    }
+
     @Test
     void inspect_listsEachNamespaceWithGenerationEntriesOffsetsAndDigest() throws Exception {
         try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {

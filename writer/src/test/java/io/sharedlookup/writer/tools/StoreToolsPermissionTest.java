@@ -1,0 +1,134 @@
+package io.sharedlookup.writer.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sharedlookup.testing.TempTrees;
+import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.writer.WriterMain;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator commands run by a user outside the writer's group: they say that the directory is not readable, and
+ * what to do. Before, {@code get}, {@code dump}, {@code verify} and {@code snapshot} said "No namespace 'users'" and
+ * {@code inspect} printed a raw {@code AccessDeniedException}. When the tests run as root, the commands run in a JVM of
+ * their own as {@code nobody} (root reads anything), with the few class path entries they need copied where nobody can
+ * read them.
+ */
+class StoreToolsPermissionTest {
+    private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
+
+    private Path root;
+    private Path store;
+
+    @BeforeEach
+    void publish() throws IOException {
+        root = Files.createTempDirectory("tools-permissions");
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxr-xr-x"));
+        store = root.resolve("store");
+        TestStores.publish(store, "users", Map.of("1", "Ada")).close();
+    }
+
+    @AfterEach
+    void deleteRoot() throws IOException {
+        TempTrees.delete(root);
+    }
+
+    @Test
+    void anUnreadableStoreOrNamespaceDirectoryIsSaidSoNotTakenForAMissingNamespace() throws Exception {
+        // nobody is not in the writer's group (root's): the default 0750 keeps it out of the store directory
+        String closed = ROOT ? "rwxr-x---" : "---------";
+        Files.setPosixFilePermissions(store, PosixFilePermissions.fromString(closed));
+        for (String command : List.of("get", "dump", "verify", "inspect")) {
+            List<String> args = new ArrayList<>(List.of(command, store.toString()));
+            if (!command.equals("inspect")) {
+                args.add("users");
+            }
+            if (command.equals("get")) {
+                args.add("1");
+            }
+            String[] run = runAsAnotherUser(args);
+            assertThat(run[0]).as(command).isEqualTo("2");
+            assertThat(run[1]).as(command).isEqualTo("error: Store directory " + store + " is not readable by this "
+                    + "user: run the command as a user in the writer's group (store files and directories are "
+                    + "group-readable)\n");
+        }
+
+        Files.setPosixFilePermissions(store, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(store.resolve("users"), PosixFilePermissions.fromString(closed));
+        String[] run = runAsAnotherUser(List.of("get", store.toString(), "users", "1"));
+        assertThat(run[0]).isEqualTo("2");
+        assertThat(run[1]).startsWith("error: Namespace directory " + store.resolve("users") + " is not readable "
+                + "by this user: ");
+        Files.setPosixFilePermissions(store.resolve("users"), PosixFilePermissions.fromString("rwxr-x---"));
+    }
+
+    /** Exit code and stderr of the writer jar's command {@code args}, run by a user without access to the store. */
+    private String[] runAsAnotherUser(List<String> args) throws Exception {
+        if (!ROOT) { // the store is mode 000 here: this user is as good as another one
+            StringWriter err = new StringWriter();
+            int rc = StoreTools.run(args.toArray(String[]::new), new PrintWriter(new StringWriter()),
+                    new PrintWriter(err));
+            return new String[] {Integer.toString(rc), err.toString()};
+        }
+        List<String> command = new ArrayList<>(List.of("setpriv", "--reuid", "65534", "--regid", "65534",
+                "--clear-groups", Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                readableClassPath(), WriterMain.class.getName()));
+        command.addAll(args);
+        Process tool = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        String err = new String(tool.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(tool.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new String[] {Integer.toString(tool.exitValue()), err};
+    }
+
+    /** The writer's and reader-lib's classes, picocli and slf4j-api: all the operator commands load. */
+    private String readableClassPath() throws IOException {
+        Path lib = Files.createDirectories(root.resolve("lib"));
+        List<String> cp = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path source = Path.of(entry);
+            String unix = entry.replace('\\', '/');
+            String name = source.getFileName().toString();
+            if (unix.endsWith("writer/target/classes") || unix.endsWith("reader-lib/target/classes")
+                    || name.matches("shared-lookup-reader-[^-]+.*\\.jar") && !name.contains("tests")
+                    || name.startsWith("picocli-") || name.startsWith("slf4j-api-")) {
+                Path target = lib.resolve(cp.size() + "-" + name);
+                copy(source, target);
+                cp.add(target.toString());
+            }
+        }
+        assertThat(cp).as("writer, reader-lib, picocli, slf4j-api").hasSize(4);
+        return String.join(File.pathSeparator, cp);
+    }
+
+    private static void copy(Path source, Path target) throws IOException {
+        try (Stream<Path> files = Files.walk(source)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Path to = target.resolve(source.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(to);
+                    Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwxr-xr-x"));
+                } else {
+                    Files.createDirectories(to.getParent());
+                    Files.copy(f, to, StandardCopyOption.REPLACE_EXISTING);
+                    Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rw-r--r--"));
+                }
+            }
+        }
+    }
+}
