@@ -119,7 +119,8 @@ final class DemoFeed implements AutoCloseable {
                     StringBuilder line = new StringBuilder("reader-lib: users/42 = ").append(quoted(users.get("42")));
                     if (change != null) {
                         line.append("; last change sent: users/").append(change[0]).append(" -> ")
-                                .append(quoted(change[1])).append(", store has ").append(quoted(users.get(change[0])));
+                                .append(quoted(change[1])).append(", store has ")
+                                .append(quoted(arrived(users, change[0], change[1])));
                     }
                     out.println(line.append(" (").append(users.size()).append(" entries)"));
                 } catch (InterruptedException e) {
@@ -132,6 +133,20 @@ final class DemoFeed implements AutoCloseable {
         }, "shared-lookup-demo-show");
         shower.setDaemon(true);
         shower.start();
+    }
+
+    /**
+     * The store's value of {@code id} once it is {@code sent}, or after a second: a change sent a moment before the
+     * printout may not be applied yet, and a printout saying the store disagrees looks like a defect.
+     */
+    private static String arrived(Lookup users, String id, String sent) throws InterruptedException {
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        String value = users.get(id);
+        while (!java.util.Objects.equals(value, sent) && System.nanoTime() - deadline < 0) {
+            Thread.sleep(10);
+            value = users.get(id);
+        }
+        return value;
     }
 
     private static String quoted(String value) {
