@@ -25,8 +25,7 @@ public class GenerateChronicleNativeClasses {
             String source = (String) generateNative.invoke(null, acquire.invoke(null, type), simpleName);
             Path file = out.resolve(type.getPackageName().replace('.', '/')).resolve(simpleName + ".java");
             Files.createDirectories(file.getParent());
-            Files.writeString(file, source, StandardCharsets.UTF_8);
-            System.out.println("Generated " + file);
+            Files.writeString(file, source, StandardCharsets.UTF_8); // silently: a build with -q prints nothing
         }
     }
 }

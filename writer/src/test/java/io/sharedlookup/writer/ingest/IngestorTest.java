@@ -239,10 +239,7 @@ class IngestorTest {
     void failure_whileTheIngestThreadIsHeldUpPastTheHoldLimit_saysWhereAndClearsWhenItComesBack() throws Exception {
         ingestHoldLimitSeconds = 3;
         java.util.concurrent.CountDownLatch release = startThenHoldTheIngestThread();
-        Logger logger = (Logger) LoggerFactory.getLogger(Ingestor.class);
-        ListAppender<ILoggingEvent> log = new ListAppender<>();
-        log.start();
-        logger.addAppender(log);
+        ListAppender<ILoggingEvent> log = ingestorLog();
         try {
             // Not ready from the first bound on (1 s here); failed from the hold limit on, and not before: the hold
             // the failure names when it is first seen is at least the limit.
@@ -260,7 +257,7 @@ class IngestorTest {
         }
         await().atMost(WAIT).until(() -> ingestor.failure().isEmpty() && status().ready());
         await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
-        logger.detachAppender(log);
+        ingestorLogger().detachAppender(log);
         assertThat(logged(log, "")).filteredOn(e -> e.getLevel() == Level.ERROR)
                 .as("one ERROR for the hold, however often asked").hasSize(1);
         assertThat(logged(log, "Ingestion is back in its loop after ")).hasSize(1);
@@ -274,10 +271,7 @@ class IngestorTest {
     void aHoldPastTheLimitIsLoggedWhereNothingAsksForHealth() throws Exception {
         ingestHoldLimitSeconds = 3;
         java.util.concurrent.CountDownLatch release = startThenHoldTheIngestThread();
-        Logger logger = (Logger) LoggerFactory.getLogger(Ingestor.class);
-        ListAppender<ILoggingEvent> log = new ListAppender<>();
-        log.start();
-        logger.addAppender(log);
+        ListAppender<ILoggingEvent> log = ingestorLog();
         try {
             await().atMost(WAIT).until(() -> !logged(log, "ingestion has not come back to its loop for ").isEmpty());
             assertThat(logged(log, "ingestion has not come back to its loop for ")).singleElement()
@@ -287,7 +281,7 @@ class IngestorTest {
             release.countDown();
         }
         await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
-        logger.detachAppender(log);
+        ingestorLogger().detachAppender(log);
     }
 
     /** {@code --ingest-hold-limit 0}: a held thread is left to a human, however long it is held. */
@@ -302,6 +296,18 @@ class IngestorTest {
             release.countDown();
         }
         await().atMost(WAIT).until(() -> status().ready());
+    }
+
+    /** What the ingestor logs from now on, until {@code ingestorLogger().detachAppender} is called with it. */
+    private static ListAppender<ILoggingEvent> ingestorLog() {
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        ingestorLogger().addAppender(log);
+        return log;
+    }
+
+    private static Logger ingestorLogger() {
+        return (Logger) LoggerFactory.getLogger(Ingestor.class);
     }
 
     /** The events {@code log} holds whose message starts with {@code prefix}; read under the appender's own lock. */
@@ -379,10 +385,7 @@ class IngestorTest {
         consumer.updateEndOffsets(Map.of(P0, 1L));
         AtomicInteger attempts = new AtomicInteger();
         AtomicBoolean resolves = new AtomicBoolean();
-        Logger logger = (Logger) LoggerFactory.getLogger(Ingestor.class);
-        ListAppender<ILoggingEvent> log = new ListAppender<>();
-        log.start();
-        logger.addAppender(log);
+        ListAppender<ILoggingEvent> log = ingestorLog();
         try {
             start(() -> {
                 attempts.incrementAndGet();
@@ -400,7 +403,7 @@ class IngestorTest {
             await().atMost(WAIT).until(() -> status().ready());
             assertThat(lookup("1")).isEqualTo("Alice");
         } finally {
-            logger.detachAppender(log);
+            ingestorLogger().detachAppender(log);
         }
         assertThat(log.list).filteredOn(e -> e.getFormattedMessage().contains("do not resolve")).singleElement()
                 .satisfies(e -> assertThat(e.getLevel()).isEqualTo(Level.WARN))
