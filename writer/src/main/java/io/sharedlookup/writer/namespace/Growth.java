@@ -76,6 +76,8 @@ final class Growth {
      * rather than whatever else {@code lastError} shows (a failing checkpoint, say).
      */
     private String failure;
+    /** The last check stalled because the target is too full to wait for growth's retry: check the next record too. */
+    private boolean stalledTooFull;
     /** UTF-8 sizes of what was stored, for the averages a bigger generation is sized with. */
     private long keyBytes;
     private long valueBytes;
@@ -105,10 +107,13 @@ final class Growth {
     /** Within a batch: past {@link #GROW_NOW_AT} (or low on free space), grows now rather than after the batch. */
     void checkWithinBatch(Positions positions) {
         GenerationFile t = generations.target();
-        if (++opsSinceCheck < Math.max(RECORDS_PER_CHECK, t.capacity() >> 10)) {
+        // After a stall for being too full, the record read again is checked at once: counted as one more of the
+        // batch's records, it would be let in, and the next ones with it, until the next check.
+        if (!stalledTooFull && ++opsSinceCheck < Math.max(RECORDS_PER_CHECK, t.capacity() >> 10)) {
             return;
         }
         opsSinceCheck = 0;
+        stalledTooFull = false;
         if ((double) t.size() / t.capacity() >= GROW_NOW_AT || lowOnFreeSpace(t)) {
             if (growing != null) {
                 finish(positions, false);
@@ -270,6 +275,7 @@ final class Growth {
     }
 
     private StalledException stallWhileFull() {
+        stalledTooFull = true;
         long retryMillis = Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L);
         String error = failure;
         if (error == null) { // never, as only a failure defers growth; said plainly all the same

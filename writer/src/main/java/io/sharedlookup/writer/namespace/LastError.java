@@ -34,8 +34,7 @@ final class LastError {
 
     /**
      * The step whose errors start with {@code prefix} succeeded: its error, when it is the one shown, is over. Not
-     * while a stall is on: a stall whose message came from the step (growth stalls with whatever was shown) is over
-     * only when a record is stored.
+     * while a stall is on: a stall's message is over only when what the stall waited for is done ({@link #stallOver}).
      */
     void stepSucceeded(String prefix) {
         if (!stalled && error != null && error.startsWith(prefix)) {

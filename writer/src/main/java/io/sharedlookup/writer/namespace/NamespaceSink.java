@@ -213,6 +213,7 @@ public final class NamespaceSink {
             }
         } catch (EntryTooLargeException e) {
             metrics.oversize.labelValues(nsLabel).inc();
+            lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
             throw new RecordSkippedException(e.getMessage());
         } catch (GenerationUnusableException e) {
             throw new RebuildNeededException(e.getMessage());
