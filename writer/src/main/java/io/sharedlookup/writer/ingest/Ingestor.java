@@ -150,7 +150,7 @@ public final class Ingestor {
                 return watch;
             });
             long period = Math.min(HOLD_WATCH_NANOS, holdLimitNanos / 10);
-            holdWatch.scheduleWithFixedDelay(this::heldTooLong, period, period, TimeUnit.NANOSECONDS);
+            holdWatch.scheduleWithFixedDelay(this::watchForAHold, period, period, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -159,7 +159,7 @@ public final class Ingestor {
         stopping = true;
         stopSignal.countDown();
         if (holdWatch != null) {
-            holdWatch.shutdownNow();
+            holdWatch.shutdown(); // stopping makes its next look a no-op
         }
         Consumer<byte[], byte[]> made = consumer;
         if (made != null) { // else the ingest thread sees stopping once it has made one (connect)
@@ -189,7 +189,7 @@ public final class Ingestor {
     private Optional<String> heldTooLong() {
         long since = loopedAt;
         long away = System.nanoTime() - since;
-        if (holdLimitNanos == 0 || away < holdLimitNanos || stopping || !thread.isAlive()) {
+        if (holdLimitNanos == 0 || away < holdLimitNanos || stopping || failed || !thread.isAlive()) {
             return Optional.empty();
         }
         String why = notBackFor(away) + ", over --ingest-hold-limit (" + TimeUnit.NANOSECONDS.toSeconds(holdLimitNanos)
@@ -204,6 +204,15 @@ public final class Ingestor {
             }
         }
         return Optional.of(why);
+    }
+
+    /** The watch's look: a scheduled task that threw would silently never run again. */
+    private void watchForAHold() {
+        try {
+            heldTooLong();
+        } catch (RuntimeException e) {
+            log.warn("Cannot check whether the ingest thread is held up: {}", e.toString());
+        }
     }
 
     /**

@@ -255,9 +255,12 @@ class IngestorTest {
         } finally {
             release.countDown();
         }
-        await().atMost(WAIT).until(() -> ingestor.failure().isEmpty() && status().ready());
-        await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
-        ingestorLogger().detachAppender(log);
+        try {
+            await().atMost(WAIT).until(() -> ingestor.failure().isEmpty() && status().ready());
+            await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
+        } finally {
+            ingestorLogger().detachAppender(log);
+        }
         assertThat(logged(log, "")).filteredOn(e -> e.getLevel() == Level.ERROR)
                 .as("one ERROR for the hold, however often asked").hasSize(1);
         assertThat(logged(log, "Ingestion is back in its loop after ")).hasSize(1);
@@ -280,8 +283,11 @@ class IngestorTest {
         } finally {
             release.countDown();
         }
-        await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
-        ingestorLogger().detachAppender(log);
+        try {
+            await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
+        } finally {
+            ingestorLogger().detachAppender(log);
+        }
     }
 
     /** {@code --ingest-hold-limit 0}: a held thread is left to a human, however long it is held. */
