@@ -3,6 +3,7 @@ package io.sharedlookup.writer.namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterMetrics;
@@ -112,5 +113,55 @@ class NamespaceSinkGrowthTest {
         assertThat(recovered.lastError()).isNull();
         assertThat(recovered.entries()).isZero();
         sink.close(positions);
+    }
+    /**
+     * A namespace past 1.8 times its capacity whose growth failed stalls until growth may be tried again, and the
+     * record read again after the pause is checked before it goes in: it used to count as one more of the batch, so
+     * it and up to 63 after it went in while growth still waited (and storing it hid growth's failure).
+     */
+    @Test
+    void aNamespaceTooFullToWaitForGrowthLetsNoRecordInAtThePausesEnd() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        NamespaceWriter writer = NamespaceWriter.open(layout, "crowded", StorePermissions.DEFAULT);
+        NamespaceSink sink = new NamespaceSink(new TopicBinding("crowded", "crowded"), writer, new WriterMetrics(),
+                Map.of());
+        Map<Integer, Long> offsets = Map.of(0, 0L);
+        Positions positions = topic -> offsets;
+        sink.start(offsets, offsets, -1, null);
+        for (int i = 0; i < 10; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.afterBatch(true, positions); // published: the live generation
+        sink.apply("k10", "v10", positions); // the live generation changing, as it does below
+        long capacity = sink.status(Map.of(), null).capacity();
+
+        // No bigger generation can be made (the file system refuses its size), while the live one still takes
+        // records: the file size limit lies between what the live file grows to and what a bigger one needs.
+        try (OwnFileSizeLimit limit = OwnFileSizeLimit.lowerTo(100_000)) {
+            int next = 11;
+            StalledException stalled = null;
+            while (stalled == null && next < 3 * capacity) {
+                try {
+                    sink.apply("k" + next, "v" + next, positions);
+                    next++;
+                } catch (StalledException e) {
+                    stalled = e;
+                }
+            }
+            assertThat(stalled).as("a stall before 3 x capacity %d", capacity).isNotNull();
+            NamespaceStatus full = sink.status(Map.of(), null);
+            assertThat((double) full.entries() / capacity).isGreaterThanOrEqualTo(1.8);
+            assertThat(full.state()).isEqualTo(NamespaceStatus.State.STALLED);
+            assertThat(full.lastError()).contains("cannot grow");
+
+            // The pause is over; the same record is read again while growth still cannot be made.
+            String key = "k" + next;
+            String value = "v" + next;
+            assertThatThrownBy(() -> sink.apply(key, value, positions)).isInstanceOf(StalledException.class);
+            NamespaceStatus still = sink.status(Map.of(), null);
+            assertThat(still.entries()).isEqualTo(full.entries());
+            assertThat(still.lastError()).isEqualTo(full.lastError());
+        }
+        sink.abandon();
     }
 }
