@@ -317,6 +317,12 @@ class IngestorTest {
     }
 
     /** The events {@code log} holds whose message starts with {@code prefix}; read under the appender's own lock. */
+    /** The hold watch's threads alive in this JVM. */
+    private static List<Thread> watchThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("shared-lookup-ingest-watch") && t.isAlive()).toList();
+    }
+
     private static List<ILoggingEvent> logged(ListAppender<ILoggingEvent> log, String prefix) {
         synchronized (log) {
             return log.list.stream().filter(e -> e.getFormattedMessage().startsWith(prefix)).toList();
@@ -344,8 +350,10 @@ class IngestorTest {
         assertThat(lookup("1")).isNull();
         assertThat(lookup("3")).isNull();
 
+        assertThat(watchThreads()).isNotEmpty();
         ingestor.stop(Duration.ofSeconds(5));
         assertThat(consumer.closed()).isTrue();
+        await().atMost(WAIT).until(() -> watchThreads().isEmpty()); // the hold watch ends with the ingestor
         try (NamespaceWriter after = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT)) {
             assertThat(after.canResume()).isTrue();
             assertThat(after.published().orElseThrow().offsets()).isEqualTo(Map.of(0, 4L, 1, 2L));
