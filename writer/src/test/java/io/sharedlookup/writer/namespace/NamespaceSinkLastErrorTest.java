@@ -2,17 +2,24 @@ package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.OwnFileSizeLimit;
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.StorePermissions;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code lastError} as {@code /namespaces} shows it: a checkpoint that cannot write the manifest says so, and says so
@@ -46,6 +53,46 @@ class NamespaceSinkLastErrorTest {
         assertThat(Manifest.read(layout.manifest("users")).offsets()).isEqualTo(Map.of(0, 2L));
         assertThat(lastError(sink)).as("over once a checkpoint succeeds").isNull();
         sink.close(topic -> Map.of(0, 2L));
+    }
+
+    /**
+     * A rebuilt generation that cannot be published is retried after every poll: shown in {@code /namespaces} all the
+     * while, but logged as one ERROR rather than one per poll (five a second), and published once the manifest can be
+     * written.
+     */
+    @Test
+    void aRebuiltGenerationThatCannotBePublishedLogsOneErrorAndIsPublishedLater() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT);
+        NamespaceSink sink = new NamespaceSink(new TopicBinding("users", "users"), writer, new WriterMetrics(),
+                Map.of());
+        Map<Integer, Long> end = Map.of(0, 1L);
+        sink.start(Map.of(0, 0L), end, -1, null);
+        sink.apply("1", "Ada", topic -> end);
+        Logger generations = (Logger) LoggerFactory.getLogger(Generations.class);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        generations.addAppender(log);
+        try {
+            // A non-empty directory where the manifest goes: no manifest can be put in its place.
+            Path manifest = layout.manifest("users");
+            Files.createDirectories(manifest.resolve("in-the-way"));
+            for (int poll = 0; poll < 5; poll++) {
+                sink.afterBatch(true, topic -> end);
+            }
+            assertThat(writer.published()).isEmpty();
+            assertThat(lastError(sink)).startsWith("cannot publish generation g0000000001.cmap: ");
+            assertThat(log.list).filteredOn(e -> e.getLevel() == Level.ERROR).hasSize(1);
+
+            TempTrees.delete(manifest);
+            sink.afterBatch(true, topic -> end);
+            assertThat(writer.published()).isPresent();
+            assertThat(lastError(sink)).isNull();
+            assertThat(sink.status(Map.of(), null).entries()).isEqualTo(1);
+        } finally {
+            generations.detachAppender(log);
+        }
+        sink.close(topic -> end);
     }
 
     private static String lastError(NamespaceSink sink) {
