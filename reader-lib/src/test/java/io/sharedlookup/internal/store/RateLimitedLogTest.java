@@ -1,0 +1,97 @@
+package io.sharedlookup.internal.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Marker;
+import org.slf4j.event.Level;
+import org.slf4j.helpers.LegacyAbstractLogger;
+import org.slf4j.helpers.MessageFormatter;
+
+/** One line per interval, whatever the flood; what was left out is counted in the next line. */
+class RateLimitedLogTest {
+    private final Captured logger = new Captured();
+
+    @Test
+    void aFloodWithinTheIntervalLogsItsFirstLineOnly() {
+        RateLimitedLog log = new RateLimitedLog(logger, 60_000);
+        for (int i = 0; i < 100; i++) {
+            log.warn("record {} is bad", i);
+        }
+        assertThat(logger.lines).containsExactly("WARN record 0 is bad");
+    }
+
+    @Test
+    void theFirstLineAfterTheIntervalCountsWhatWasLeftOut() {
+        RateLimitedLog log = new RateLimitedLog(logger, 100);
+        int calls = 0;
+        while (logger.lines.size() < 2) { // no sleep: the flood goes on until the interval has passed
+            log.error("step failed: {}", "disk full");
+            calls++;
+        }
+        assertThat(calls).isGreaterThan(2);
+        assertThat(logger.lines).containsExactly("ERROR step failed: disk full",
+                "ERROR step failed: disk full (" + (calls - 2) + " similar messages suppressed)");
+    }
+
+    @Test
+    void aThrowableStaysLastSoItsStackTraceIsStillPrinted() {
+        RateLimitedLog log = new RateLimitedLog(logger, 100);
+        IllegalStateException cause = new IllegalStateException("boom");
+        int calls = 0;
+        while (logger.lines.size() < 2) {
+            log.warn("cannot {}", "publish", cause);
+            calls++;
+        }
+        assertThat(logger.lines.get(1)).isEqualTo("WARN cannot publish (" + (calls - 2)
+                + " similar messages suppressed)");
+        assertThat(logger.throwables).containsExactly(cause, cause);
+    }
+
+    /** A logger that keeps each line it is given, formatted, with its level. */
+    private static final class Captured extends LegacyAbstractLogger {
+        final List<String> lines = new ArrayList<>();
+        final List<Throwable> throwables = new ArrayList<>();
+
+        @Override
+        protected String getFullyQualifiedCallerName() {
+            return null;
+        }
+
+        @Override
+        protected void handleNormalizedLoggingCall(Level level, Marker marker, String pattern, Object[] arguments,
+                                                   Throwable throwable) {
+            lines.add(level + " " + MessageFormatter.basicArrayFormat(pattern, arguments));
+            if (throwable != null) {
+                throwables.add(throwable);
+            }
+        }
+
+        @Override
+        public boolean isTraceEnabled() {
+            return true;
+        }
+
+        @Override
+        public boolean isDebugEnabled() {
+            return true;
+        }
+
+        @Override
+        public boolean isInfoEnabled() {
+            return true;
+        }
+
+        @Override
+        public boolean isWarnEnabled() {
+            return true;
+        }
+
+        @Override
+        public boolean isErrorEnabled() {
+            return true;
+        }
+    }
+}
