@@ -221,6 +221,22 @@ final class Growth {
         }
     }
 
+    /**
+     * Before a rebuild: abandons a background copy, and forgets the replaced generation's growth failures, retry time
+     * and averages. Its new generation is sized from a new sample and grows when it fills, not held back by (or
+     * stalled with) a failure of the one it replaces.
+     */
+    void startOver() {
+        cancelQuietly();
+        failure = null;
+        stalledTooFull = false;
+        opsSinceCheck = 0;
+        nextGrowthAttemptNanos = System.nanoTime();
+        keyBytes = 0;
+        valueBytes = 0;
+        stored = 0;
+    }
+
     /** Chronicle's free space is below {@link #LOW_FREE_SPACE}; false when asked again too soon. */
     private boolean lowOnFreeSpace(GenerationFile t) {
         long now = System.nanoTime();

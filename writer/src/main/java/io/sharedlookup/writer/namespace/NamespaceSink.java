@@ -129,7 +129,7 @@ public final class NamespaceSink {
      */
     public Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end,
                                       String topicId) {
-        growth.cancelQuietly();
+        growth.startOver();
         generations.dropForRebuild();
         generations.recordTopicId(topicId);
         initialSizing.clear();

@@ -164,4 +164,48 @@ class NamespaceSinkGrowthTest {
         }
         sink.abandon();
     }
+
+    /**
+     * A rebuild starts growth afresh: a failure of the generation it replaces must not defer the new one's growth
+     * (the new generation used to fill up to 1.8 times its capacity and stall with the old, stale failure).
+     */
+    @Test
+    void aRebuildForgetsGrowthsFailuresOfTheGenerationItReplaces() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        NamespaceWriter writer = NamespaceWriter.open(layout, "again", StorePermissions.DEFAULT);
+        NamespaceSink sink = new NamespaceSink(new TopicBinding("again", "again"), writer, new WriterMetrics(),
+                Map.of());
+        Map<Integer, Long> offsets = Map.of(0, 0L);
+        Positions positions = topic -> offsets;
+        sink.start(offsets, offsets, -1, null);
+        for (int i = 0; i < 10; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.afterBatch(true, positions);
+        long capacity = sink.status(Map.of(), null).capacity();
+        int next = 10;
+        try (OwnFileSizeLimit limit = OwnFileSizeLimit.lowerTo(100_000)) {
+            while (sink.status(Map.of(), null).lastError() == null) { // until growth fails
+                sink.apply("k" + next, "v" + next++, positions);
+            }
+        }
+        assertThat(sink.status(Map.of(), null).lastError()).contains("cannot grow");
+
+        // Room again, and the topic was truncated: the namespace is rebuilt, and its new generation fills up.
+        sink.rebuild("truncated", offsets, offsets, null);
+        for (int i = 0; i < 10; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.afterBatch(true, positions);
+        for (int i = 10; i < 2 * capacity; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.afterBatch(true, positions);
+        NamespaceStatus grown = sink.status(Map.of(), null);
+        assertThat(grown.lastError()).isNull();
+        assertThat(grown.state()).isEqualTo(NamespaceStatus.State.LIVE);
+        assertThat(grown.capacity()).isGreaterThan(capacity);
+        assertThat(grown.entries()).isEqualTo(2 * capacity);
+        sink.close(positions);
+    }
 }
