@@ -93,8 +93,8 @@ final class LiveLookup implements Lookup {
             throw new NamespaceNotFoundException("No namespace '" + namespace + "' in store " + layout.storeDir()
                     + ": no writer has published it there yet (check the writer's --store-dir and --topic)");
         } catch (AccessDeniedException e) {
-            throw new SharedLookupException("Cannot read " + manifestFile + ": " + e
-                    + "; the reader needs read access to the store files (add its user to the writer's group)", e);
+            throw new SharedLookupException("Cannot read " + manifestFile + ": permission denied; the reader needs "
+                    + "read access to the store files (add its user to the writer's group)", e);
         } catch (IOException e) {
             throw new SharedLookupException("Cannot read " + manifestFile + ": " + e + " (check the store volume: "
                     + "the writer rewrites the manifest at its next checkpoint)", e);

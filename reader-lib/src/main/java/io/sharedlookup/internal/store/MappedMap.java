@@ -141,8 +141,8 @@ public final class MappedMap {
         try {
             return Uninterruptibly.call(() -> openUninterrupted(file, sequenceFile, layout));
         } catch (AccessDeniedException e) {
-            throw new StoreFormatException("Cannot map " + file + " for reading: " + e
-                    + " (the reader needs read permission on the store files: add its user to the writer's group)", e);
+            throw new StoreFormatException("Cannot map " + e.getFile() + " for reading: permission denied (the reader "
+                    + "needs read permission on the store files: add its user to the writer's group)", e);
         } catch (IOException e) {
             throw new StoreFormatException("Cannot map " + file + " for reading: " + e + " (a file of a published "
                     + "generation is gone or damaged: the reader follows the writer's next publish; if none comes, "

@@ -12,6 +12,8 @@ import io.sharedlookup.writer.store.Snapshots;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -80,12 +82,29 @@ public final class StoreTools {
         return store;
     }
 
-    /** Said as such, not as a missing namespace or a raw AccessDeniedException, which is what a newcomer met. */
-    private static void requireReadable(Path dir, String what) {
-        if (!Files.isReadable(dir) || !Files.isExecutable(dir)) {
-            throw new ToolException(what + dir + " is not readable by this user: run the command as a user in the "
+    /**
+     * Said as such, not as a missing namespace or a raw AccessDeniedException, which is what a newcomer met. A
+     * directory needs read and search permission, a file read permission.
+     */
+    private static void requireReadable(Path path, String what) {
+        if (!Files.isReadable(path) || Files.isDirectory(path) && !Files.isExecutable(path)) {
+            throw new ToolException(what + path + " is not readable by this user: run the command as a user in the "
                     + "writer's group (store files and directories are group-readable)");
         }
+    }
+
+    /** An I/O failure in one line: an {@code AccessDeniedException} and its kin say no more than a path. */
+    static String describe(IOException e) {
+        if (e instanceof AccessDeniedException denied) {
+            return denied.getFile() + ": permission denied";
+        }
+        if (e instanceof NoSuchFileException missing) {
+            return missing.getFile() + ": no such file or directory";
+        }
+        if (e instanceof FileSystemException fs && fs.getReason() == null) {
+            return fs.getMessage() + ": " + e.getClass().getSimpleName();
+        }
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
     static String validNamespace(Path store, String namespace) {
@@ -93,22 +112,31 @@ public final class StoreTools {
             throw new ToolException("'" + namespace + "' is not a namespace name ([A-Za-z0-9._-]{1,200})");
         }
         StoreLayout layout = new StoreLayout(store);
-        if (Files.isDirectory(layout.namespaceDir(namespace), LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.isDirectory(layout.namespaceDir(namespace))) {
             requireReadable(layout.namespaceDir(namespace), "Namespace directory ");
         }
         if (!Files.isRegularFile(layout.manifest(namespace), LinkOption.NOFOLLOW_LINKS)) {
             throw new ToolException("No namespace '" + namespace + "' in " + store + " (no manifest; 'inspect "
                     + store + "' lists the namespaces)");
         }
+        requireReadable(layout.manifest(namespace), "Manifest ");
         return namespace;
     }
 
     static Manifest manifest(Path store, String namespace) {
+        Path file = new StoreLayout(store).manifest(namespace);
         try {
-            return Manifest.read(new StoreLayout(store).manifest(namespace));
+            return Manifest.read(file);
         } catch (NoSuchFileException e) {
             throw new ToolException("No namespace '" + namespace + "' in " + store);
-        } catch (IOException | RuntimeException e) {
+        } catch (AccessDeniedException e) {
+            requireReadable(file, "Manifest ");
+            throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": "
+                    + describe(e));
+        } catch (IOException e) {
+            throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": "
+                    + describe(e));
+        } catch (RuntimeException e) {
             throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": "
                     + e.getMessage());
         }
@@ -244,7 +272,7 @@ public final class StoreTools {
             try {
                 taken = Snapshots.take(store, namespace, out, StorePermissions.DEFAULT);
             } catch (IOException e) {
-                throw new ToolException(e.getMessage());
+                throw new ToolException("Cannot take the snapshot: " + describe(e));
             }
             out().println("snapshot of '" + namespace + "': " + taken.entries() + " entries at "
                     + "offsets " + taken.manifest().offsets() + ", digest " + ContentDigest.hex(taken.digest())

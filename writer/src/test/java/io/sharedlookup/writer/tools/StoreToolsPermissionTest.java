@@ -66,11 +66,7 @@ class StoreToolsPermissionTest {
         // nobody is not in the writer's group (root's): the default 0750 keeps it out of the store directory
         String closed = ROOT ? "rwxr-x---" : "---------";
         Files.setPosixFilePermissions(store, PosixFilePermissions.fromString(closed));
-        if (ROOT) {
-            Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "util-linux setpriv is missing");
-        } else {
-            Assumptions.assumeFalse(Files.isReadable(store), "this user reads a directory of mode 000");
-        }
+        assumeAnotherUserCannotRead(store);
         for (String command : List.of("get", "dump", "verify", "inspect")) {
             List<String> args = new ArrayList<>(List.of(command, store.toString()));
             if (!command.equals("inspect")) {
@@ -95,26 +91,66 @@ class StoreToolsPermissionTest {
         Files.setPosixFilePermissions(store.resolve("users"), PosixFilePermissions.fromString("rwxr-x---"));
     }
 
-    /** Exit code and stderr of the writer jar's command {@code args}, run by a user without access to the store. */
+    /**
+     * Directories open, the manifest not: every command names the manifest and what to do. Before, {@code snapshot}
+     * said nothing but the manifest's path, {@code inspect} listed the namespace as unreadable with the same path,
+     * and the others printed a raw {@code AccessDeniedException}.
+     */
+    @Test
+    void anUnreadableManifestIsSaidSo() throws Exception {
+        Files.setPosixFilePermissions(store, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(store.resolve("users"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path manifest = store.resolve("users").resolve("manifest.properties");
+        Files.setPosixFilePermissions(manifest, PosixFilePermissions.fromString("---------"));
+        assumeAnotherUserCannotRead(manifest);
+        String said = "Manifest " + manifest + " is not readable by this user: run the command as a user in the "
+                + "writer's group (store files and directories are group-readable)";
+        for (String command : List.of("get", "dump", "verify", "snapshot")) {
+            List<String> args = new ArrayList<>(List.of(command, store.toString(), "users"));
+            if (command.equals("get")) {
+                args.add("1");
+            }
+            if (command.equals("snapshot")) {
+                args.add(root.resolve("snapshot").toString());
+            }
+            String[] run = runAsAnotherUser(args);
+            assertThat(run[0]).as(command).isEqualTo("2");
+            assertThat(run[1]).as(command).endsWith("error: " + said + "\n");
+        }
+        String[] inspect = runAsAnotherUser(List.of("inspect", store.toString()));
+        assertThat(inspect[2]).contains("users\n  unreadable   " + said + "\n");
+    }
+
+    private void assumeAnotherUserCannotRead(Path file) {
+        if (ROOT) {
+            Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "util-linux setpriv is missing");
+        } else {
+            Assumptions.assumeFalse(Files.isReadable(file), "this user reads what has mode 000");
+        }
+    }
+
+    /** Exit code, stderr and stdout of the writer jar's command {@code args}, run by a user without access to the store. */
     private String[] runAsAnotherUser(List<String> args) throws Exception {
         if (!ROOT) { // the store is mode 000 here: this user is as good as another one
+            StringWriter out = new StringWriter();
             StringWriter err = new StringWriter();
-            int rc = StoreTools.run(args.toArray(String[]::new), new PrintWriter(new StringWriter()),
-                    new PrintWriter(err));
-            return new String[] {Integer.toString(rc), err.toString()};
+            int rc = StoreTools.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
+            return new String[] {Integer.toString(rc), err.toString(), out.toString()};
         }
         List<String> command = new ArrayList<>(List.of("setpriv", "--reuid", "65534", "--regid", "65534",
                 "--clear-groups", Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 readableClassPath(), WriterMain.class.getName()));
         command.addAll(args);
         Path errFile = root.resolve("tool.err");
-        Process tool = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(errFile.toFile()).start();
+        Path outFile = root.resolve("tool.out");
+        Process tool = new ProcessBuilder(command).redirectOutput(outFile.toFile()).redirectError(errFile.toFile())
+                .start();
         if (!tool.waitFor(60, TimeUnit.SECONDS)) {
             tool.destroyForcibly();
             throw new AssertionError("the command did not end within 60 s: " + command);
         }
-        return new String[] {Integer.toString(tool.exitValue()), Files.readString(errFile, StandardCharsets.UTF_8)};
+        return new String[] {Integer.toString(tool.exitValue()), Files.readString(errFile, StandardCharsets.UTF_8),
+                Files.readString(outFile, StandardCharsets.UTF_8)};
     }
 
     /** The writer's and reader-lib's classes, picocli and slf4j-api: all the operator commands load. */
