@@ -147,7 +147,7 @@ final class Generations {
             writer.publish(building, topic, positions.of(topic), true, attributes);
         } catch (IOException e) {
             String error = PUBLISH_FAILED + building.file().getFileName() + ": " + e.getMessage();
-            lastError.stepFailed(error);
+            lastError.stepFailed(PUBLISH_FAILED, error);
             publishFailures.error("Namespace '{}': {}", nsLabel, error);
             return;
         }
@@ -176,7 +176,8 @@ final class Generations {
             dirty = false;
         }
         sizing = newSizing;
-        lastError.clear();
+        lastError.stepSucceeded(LastError.GROWTH);
+        lastError.stallOver(); // a stall for room (a full generation, one left locked) ends with the new one
         log.info("Namespace '{}': switched to generation {} ({} entries, capacity {})", nsLabel,
                 next.file().getFileName(), next.size(), newSizing.entries());
     }
@@ -199,7 +200,7 @@ final class Generations {
         } catch (IOException e) {
             // Retried at every checkpoint (several a second): one WARN a minute says it, lastError shows it.
             String error = CHECKPOINT_FAILED + e.getMessage();
-            lastError.stepFailed(error);
+            lastError.stepFailed(CHECKPOINT_FAILED, error);
             checkpointFailures.warn("Namespace '{}': {}", nsLabel, error);
         }
     }

@@ -71,11 +71,6 @@ final class Growth {
     private long nextFreeSpaceCheck = System.nanoTime();
     /** Growth is not tried again before this {@link System#nanoTime()} (a stepped wall clock cannot move it). */
     private long nextGrowthAttemptNanos = System.nanoTime();
-    /**
-     * Why growth last failed (every failure defers it): what a namespace too full to wait for the retry stalls with,
-     * rather than whatever else {@code lastError} shows (a failing checkpoint, say).
-     */
-    private String failure;
     /** The last check stalled because the target is too full to wait for growth's retry: check the next record too. */
     private boolean stalledTooFull;
     /** UTF-8 sizes of what was stored, for the averages a bigger generation is sized with. */
@@ -222,13 +217,12 @@ final class Growth {
     }
 
     /**
-     * Before a rebuild: abandons a background copy, and forgets the replaced generation's growth failures, retry time
-     * and averages. Its new generation is sized from a new sample and grows when it fills, not held back by (or
-     * stalled with) a failure of the one it replaces.
+     * Before a rebuild: abandons a background copy and forgets growth's retry time and averages (the rebuild clears
+     * {@code lastError}, its failures with it). The new generation is sized from a new sample and grows when it fills,
+     * not held back by (or stalled with) a failure of the one it replaces.
      */
     void startOver() {
         cancelQuietly();
-        failure = null;
         stalledTooFull = false;
         opsSinceCheck = 0;
         nextGrowthAttemptNanos = System.nanoTime();
@@ -293,8 +287,9 @@ final class Growth {
     private StalledException stallWhileFull() {
         stalledTooFull = true;
         long retryMillis = Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L);
-        String error = failure;
-        if (error == null) { // never, as only a failure defers growth; said plainly all the same
+        // growth's own failure, rather than whatever else lastError shows (a failing checkpoint, say)
+        String error = lastError.failing(LastError.GROWTH);
+        if (error == null) { // rare: a switch ended growth's failure while its retry time still stands
             GenerationFile t = generations.target();
             error = "generation " + t.file().getFileName() + " is full (" + t.size() + " of " + t.capacity()
                     + " entries) and growth is retried later";
@@ -304,8 +299,7 @@ final class Growth {
 
     /** Growth failed with {@code error}: kept for a stall, and shown unless a stall's message is. */
     private String failed(String error) {
-        failure = error;
-        lastError.stepFailed(error);
+        lastError.stepFailed(LastError.GROWTH, error);
         return error;
     }
 

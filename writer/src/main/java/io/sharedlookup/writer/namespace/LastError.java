@@ -1,11 +1,20 @@
 package io.sharedlookup.writer.namespace;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * A namespace's last error as {@code /namespaces} shows it ({@code lastError}), and whether its topic is paused
- * because of it (state {@code STALLED}). Set by whichever part of the sink failed; cleared when that part succeeds
- * again, or when a record is stored after a stall.
+ * because of it (state {@code STALLED}). A stall's message shows while the stall lasts; otherwise the error of the
+ * step that failed most recently among those still failing (a checkpoint, a publish, growth), so that one step
+ * succeeding does not hide another that still fails.
  */
 final class LastError {
+    /** The step key growth reports under: its failures end when a grown or replaced generation is switched to. */
+    static final String GROWTH = "growth";
+
+    /** Steps failing now, by key, the most recent failure last. */
+    private final Map<String, String> failingSteps = new LinkedHashMap<>();
     private String error;
     /** Whether the topic is paused because this namespace could not take a record, and until when (nanoTime). */
     private boolean stalled;
@@ -16,29 +25,31 @@ final class LastError {
     }
 
     void clear() {
+        failingSteps.clear();
         error = null;
         stalled = false;
     }
 
     /**
-     * A step failed (a checkpoint, a publish, growth; {@code error} starts with the step's own prefix): shown unless
-     * a stall is, whose message says what to do about the cause they most likely share (a full volume refuses the
-     * manifest and the bigger generation too). Only a new stall replaces a stall's message, so that it does not
-     * alternate with a step's every time that step is retried.
+     * Step {@code step} failed with {@code error}: shown unless a stall is, whose message says what to do about the
+     * cause they most likely share (a full volume refuses the manifest and the bigger generation too). Only a new
+     * stall replaces a stall's message, so that it does not alternate with a step's every time that step is retried.
      */
-    void stepFailed(String error) {
+    void stepFailed(String step, String error) {
+        failingSteps.remove(step); // re-inserted last: the most recent
+        failingSteps.put(step, error);
         if (!stalled) {
             this.error = error;
         }
     }
 
     /**
-     * The step whose errors start with {@code prefix} succeeded: its error, when it is the one shown, is over. Not
-     * while a stall is on: a stall's message is over only when what the stall waited for is done ({@link #stallOver}).
+     * Step {@code step} succeeded: its error is over, and another step's that still fails shows instead. Not while a
+     * stall is on: a stall's message is over only when what the stall waited for is done ({@link #stallOver}).
      */
-    void stepSucceeded(String prefix) {
-        if (!stalled && error != null && error.startsWith(prefix)) {
-            error = null;
+    void stepSucceeded(String step) {
+        if (failingSteps.remove(step) != null && !stalled) {
+            error = latestFailingStep();
         }
     }
 
@@ -52,17 +63,30 @@ final class LastError {
 
     /**
      * What the topic was paused for was done (a record stored, a key removed, the generation the records wait for
-     * created): the error that paused it, if any, is over.
+     * created): the error that paused it, if any, is over; a step still failing shows instead.
      */
     void stallOver() {
         if (stalled) {
             stalled = false;
-            error = null;
+            error = latestFailingStep();
         }
+    }
+
+    /** Step {@code step}'s error while it fails, else null. */
+    String failing(String step) {
+        return failingSteps.get(step);
     }
 
     /** Whether the topic is still paused for a stall at {@code nowNanos}. */
     boolean stalledAt(long nowNanos) {
         return stalled && nowNanos - stalledUntilNanos < 0;
+    }
+
+    private String latestFailingStep() {
+        String latest = null;
+        for (String e : failingSteps.values()) {
+            latest = e;
+        }
+        return latest;
     }
 }

@@ -343,8 +343,13 @@ public final class NamespaceSink {
         long capacity = t == null ? 0 : t.capacity();
         NamespaceStatus.State state;
         long now = System.nanoTime();
-        if (lastError.get() != null && (growth.deferred(now) || lastError.stalledAt(now))) {
+        String error = lastError.get();
+        String growthFailure = lastError.failing(LastError.GROWTH);
+        if (lastError.stalledAt(now)) {
             state = NamespaceStatus.State.STALLED;
+        } else if (growthFailure != null && growth.deferred(now)) {
+            state = NamespaceStatus.State.STALLED; // waiting for growth's retry: its failure says why
+            error = growthFailure;
         } else if (generations.building() != null || initialSizing.sampling()) {
             state = NamespaceStatus.State.REBUILDING;
         } else if (generations.live() != null) {
@@ -367,7 +372,7 @@ public final class NamespaceSink {
             metrics.contentDigest.labelValues(nsLabel).set(digest & WriterMetrics.DIGEST_GAUGE_MASK);
         }
         return new NamespaceStatus(nsLabel, binding.topic(), state, generation, entries, capacity,
-                capacity == 0 ? 0 : (double) entries / capacity, lag, lastUpdateMillis, lastError.get(),
+                capacity == 0 ? 0 : (double) entries / capacity, lag, lastUpdateMillis, error,
                 isPublishedAndCaughtUp(), notReadyReason, published == null ? Map.of() : published.offsets(), digest);
     }
 }

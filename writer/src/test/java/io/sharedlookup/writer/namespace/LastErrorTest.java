@@ -6,35 +6,38 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rules of the one {@code lastError} slot that every part of a namespace's sink reports through: a stall's
- * message, which says what to do, stays until a record is stored; a step's error (checkpoint, publish, growth) shows
- * when no stall does and goes when that step succeeds. Growth has no other way to report than these (there is no
- * plain setter), so its retries during a full-volume stall no longer replace the stall's advice every few seconds.
+ * message, which says what to do, stays until what the stall waited for is done; otherwise the error of the step
+ * that failed most recently among those still failing (checkpoint, publish, growth) shows, so that one step
+ * succeeding does not hide another that still fails. Growth's retries during a full-volume stall do not replace the
+ * stall's advice every few seconds.
  */
 class LastErrorTest {
+    private static final String CHECKPOINT = "checkpoint";
     private static final String STALL = "cannot extend generation g0000000002.cmap (File too large); free disk space, "
             + "the writer retries every 2 s by itself";
     private static final String GROWTH = "cannot create a generation of 4000 entries (retrying in 2 s): File too large";
+    private static final String MANIFEST = "cannot write the manifest: File too large";
 
     @Test
-    void aStepThatFailsDuringAStallLeavesTheStallsMessage() {
+    void aStepThatFailsDuringAStallLeavesTheStallsMessageAndShowsWhenTheStallIsOver() {
         LastError error = new LastError();
         error.stall(STALL, 2000);
-        error.stepFailed(GROWTH);
-        error.stepFailed("cannot write the manifest: File too large");
-        error.stepSucceeded("cannot write the manifest: ");
+        error.stepFailed(LastError.GROWTH, GROWTH);
+        error.stepFailed(CHECKPOINT, MANIFEST);
+        error.stepSucceeded(CHECKPOINT);
         assertThat(error.get()).isEqualTo(STALL);
         assertThat(error.stalledAt(System.nanoTime())).isTrue();
 
         error.stallOver();
-        assertThat(error.get()).as("a stored record ends the stall").isNull();
-        error.stepFailed(GROWTH);
-        assertThat(error.get()).as("no stall: the step's error shows").isEqualTo(GROWTH);
+        assertThat(error.get()).as("a stored record ends the stall; growth still fails").isEqualTo(GROWTH);
+        error.stepSucceeded(LastError.GROWTH);
+        assertThat(error.get()).isNull();
     }
 
     @Test
     void aNewStallReplacesAStepsErrorAndAnEarlierStall() {
         LastError error = new LastError();
-        error.stepFailed(GROWTH);
+        error.stepFailed(LastError.GROWTH, GROWTH);
         error.stall("generation g1 is full", 1000);
         assertThat(error.get()).isEqualTo("generation g1 is full");
         error.stall(STALL, 2000);
@@ -44,13 +47,35 @@ class LastErrorTest {
     @Test
     void aStepsErrorGoesWhenThatStepSucceedsAndNotWhenAnotherDoes() {
         LastError error = new LastError();
-        error.stepFailed("cannot write the manifest: No space left on device");
-        error.stepSucceeded("cannot publish generation ");
-        assertThat(error.get()).startsWith("cannot write the manifest: ");
+        error.stepFailed(CHECKPOINT, MANIFEST);
+        error.stepSucceeded("publish");
+        assertThat(error.get()).isEqualTo(MANIFEST);
         error.stallOver();
         assertThat(error.get()).as("records are stored while checkpoints fail: not a stall's end")
-                .startsWith("cannot write the manifest: ");
-        error.stepSucceeded("cannot write the manifest: ");
+                .isEqualTo(MANIFEST);
+        error.stepSucceeded(CHECKPOINT);
         assertThat(error.get()).isNull();
+    }
+
+    /** Before, a checkpoint succeeding again hid growth's failure until growth's next retry (up to 30 s). */
+    @Test
+    void aStepThatSucceedsRevealsTheOneStillFailing() {
+        LastError error = new LastError();
+        error.stepFailed(LastError.GROWTH, GROWTH);
+        error.stepFailed(CHECKPOINT, MANIFEST);
+        assertThat(error.get()).as("the most recent failure").isEqualTo(MANIFEST);
+        assertThat(error.failing(LastError.GROWTH)).isEqualTo(GROWTH);
+        error.stepSucceeded(CHECKPOINT);
+        assertThat(error.get()).isEqualTo(GROWTH);
+
+        error.stepFailed(CHECKPOINT, MANIFEST);
+        error.stepFailed(LastError.GROWTH, GROWTH + " again");
+        assertThat(error.get()).isEqualTo(GROWTH + " again");
+        error.stepSucceeded(LastError.GROWTH);
+        assertThat(error.get()).isEqualTo(MANIFEST);
+        assertThat(error.failing(LastError.GROWTH)).isNull();
+        error.clear();
+        assertThat(error.get()).isNull();
+        assertThat(error.failing(CHECKPOINT)).isNull();
     }
 }
