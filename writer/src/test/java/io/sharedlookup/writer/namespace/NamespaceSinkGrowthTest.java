@@ -114,6 +114,7 @@ class NamespaceSinkGrowthTest {
         assertThat(recovered.entries()).isZero();
         sink.close(positions);
     }
+
     /**
      * A namespace past 1.8 times its capacity whose growth failed stalls until growth may be tried again, and the
      * record read again after the pause is checked before it goes in: it used to count as one more of the batch, so
@@ -121,23 +122,12 @@ class NamespaceSinkGrowthTest {
      */
     @Test
     void aNamespaceTooFullToWaitForGrowthLetsNoRecordInAtThePausesEnd() throws Exception {
-        StoreLayout layout = new StoreLayout(store);
-        NamespaceWriter writer = NamespaceWriter.open(layout, "crowded", StorePermissions.DEFAULT);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding("crowded", "crowded"), writer, new WriterMetrics(),
-                Map.of());
-        Map<Integer, Long> offsets = Map.of(0, 0L);
-        Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1, null);
-        for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v" + i, positions);
-        }
-        sink.afterBatch(true, positions); // published: the live generation
+        Positions positions = topic -> Map.of(0, 0L);
+        NamespaceSink sink = publishedWithTenEntries("crowded", positions);
         sink.apply("k10", "v10", positions); // the live generation changing, as it does below
         long capacity = sink.status(Map.of(), null).capacity();
 
-        // No bigger generation can be made (the file system refuses its size), while the live one still takes
-        // records: the file size limit lies between what the live file grows to and what a bigger one needs.
-        try (OwnFileSizeLimit limit = OwnFileSizeLimit.lowerTo(100_000)) {
+        try (OwnFileSizeLimit limit = noBiggerGeneration()) {
             int next = 11;
             StalledException stalled = null;
             while (stalled == null && next < 3 * capacity) {
@@ -171,25 +161,16 @@ class NamespaceSinkGrowthTest {
      */
     @Test
     void aRebuildForgetsGrowthsFailuresOfTheGenerationItReplaces() throws Exception {
-        StoreLayout layout = new StoreLayout(store);
-        NamespaceWriter writer = NamespaceWriter.open(layout, "again", StorePermissions.DEFAULT);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding("again", "again"), writer, new WriterMetrics(),
-                Map.of());
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1, null);
-        for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v" + i, positions);
-        }
-        sink.afterBatch(true, positions);
+        NamespaceSink sink = publishedWithTenEntries("again", positions);
         long capacity = sink.status(Map.of(), null).capacity();
-        int next = 10;
-        try (OwnFileSizeLimit limit = OwnFileSizeLimit.lowerTo(100_000)) {
-            while (sink.status(Map.of(), null).lastError() == null) { // until growth fails
-                sink.apply("k" + next, "v" + next++, positions);
+        try (OwnFileSizeLimit limit = noBiggerGeneration()) {
+            for (int next = 10; sink.status(Map.of(), null).lastError() == null && next < 3 * capacity; next++) {
+                sink.apply("k" + next, "v" + next, positions);
             }
         }
-        assertThat(sink.status(Map.of(), null).lastError()).contains("cannot grow");
+        assertThat(sink.status(Map.of(), null).lastError()).as("growth failed").contains("cannot grow");
 
         // Room again, and the topic was truncated: the namespace is rebuilt, and its new generation fills up.
         sink.rebuild("truncated", offsets, offsets, null);
@@ -207,5 +188,27 @@ class NamespaceSinkGrowthTest {
         assertThat(grown.capacity()).isGreaterThan(capacity);
         assertThat(grown.entries()).isEqualTo(2 * capacity);
         sink.close(positions);
+    }
+
+    /** A new sink for {@code namespace} whose first generation, sized for and holding ten small entries, is live. */
+    private NamespaceSink publishedWithTenEntries(String namespace, Positions positions) throws Exception {
+        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        NamespaceSink sink = new NamespaceSink(new TopicBinding(namespace, namespace), writer, new WriterMetrics(),
+                Map.of());
+        sink.start(positions.of(namespace), positions.of(namespace), -1, null);
+        for (int i = 0; i < 10; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.afterBatch(true, positions);
+        return sink;
+    }
+
+    /**
+     * No bigger generation can be made (the file system refuses its size) while the live one still takes records:
+     * this JVM's file size limit lies between what a generation of {@link #publishedWithTenEntries} grows to at 1.8
+     * times its capacity (about 60 KB) and what a bigger one needs from the start (about 119 KB).
+     */
+    private static OwnFileSizeLimit noBiggerGeneration() throws Exception {
+        return OwnFileSizeLimit.lowerTo(100_000);
     }
 }
