@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Marker;
 import org.slf4j.event.Level;
@@ -27,7 +28,8 @@ class RateLimitedLogTest {
     void theFirstLineAfterTheIntervalCountsWhatWasLeftOut() {
         RateLimitedLog log = new RateLimitedLog(logger, 100);
         int calls = 0;
-        while (logger.lines.size() < 2) { // no sleep: the flood goes on until the interval has passed
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (logger.lines.size() < 2 && System.nanoTime() < deadline) { // no sleep: flooding until the interval ends
             log.error("step failed: {}", "disk full");
             calls++;
         }
@@ -41,7 +43,8 @@ class RateLimitedLogTest {
         RateLimitedLog log = new RateLimitedLog(logger, 100);
         IllegalStateException cause = new IllegalStateException("boom");
         int calls = 0;
-        while (logger.lines.size() < 2) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (logger.lines.size() < 2 && System.nanoTime() < deadline) {
             log.warn("cannot {}", "publish", cause);
             calls++;
         }

@@ -191,7 +191,10 @@ final class Generations {
         Map<Integer, Long> offsets = positions.of(topic);
         Manifest current = writer.published().orElse(null);
         if (!dirty && current != null && current.offsets().equals(offsets) && current.caughtUp() == caughtUp) {
-            return; // nothing new: do not rewrite the manifest readers poll
+            // Nothing new: do not rewrite the manifest readers poll. It says what a checkpoint would (a publish
+            // wrote it since), so a checkpoint that failed before is over.
+            lastError.stepSucceeded(CHECKPOINT_FAILED);
+            return;
         }
         try {
             writer.checkpoint(offsets, caughtUp, dirty);

@@ -130,6 +130,8 @@ final class Growth {
             GenerationFile t = generations.target();
             if ((double) t.size() / t.capacity() >= Fill.GROW_AT || lowOnFreeSpace(t)) {
                 startGrowth();
+            } else if (!deferred(System.nanoTime())) {
+                lastError.stepSucceeded(LastError.GROWTH); // no longer needed (entries removed): its failure is over
             }
         }
     }

@@ -77,6 +77,16 @@ final class LastError {
         return failingSteps.get(step);
     }
 
+    /**
+     * What {@code /namespaces} shows, {@code growthWaits} saying whether growth waits for its retry time (the state is
+     * then STALLED): a stall's message until what it waited for is done, past its pause too; else, while growth
+     * waits, growth's failure, which says why; else {@link #get()}.
+     */
+    String shown(boolean growthWaits) {
+        String growth = failingSteps.get(GROWTH);
+        return !stalled && growthWaits && growth != null ? growth : error;
+    }
+
     /** Whether the topic is still paused for a stall at {@code nowNanos}. */
     boolean stalledAt(long nowNanos) {
         return stalled && nowNanos - stalledUntilNanos < 0;

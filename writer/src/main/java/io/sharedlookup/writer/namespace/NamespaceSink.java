@@ -343,13 +343,10 @@ public final class NamespaceSink {
         long capacity = t == null ? 0 : t.capacity();
         NamespaceStatus.State state;
         long now = System.nanoTime();
-        String error = lastError.get();
-        String growthFailure = lastError.failing(LastError.GROWTH);
-        if (lastError.stalledAt(now)) {
+        boolean growthWaits = growth.deferred(now);
+        String error = lastError.shown(growthWaits);
+        if (lastError.stalledAt(now) || growthWaits && lastError.failing(LastError.GROWTH) != null) {
             state = NamespaceStatus.State.STALLED;
-        } else if (growthFailure != null && growth.deferred(now)) {
-            state = NamespaceStatus.State.STALLED; // waiting for growth's retry: its failure says why
-            error = growthFailure;
         } else if (generations.building() != null || initialSizing.sampling()) {
             state = NamespaceStatus.State.REBUILDING;
         } else if (generations.live() != null) {

@@ -30,9 +30,11 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -316,13 +318,14 @@ class IngestorTest {
         return (Logger) LoggerFactory.getLogger(Ingestor.class);
     }
 
-    /** The events {@code log} holds whose message starts with {@code prefix}; read under the appender's own lock. */
     /** The hold watch's threads alive in this JVM. */
-    private static List<Thread> watchThreads() {
+    private static Set<Thread> watchThreads() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals("shared-lookup-ingest-watch") && t.isAlive()).toList();
+                .filter(t -> t.getName().equals("shared-lookup-ingest-watch") && t.isAlive())
+                .collect(Collectors.toSet());
     }
 
+    /** The events {@code log} holds whose message starts with {@code prefix}; read under the appender's own lock. */
     private static List<ILoggingEvent> logged(ListAppender<ILoggingEvent> log, String prefix) {
         synchronized (log) {
             return log.list.stream().filter(e -> e.getFormattedMessage().startsWith(prefix)).toList();
@@ -331,6 +334,7 @@ class IngestorTest {
 
     @Test
     void pollLoop_recordsOfEveryPartition_reachReadersOnceCaughtUpAndTheStopIsClean() throws Exception {
+        Set<Thread> othersWatches = watchThreads(); // left by other tests' writers, if any
         startReading(Map.of(P0, 0L, P1, 0L), Map.of(P0, 4L, P1, 2L));
         atNextPoll(() -> {
             consumer.addRecord(record(P0, 0, "1", "Alice"));
@@ -350,10 +354,10 @@ class IngestorTest {
         assertThat(lookup("1")).isNull();
         assertThat(lookup("3")).isNull();
 
-        assertThat(watchThreads()).isNotEmpty();
+        assertThat(othersWatches.containsAll(watchThreads())).as("this ingestor's hold watch runs").isFalse();
         ingestor.stop(Duration.ofSeconds(5));
         assertThat(consumer.closed()).isTrue();
-        await().atMost(WAIT).until(() -> watchThreads().isEmpty()); // the hold watch ends with the ingestor
+        await().atMost(WAIT).until(() -> othersWatches.containsAll(watchThreads())); // it ends with the ingestor
         try (NamespaceWriter after = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT)) {
             assertThat(after.canResume()).isTrue();
             assertThat(after.published().orElseThrow().offsets()).isEqualTo(Map.of(0, 4L, 1, 2L));

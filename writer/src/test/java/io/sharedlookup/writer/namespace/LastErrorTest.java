@@ -78,4 +78,24 @@ class LastErrorTest {
         assertThat(error.get()).isNull();
         assertThat(error.failing(CHECKPOINT)).isNull();
     }
+
+    /**
+     * While growth waits for its retry, its failure says why the namespace is STALLED; a stall's advice stays shown
+     * until what the stall waited for is done, even after its pause has ended (the record not yet read again): the
+     * two used to alternate in {@code /namespaces}.
+     */
+    @Test
+    void whileGrowthWaitsItsFailureShowsUnlessAStallsAdviceIs() {
+        LastError error = new LastError();
+        error.stepFailed(LastError.GROWTH, GROWTH);
+        error.stepFailed(CHECKPOINT, MANIFEST);
+        assertThat(error.shown(true)).isEqualTo(GROWTH);
+        assertThat(error.shown(false)).isEqualTo(MANIFEST);
+
+        error.stall(STALL, 0); // its pause is over at once
+        assertThat(error.stalledAt(System.nanoTime())).isFalse();
+        assertThat(error.shown(true)).isEqualTo(STALL);
+        error.stallOver();
+        assertThat(error.shown(true)).isEqualTo(GROWTH);
+    }
 }

@@ -1,6 +1,7 @@
 package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -16,6 +17,7 @@ import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,6 +55,42 @@ class NamespaceSinkLastErrorTest {
         assertThat(Manifest.read(layout.manifest("users")).offsets()).isEqualTo(Map.of(0, 2L));
         assertThat(lastError(sink)).as("over once a checkpoint succeeds").isNull();
         sink.close(topic -> Map.of(0, 2L));
+    }
+
+    /**
+     * A checkpoint that failed is over once the manifest says what it would have (a publish wrote it since), even on
+     * a topic that has gone quiet: the error used to stay until the next record came.
+     */
+    @Test
+    void aFailedCheckpointIsOverWhenAPublishHasWrittenTheManifestSince() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        NamespaceSink sink = new NamespaceSink(new TopicBinding("users", "users"),
+                NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT), new WriterMetrics(), Map.of());
+        Map<Integer, Long> offsets = Map.of(0, 1L);
+        Positions positions = topic -> offsets;
+        sink.start(Map.of(0, 0L), offsets, -1, null);
+        sink.apply("0", "v0", positions);
+        sink.afterBatch(true, positions);
+        long capacity = sink.status(Map.of(), null).capacity();
+        sink.apply("1", "v1", positions);
+        try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
+            sink.checkpoint(positions);
+        }
+        assertThat(lastError(sink)).startsWith("cannot write the manifest: ");
+
+        // Records fill the generation: it grows in the background, and the bigger one is published after a batch,
+        // with the offsets and the caught-up flag a checkpoint would write. Then the topic is quiet.
+        for (int i = 2; i < 1.2 * capacity; i++) {
+            sink.apply(Integer.toString(i), "v" + i, positions);
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            sink.afterBatch(true, positions);
+            return sink.status(Map.of(), null).capacity() > capacity;
+        });
+        assertThat(Manifest.read(layout.manifest("users")).caughtUp()).isTrue();
+        sink.checkpoint(positions);
+        assertThat(lastError(sink)).isNull();
+        sink.close(positions);
     }
 
     /**
