@@ -176,7 +176,6 @@ final class Generations {
             dirty = false;
         }
         sizing = newSizing;
-        lastError.stepSucceeded(LastError.GROWTH);
         lastError.stallOver(); // a stall for room (a full generation, one left locked) ends with the new one
         log.info("Namespace '{}': switched to generation {} ({} entries, capacity {})", nsLabel,
                 next.file().getFileName(), next.size(), newSizing.entries());

@@ -173,7 +173,7 @@ final class Growth {
                 averageValueBytes());
         try {
             replace(bigger, positions, false);
-            metrics.growths.labelValues(nsLabel).inc();
+            grown();
         } catch (IOException | RuntimeException io) {
             throw lastError.stall(growthFailed("generation full and cannot grow to " + bigger.entries() + " entries",
                     io), retryMillis(io));
@@ -277,7 +277,7 @@ final class Growth {
                 t.file().getFileName(), t.size(), t.capacity(), bigger.entries());
         try {
             replace(bigger, positions, batchComplete);
-            metrics.growths.labelValues(nsLabel).inc();
+            grown();
         } catch (IOException | RuntimeException e) {
             growthFailed("cannot grow to " + bigger.entries() + " entries", e);
             if (ratio >= STALL_AT) {
@@ -381,8 +381,14 @@ final class Growth {
         if (copy.skipped() > 0) {
             metrics.oversize.labelValues(nsLabel).inc(copy.skipped());
         }
-        metrics.growths.labelValues(nsLabel).inc();
+        grown();
         return true;
+    }
+
+    /** Switched to a bigger generation: counted, and growth's failure, if any, is over. */
+    private void grown() {
+        metrics.growths.labelValues(nsLabel).inc();
+        lastError.stepSucceeded(LastError.GROWTH);
     }
 
     private void defer(long millis) {

@@ -10,7 +10,7 @@ import java.util.Map;
  * succeeding does not hide another that still fails.
  */
 final class LastError {
-    /** The step key growth reports under: its failures end when a grown or replaced generation is switched to. */
+    /** The step key growth reports under: its failure ends when a bigger generation is switched to. */
     static final String GROWTH = "growth";
 
     /** Steps failing now, by key, the most recent failure last. */
