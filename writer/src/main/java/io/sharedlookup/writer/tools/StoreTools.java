@@ -19,6 +19,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -102,7 +103,10 @@ public final class StoreTools {
             return missing.getFile() + ": no such file or directory";
         }
         if (e instanceof FileSystemException fs && fs.getReason() == null) {
-            return fs.getMessage() + ": " + e.getClass().getSimpleName();
+            // FileAlreadyExistsException -> "file already exists", DirectoryNotEmptyException -> "directory not empty"
+            String kind = e.getClass().getSimpleName().replaceAll("Exception$", "")
+                    .replaceAll("(?<=[a-z])(?=[A-Z])", " ").toLowerCase(Locale.ROOT);
+            return fs.getMessage() + ": " + kind;
         }
         return e.getMessage() != null ? e.getMessage() : e.toString();
     }

@@ -5,9 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.TestStores;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -144,5 +149,20 @@ class StoreToolsTest {
             assertThat(missingArg.rc()).isEqualTo(2);
             assertThat(missingArg.err()).contains("Missing required parameter", "--help").hasLineCount(1);
         }
+    }
+
+    /** An I/O failure in one line with its kind: these exceptions' own messages are nothing but a path. */
+    @Test
+    void anIoFailureIsDescribedWithItsKindNotJustAPath() {
+        assertThat(StoreTools.describe(new AccessDeniedException("/backup/users"))).isEqualTo(
+                "/backup/users: permission denied");
+        assertThat(StoreTools.describe(new NoSuchFileException("/backup"))).isEqualTo(
+                "/backup: no such file or directory");
+        assertThat(StoreTools.describe(new DirectoryNotEmptyException("/backup/users"))).isEqualTo(
+                "/backup/users: directory not empty");
+        assertThat(StoreTools.describe(new FileSystemException("/backup", null, "Read-only file system")))
+                .isEqualTo("/backup: Read-only file system");
+        assertThat(StoreTools.describe(new IOException("Snapshot directory /backup is not empty: pass a new "
+                + "directory"))).isEqualTo("Snapshot directory /backup is not empty: pass a new directory");
     }
 }
