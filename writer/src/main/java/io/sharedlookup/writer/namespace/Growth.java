@@ -69,6 +69,9 @@ final class Growth {
     private BackgroundCopy growing;
     private int opsSinceCheck;
     private long nextFreeSpaceCheck = System.nanoTime();
+    /** The generation {@link #lowOnFreeSpace} last looked at, and what it found. */
+    private GenerationFile lookedAtFreeSpaceOf;
+    private boolean lowAtLastLook;
     /** Growth is not tried again before this {@link System#nanoTime()} (a stepped wall clock cannot move it). */
     private long nextGrowthAttemptNanos = System.nanoTime();
     /** The last check stalled because the target is too full to wait for growth's retry: check the next record too. */
@@ -130,7 +133,7 @@ final class Growth {
             GenerationFile t = generations.target();
             if ((double) t.size() / t.capacity() >= Fill.GROW_AT || lowOnFreeSpace(t)) {
                 startGrowth();
-            } else if (!deferred(System.nanoTime())) {
+            } else if (!deferred(System.nanoTime()) && roomyAtLastLook(t)) {
                 lastError.stepSucceeded(LastError.GROWTH); // no longer needed (entries removed): its failure is over
             }
         }
@@ -240,7 +243,17 @@ final class Growth {
             return false;
         }
         nextFreeSpaceCheck = now + FREE_SPACE_CHECK_NANOS;
-        return t.fill().percentageFreeSpace() < LOW_FREE_SPACE;
+        lookedAtFreeSpaceOf = t;
+        lowAtLastLook = t.fill().percentageFreeSpace() < LOW_FREE_SPACE;
+        return lowAtLastLook;
+    }
+
+    /**
+     * Whether the last real look at free space was at {@code t} and found room: {@link #lowOnFreeSpace} answers false
+     * when asked too soon, which must not be taken for "no growth needed".
+     */
+    private boolean roomyAtLastLook(GenerationFile t) {
+        return lookedAtFreeSpaceOf == t && !lowAtLastLook;
     }
 
     /** Starts filling a bigger generation in the background; records are written to both until it is done. */

@@ -13,13 +13,15 @@ import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -103,9 +105,10 @@ public final class StoreTools {
             return missing.getFile() + ": no such file or directory";
         }
         if (e instanceof FileSystemException fs && fs.getReason() == null) {
-            // FileAlreadyExistsException -> "file already exists", DirectoryNotEmptyException -> "directory not empty"
-            String kind = e.getClass().getSimpleName().replaceAll("Exception$", "")
-                    .replaceAll("(?<=[a-z])(?=[A-Z])", " ").toLowerCase(Locale.ROOT);
+            String kind = e instanceof FileAlreadyExistsException ? "already exists"
+                    : e instanceof DirectoryNotEmptyException ? "directory not empty"
+                    : e instanceof NotDirectoryException ? "not a directory"
+                    : "cannot be used (" + e.getClass().getSimpleName() + ")";
             return fs.getMessage() + ": " + kind;
         }
         return e.getMessage() != null ? e.getMessage() : e.toString();

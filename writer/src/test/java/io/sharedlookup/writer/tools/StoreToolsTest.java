@@ -13,6 +13,7 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -160,6 +161,7 @@ class StoreToolsTest {
                 "/backup: no such file or directory");
         assertThat(StoreTools.describe(new DirectoryNotEmptyException("/backup/users"))).isEqualTo(
                 "/backup/users: directory not empty");
+        assertThat(StoreTools.describe(new NotDirectoryException("/backup"))).isEqualTo("/backup: not a directory");
         assertThat(StoreTools.describe(new FileSystemException("/backup", null, "Read-only file system")))
                 .isEqualTo("/backup: Read-only file system");
         assertThat(StoreTools.describe(new IOException("Snapshot directory /backup is not empty: pass a new "
