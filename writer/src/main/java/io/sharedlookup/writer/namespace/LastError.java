@@ -10,7 +10,10 @@ import java.util.Map;
  * succeeding does not hide another that still fails.
  */
 final class LastError {
-    /** The step key growth reports under: its failure ends when a bigger generation is switched to. */
+    /**
+     * The step key growth reports under: its failure ends when a bigger generation is switched to, or when growth is
+     * no longer needed and its retry time has passed.
+     */
     static final String GROWTH = "growth";
 
     /** Steps failing now, by key, the most recent failure last. */

@@ -136,11 +136,10 @@ public final class StoreTools {
             return Manifest.read(file);
         } catch (NoSuchFileException e) {
             throw new ToolException("No namespace '" + namespace + "' in " + store);
-        } catch (AccessDeniedException e) {
-            requireReadable(file, "Manifest ");
-            throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": "
-                    + describe(e));
         } catch (IOException e) {
+            if (e instanceof AccessDeniedException) {
+                requireReadable(file, "Manifest "); // the same words as every other command
+            }
             throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": "
                     + describe(e));
         } catch (RuntimeException e) {
