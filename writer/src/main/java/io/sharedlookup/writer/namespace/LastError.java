@@ -18,19 +18,28 @@ final class LastError {
 
     /** Steps failing now, by key, the most recent failure last. */
     private final Map<String, String> failingSteps = new LinkedHashMap<>();
-    private String error;
-    /** Whether the topic is paused because this namespace could not take a record, and until when (nanoTime). */
-    private boolean stalled;
+    /**
+     * The stall's message while the namespace waits for what its topic was paused for (past the pause too, until
+     * {@link #stallOver}); null when no stall is on.
+     */
+    private String stall;
     private long stalledUntilNanos;
 
+    /** The stall's message while one is on, else the error of the step that failed most recently of those failing. */
     String get() {
-        return error;
+        if (stall != null) {
+            return stall;
+        }
+        String latest = null;
+        for (String error : failingSteps.values()) {
+            latest = error;
+        }
+        return latest;
     }
 
     void clear() {
         failingSteps.clear();
-        error = null;
-        stalled = false;
+        stall = null;
     }
 
     /**
@@ -41,25 +50,19 @@ final class LastError {
     void stepFailed(String step, String error) {
         failingSteps.remove(step); // re-inserted last: the most recent
         failingSteps.put(step, error);
-        if (!stalled) {
-            this.error = error;
-        }
     }
 
     /**
-     * Step {@code step} succeeded: its error is over, and another step's that still fails shows instead. Not while a
-     * stall is on: a stall's message is over only when what the stall waited for is done ({@link #stallOver}).
+     * Step {@code step} succeeded: its error is over, and another step's that still fails shows instead. A stall's
+     * message still shows meanwhile: it is over only when what the stall waited for is done ({@link #stallOver}).
      */
     void stepSucceeded(String step) {
-        if (failingSteps.remove(step) != null && !stalled) {
-            error = latestFailingStep();
-        }
+        failingSteps.remove(step);
     }
 
     /** The namespace cannot take the record now: the topic pauses, and the status says STALLED meanwhile. */
     StalledException stall(String error, long retryMillis) {
-        this.error = error;
-        stalled = true;
+        stall = error;
         stalledUntilNanos = System.nanoTime() + retryMillis * 1_000_000L;
         return new StalledException(error, retryMillis);
     }
@@ -69,10 +72,7 @@ final class LastError {
      * created): the error that paused it, if any, is over; a step still failing shows instead.
      */
     void stallOver() {
-        if (stalled) {
-            stalled = false;
-            error = latestFailingStep();
-        }
+        stall = null;
     }
 
     /** Step {@code step}'s error while it fails, else null. */
@@ -87,19 +87,11 @@ final class LastError {
      */
     String shown(boolean growthWaits) {
         String growth = failingSteps.get(GROWTH);
-        return !stalled && growthWaits && growth != null ? growth : error;
+        return stall == null && growthWaits && growth != null ? growth : get();
     }
 
     /** Whether the topic is still paused for a stall at {@code nowNanos}. */
     boolean stalledAt(long nowNanos) {
-        return stalled && nowNanos - stalledUntilNanos < 0;
-    }
-
-    private String latestFailingStep() {
-        String latest = null;
-        for (String e : failingSteps.values()) {
-            latest = e;
-        }
-        return latest;
+        return stall != null && nowNanos - stalledUntilNanos < 0;
     }
 }
