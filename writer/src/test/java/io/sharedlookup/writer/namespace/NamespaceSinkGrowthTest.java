@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
-import io.sharedlookup.writer.TopicBinding;
-import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -23,9 +21,8 @@ class NamespaceSinkGrowthTest {
 
     @Test
     void valuesMuchLargerThanSampledNeverReachChroniclesTierLimit() throws Exception {
-        WriterMetrics metrics = new WriterMetrics();
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "big", StorePermissions.DEFAULT);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding("big", "big"), writer, metrics, Map.of());
+        NamespaceSink sink = TestSinks.over(writer);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
         sink.start(offsets, offsets, -1, null);
@@ -57,10 +54,9 @@ class NamespaceSinkGrowthTest {
 
     @Test
     void aGenerationThatCannotBeCreatedStallsVisiblyAndRecovers() throws Exception {
-        WriterMetrics metrics = new WriterMetrics();
         StoreLayout layout = new StoreLayout(store);
         NamespaceWriter writer = NamespaceWriter.open(layout, "full", StorePermissions.DEFAULT);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding("full", "full"), writer, metrics, Map.of());
+        NamespaceSink sink = TestSinks.over(writer);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
         sink.start(offsets, offsets, -1, null);
@@ -95,8 +91,7 @@ class NamespaceSinkGrowthTest {
     void aGenerationThatCannotBeCreatedForAnEmptyTopicStallsAndRecoversWithoutARecord() throws Exception {
         StoreLayout layout = new StoreLayout(store);
         NamespaceWriter writer = NamespaceWriter.open(layout, "quiet", StorePermissions.DEFAULT);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding("quiet", "quiet"), writer, new WriterMetrics(),
-                Map.of());
+        NamespaceSink sink = TestSinks.over(writer);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
         sink.start(offsets, offsets, -1, null);
@@ -193,8 +188,7 @@ class NamespaceSinkGrowthTest {
     /** A new sink for {@code namespace} whose first generation, sized for and holding ten small entries, is live. */
     private NamespaceSink publishedWithTenEntries(String namespace, Positions positions) throws Exception {
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding(namespace, namespace), writer, new WriterMetrics(),
-                Map.of());
+        NamespaceSink sink = TestSinks.over(writer);
         sink.start(positions.of(namespace), positions.of(namespace), -1, null);
         for (int i = 0; i < 10; i++) {
             sink.apply("k" + i, "v" + i, positions);

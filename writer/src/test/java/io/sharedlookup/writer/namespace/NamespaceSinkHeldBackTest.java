@@ -7,8 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TestStores;
-import io.sharedlookup.writer.TopicBinding;
-import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -50,7 +48,7 @@ class NamespaceSinkHeldBackTest {
         Map<Integer, Long> end = Map.of(0, (long) topic.size());
         Positions positions = t -> end;
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "held", StorePermissions.DEFAULT);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding("held", "held"), writer, new WriterMetrics(), Map.of());
+        NamespaceSink sink = TestSinks.over(writer);
         sink.start(beginning, end, -1, null);
         for (String[] r : topic) {
             sink.apply(r[0], r[1], positions);

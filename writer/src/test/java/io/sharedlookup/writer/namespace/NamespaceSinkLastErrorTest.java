@@ -11,8 +11,6 @@ import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
-import io.sharedlookup.writer.TopicBinding;
-import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
@@ -36,8 +34,7 @@ class NamespaceSinkLastErrorTest {
     @Test
     void aCheckpointThatCannotWriteTheManifestIsShownUntilOneSucceeds() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding("users", "users"),
-                NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT), new WriterMetrics(), Map.of());
+        NamespaceSink sink = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
         Map<Integer, Long> start = Map.of(0, 0L);
         sink.start(start, Map.of(0, 1L), -1, null);
         sink.apply("1", "Ada", topic -> Map.of(0, 1L));
@@ -65,8 +62,7 @@ class NamespaceSinkLastErrorTest {
     @Test
     void aFailedCheckpointIsOverWhenAPublishHasWrittenTheManifestSince() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding("users", "users"),
-                NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT), new WriterMetrics(), Map.of());
+        NamespaceSink sink = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
         Map<Integer, Long> offsets = Map.of(0, 1L);
         Positions positions = topic -> offsets;
         sink.start(Map.of(0, 0L), offsets, -1, null);
@@ -105,8 +101,7 @@ class NamespaceSinkLastErrorTest {
     void aRebuiltGenerationThatCannotBePublishedLogsOneErrorAndIsPublishedLater() throws Exception {
         StoreLayout layout = new StoreLayout(store);
         NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding("users", "users"), writer, new WriterMetrics(),
-                Map.of());
+        NamespaceSink sink = TestSinks.over(writer);
         Map<Integer, Long> end = Map.of(0, 1L);
         sink.start(Map.of(0, 0L), end, -1, null);
         sink.apply("1", "Ada", topic -> end);
