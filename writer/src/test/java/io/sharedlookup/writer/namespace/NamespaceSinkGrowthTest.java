@@ -200,7 +200,7 @@ class NamespaceSinkGrowthTest {
     /**
      * No bigger generation can be made (the file system refuses its size) while the live one still takes records:
      * this JVM's file size limit lies between what a generation of {@link #publishedWithTenEntries} grows to at 1.8
-     * times its capacity (about 60 KB) and what a bigger one needs from the start (about 119 KB).
+     * times its capacity (49,152 bytes, measured) and what a bigger one needs from the start (118,784 at 1.5 times).
      */
     private static OwnFileSizeLimit noBiggerGeneration() throws Exception {
         return OwnFileSizeLimit.lowerTo(100_000);
