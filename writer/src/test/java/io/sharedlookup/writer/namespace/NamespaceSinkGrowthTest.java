@@ -2,6 +2,7 @@ package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
@@ -10,7 +11,9 @@ import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.reader.SharedLookupStore;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -183,6 +186,41 @@ class NamespaceSinkGrowthTest {
         assertThat(grown.capacity()).isGreaterThan(capacity);
         assertThat(grown.entries()).isEqualTo(2 * capacity);
         sink.close(positions);
+    }
+
+    /**
+     * While growth waits for its retry time the namespace is STALLED, and {@code /namespaces} shows growth's failure,
+     * which says why, even when another step (a checkpoint) failed since; once the retry time has passed, the most
+     * recent failure shows, and the state is no longer STALLED.
+     */
+    @Test
+    void whileGrowthWaitsItsFailureShowsOverALaterCheckpointFailure() throws Exception {
+        Positions positions = topic -> Map.of(0, 0L);
+        NamespaceSink sink = publishedWithTenEntries("waiting", positions);
+        long capacity = sink.status(Map.of(), null).capacity();
+        long lastApply = System.nanoTime();
+        try (OwnFileSizeLimit limit = noBiggerGeneration()) {
+            for (int next = 10; sink.status(Map.of(), null).lastError() == null && next < 3 * capacity; next++) {
+                lastApply = System.nanoTime(); // growth fails within the apply that sets lastError, not before it
+                sink.apply("k" + next, "v" + next, positions);
+            }
+        }
+        assertThat(sink.status(Map.of(), null).lastError()).as("growth failed").contains("cannot grow");
+        try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
+            sink.checkpoint(topic -> Map.of(0, 5000L)); // then the manifest cannot be written either
+        }
+        NamespaceStatus waiting = sink.status(Map.of(), null);
+        Assumptions.assumeTrue(System.nanoTime() - lastApply < Growth.DISK_FULL_RETRY_MILLIS * 1_000_000L * 9 / 10,
+                "growth's retry time had not passed when the status was taken");
+        assertThat(waiting.state()).isEqualTo(NamespaceStatus.State.STALLED);
+        assertThat(waiting.lastError()).contains("cannot grow");
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            NamespaceStatus after = sink.status(Map.of(), null);
+            assertThat(after.lastError()).startsWith("cannot write the manifest: ");
+            assertThat(after.state()).isEqualTo(NamespaceStatus.State.LIVE);
+        });
+        sink.abandon();
     }
 
     /** A new sink for {@code namespace} whose first generation, sized for and holding ten small entries, is live. */
