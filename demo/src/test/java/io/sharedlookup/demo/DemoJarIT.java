@@ -39,13 +39,7 @@ class DemoJarIT {
                     .until(() -> demo.printed(l -> l.matches("reader-lib: users/42 = \".+\"; last change "
                             + "sent: users/\\d+ -> .*, store has .* \\(\\d+ entries\\)")));
             demo.assertStopsWithinTenSecondsOfSigterm();
-            // A clean stop says so without a warning: the broker's own double close used to WARN last.
-            await("the broker's last line").atMost(Duration.ofSeconds(10))
-                    .until(() -> demo.printed(l -> l.contains("Embedded Kafka broker at ") && l.endsWith(" stopped")));
-            List<String> lines = demo.lines();
-            int stopping = lines.indexOf(lines.stream().filter(l -> l.endsWith(" - Stopping")).findFirst()
-                    .orElseThrow());
-            assertThat(lines.subList(stopping, lines.size())).noneMatch(l -> l.matches("\\S+ (WARN|ERROR) .*"));
+            demo.assertNoWarningOrErrorFrom(l -> l.endsWith(" - Stopping")); // the broker's double close WARNed
             assertThat(Files.readString(tmp.resolve("store/users/manifest.properties")))
                     .contains("writer.state=closed");
         }

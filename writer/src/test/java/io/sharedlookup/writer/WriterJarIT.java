@@ -47,6 +47,7 @@ class WriterJarIT {
                 await("the change arrives").atMost(Duration.ofSeconds(30))
                         .until(() -> Http.get(port, "/lookup/users/42").body().equals("renamed"));
                 writer.assertStopsWithinTenSecondsOfSigterm();
+                writer.assertNoWarningOrErrorFrom(l -> l.endsWith(" - Stopping"));
                 assertThat(Files.readString(tmp.resolve("store/users/manifest.properties")))
                         .contains("writer.state=closed");
             }
