@@ -17,7 +17,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
@@ -192,11 +191,16 @@ final class LiveLookup implements Lookup {
 
     private PublishedGeneration acquire() {
         PublishedGeneration g = current;
-        if (g == null) {
-            throw new IllegalStateException("Namespace '" + namespace + "' is closed: its store was closed or the "
-                    + "namespace released");
-        }
+        requireOpen(g);
         return g;
+    }
+
+    /** Throws unless {@code g}, the current generation as a call read it, says the lookup is open. */
+    private void requireOpen(PublishedGeneration g) {
+        if (g == null) {
+            throw new IllegalStateException("Namespace '" + namespace + "' is closed (its store was closed or the "
+                    + "namespace released): look it up again through an open store");
+        }
     }
 
     @Override
@@ -212,11 +216,12 @@ final class LiveLookup implements Lookup {
 
     @Override
     public boolean getInto(CharSequence key, StringBuilder out) {
-        if (key == null) {
-            out.setLength(0);
+        PublishedGeneration g = current;
+        if (g == null || key == null) {
+            out.setLength(0); // never the previous key's value, whatever happens
+            requireOpen(g);
             return false;
         }
-        PublishedGeneration g = acquire();
         try {
             return g.getInto(key, out, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
@@ -230,11 +235,12 @@ final class LiveLookup implements Lookup {
 
     @Override
     public boolean getInto(CharSequence key, ValueBuffer out) {
-        if (key == null) {
-            out.empty();
+        PublishedGeneration g = current;
+        if (g == null || key == null) {
+            out.empty(); // never the previous key's value, whatever happens
+            requireOpen(g);
             return false;
         }
-        PublishedGeneration g = acquire();
         try {
             return out.found = g.getInto(key, out.text, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
@@ -248,9 +254,15 @@ final class LiveLookup implements Lookup {
 
     @Override
     public int getAllInto(CharSequence[] keys, ValueBuffer[] values, int count) {
-        Objects.checkFromIndexSize(0, count, keys.length);
-        Objects.checkFromIndexSize(0, count, values.length);
-        PublishedGeneration g = acquire();
+        if (count < 0 || count > keys.length || count > values.length) {
+            throw new IndexOutOfBoundsException("count " + count + " must be from 0 to the length of keys ("
+                    + keys.length + ") and of values (" + values.length + ")");
+        }
+        PublishedGeneration g = current;
+        if (g == null) {
+            emptyAll(values, count);
+            requireOpen(null);
+        }
         LookupBatch batch = BATCH.get();
         if (batch.inUse) {
             batch = new LookupBatch(); // a lookup nested in a key's charAt: rare, so a batch of its own
@@ -304,11 +316,13 @@ final class LiveLookup implements Lookup {
 
     @Override
     public long version() {
+        acquire();
         return manifest.contentVersion();
     }
 
     @Override
     public long contentStamp() {
+        acquire();
         if (!stampFollowed) {
             followStamp();
         }
@@ -316,9 +330,9 @@ final class LiveLookup implements Lookup {
     }
 
     /**
-     * Takes the stamp now and at every refresh from now on; the stamp is set before the flag that says so. A closed
-     * lookup keeps the stamp it had, and a generation that cannot be read now is read again at the next call, as the
-     * refresh would (a caller of a cache key gets a stamp, not an error).
+     * Takes the stamp now and at every refresh from now on; the stamp is set before the flag that says so. A lookup
+     * closed meanwhile keeps the stamp it had, and a generation that cannot be read now is read again at the next call,
+     * as the refresh would (a caller of a cache key gets a stamp, not an error).
      */
     private synchronized void followStamp() {
         if (stampFollowed || current == null) {
@@ -335,17 +349,18 @@ final class LiveLookup implements Lookup {
 
     @Override
     public long generation() {
-        PublishedGeneration g = current; // the generation lookups read, not the manifest, which is set just after it
-        return g == null ? manifest.generation() : g.number();
+        return acquire().number(); // the generation lookups read, not the manifest, which is set just after it
     }
 
     @Override
     public boolean isCaughtUp() {
+        acquire();
         return manifest.caughtUp();
     }
 
     @Override
     public Optional<String> contentDigest() {
+        acquire();
         Long digest = manifest.contentDigest();
         return digest == null ? Optional.empty() : Optional.of(ContentDigest.hex(digest));
     }
@@ -378,9 +393,7 @@ final class LiveLookup implements Lookup {
     @Override
     public List<String> keysOf(CharSequence value) {
         List<String> keys = new java.util.ArrayList<>();
-        if (value != null) {
-            forEachKeyOf(List.of(value), keys::add);
-        }
+        forEachKeyOf(value == null ? List.of() : List.of(value), keys::add); // closed: throws all the same
         return keys;
     }
 
@@ -427,6 +440,7 @@ final class LiveLookup implements Lookup {
 
     @Override
     public String toString() {
-        return "Lookup[" + namespace + ", generation " + generation() + "]";
+        PublishedGeneration g = current;
+        return "Lookup[" + namespace + (g == null ? ", closed]" : ", generation " + g.number() + "]");
     }
 }

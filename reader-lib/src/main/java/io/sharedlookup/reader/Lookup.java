@@ -16,6 +16,9 @@ import java.util.function.Predicate;
  * {@link LookupTimeoutException} (the writer died in the middle of a change; its successor rebuilds the namespace).
  * A damaged store file surfaces as {@link SharedLookupException}. A lookup that throws leaves its output empty (and,
  * for a {@link ValueBuffer}, not {@linkplain ValueBuffer#found() found}).
+ *
+ * <p>Once its store is closed or its namespace {@linkplain SharedLookupStore#release released}, every method but
+ * {@link #namespace()} throws {@link IllegalStateException}; calls already in flight finish normally.
  */
 public interface Lookup {
     /** The namespace name. */
@@ -65,8 +68,10 @@ public interface Lookup {
     long size();
 
     /**
-     * A number that changes whenever the content readers see changes (new generation or applied updates), and is stable
-     * otherwise. Suitable as a cache key.
+     * The content version recorded in the manifest: it changes with every new generation and, for updates applied in
+     * place, at the writer's next checkpoint (within about a quarter of a second; later when it cannot checkpoint), and is
+     * stable otherwise. Not a cache key on its own: until that checkpoint the content already differs; a cache key
+     * holds it, {@link #generation()} and {@link #contentStamp()}.
      */
     long version();
 

@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
  * following the generations the writer publishes, from a single daemon thread.
  *
  * <p>Thread-safe. Any number of JVMs may open the same directory at once. Closing the store stops following and
- * unmaps every generation once the calls in flight return; lookups used after that throw
- * {@link IllegalStateException}.
+ * drops every generation: lookups used after that throw {@link IllegalStateException} (calls in flight finish), and
+ * the garbage collector unmaps the files once nothing refers to them (mappings are never unmapped explicitly, so that
+ * no call can read an unmapped page).
  */
 public final class SharedLookupStore implements AutoCloseable {
     /** How often published manifests are checked by default. */
@@ -51,7 +52,11 @@ public final class SharedLookupStore implements AutoCloseable {
         refresher.scheduleWithFixedDelay(this::refreshAll, period, period, TimeUnit.MILLISECONDS);
     }
 
-    /** Opens the store at {@code storeDir} with default settings. */
+    /**
+     * Opens the store at {@code storeDir} with default settings.
+     *
+     * @throws SharedLookupException when the directory is missing or unreadable
+     */
     public static SharedLookupStore open(Path storeDir) {
         return builder(storeDir).open();
     }
@@ -68,18 +73,24 @@ public final class SharedLookupStore implements AutoCloseable {
      * @throws IllegalArgumentException   when the name is not a valid namespace name
      * @throws NamespaceNotFoundException when nothing is published under that name
      * @throws SharedLookupException      when the namespace's files cannot be used
+     * @throws IllegalStateException      when the store is closed
      */
     public Lookup lookup(String namespace) {
         NamespaceNames.requireValid(namespace);
         if (closed) {
-            throw new IllegalStateException("Store " + layout.storeDir() + " is closed");
+            throw closedStore();
         }
         LiveLookup lookup = lookups.computeIfAbsent(namespace, ns -> LiveLookup.open(ns, layout, lockTimeoutNanos));
         if (closed) { // closed while opening: do not leave a mapping behind
             lookup.close();
-            throw new IllegalStateException("Store " + layout.storeDir() + " is closed");
+            throw closedStore();
         }
         return lookup;
+    }
+
+    private IllegalStateException closedStore() {
+        return new IllegalStateException("Store " + layout.storeDir() + " is closed: open it again with "
+                + "SharedLookupStore.open");
     }
 
     /**
@@ -118,7 +129,8 @@ public final class SharedLookupStore implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            throw new SharedLookupException("Cannot list store " + layout.storeDir() + ": " + e, e);
+            throw new SharedLookupException("Cannot list store " + layout.storeDir() + " (" + e + "): check that it "
+                    + "is still mounted and readable by this process's user", e);
         }
         return names;
     }
@@ -128,6 +140,10 @@ public final class SharedLookupStore implements AutoCloseable {
         return layout.storeDir();
     }
 
+    /**
+     * Stops following the store and closes every lookup it handed out: they throw {@link IllegalStateException} from
+     * then on (calls in flight finish). Idempotent.
+     */
     @Override
     public void close() {
         closed = true;
@@ -167,7 +183,10 @@ public final class SharedLookupStore implements AutoCloseable {
          * The longest a lookup waits for a segment that the writer is in the middle of changing (readers take no lock;
          * they retry a read the writer raced with). The writer changes a segment in microseconds (tens of milliseconds
          * when preempted or paused for GC on a busy host); a segment that stays mid-change longer was left so by a
-         * writer killed mid-update, and waiting longer would not help: its successor rebuilds the namespace.
+         * writer killed mid-update, and waiting longer would not help: its successor rebuilds the namespace. A scan
+         * ({@code forEach}, a reverse lookup without an index) copies a whole segment per read, and a writer applying
+         * updates to that segment faster than the copy takes keeps it retrying: scans of a very busy namespace want
+         * a longer bound. Zero retries a read the writer raced with once and then gives up.
          */
         public Builder lockTimeout(Duration timeout) {
             if (timeout.isNegative()) {

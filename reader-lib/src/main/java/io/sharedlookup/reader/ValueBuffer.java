@@ -10,7 +10,7 @@ import io.sharedlookup.internal.store.Utf8Text;
  *
  * <p>The content is the last value put in and stays valid until the next lookup into this buffer: it is a
  * copy, so the writer changing the entry afterwards does not change it. {@link #toString()} makes a {@code String}
- * of it; {@link #copyTo(StringBuilder)} appends it without allocating.
+ * of it; {@link #copyTo(StringBuilder)} puts it in a {@code StringBuilder} (replacing its content) without allocating.
  *
  * <p>Not thread-safe: keep one per thread (for example in a {@code ThreadLocal}) or per call site.
  */

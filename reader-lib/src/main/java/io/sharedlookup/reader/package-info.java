@@ -7,8 +7,12 @@
  *     Lookup users = store.lookup("users");
  *     String name = users.get("42");                 // null when absent
  *     ValueBuffer value = new ValueBuffer();         // one per thread; a CharSequence
- *     if (users.getInto("42", value)) { ... }       // allocation-free
- *     users.getAllInto(ids, values, ids.length);     // many keys at once: the fastest per key
+ *     if (users.getInto("42", value)) {              // allocation-free
+ *         System.out.println(value);
+ *     }
+ *     String[] ids = {"42", "43"};
+ *     ValueBuffer[] values = {new ValueBuffer(), new ValueBuffer()};
+ *     int found = users.getAllInto(ids, values, ids.length); // many keys at once: the fastest per key
  * }
  * }</pre>
  *

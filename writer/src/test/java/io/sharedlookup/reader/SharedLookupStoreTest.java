@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -180,7 +181,8 @@ class SharedLookupStoreTest {
                 s.release("users");
             }
             assertThatThrownBy(() -> released.get("1")).isInstanceOf(IllegalStateException.class)
-                    .hasMessage("Namespace 'users' is closed: its store was closed or the namespace released");
+                    .hasMessage("Namespace 'users' is closed (its store was closed or the namespace released): look it "
+                            + "up again through an open store");
             // The writer has closed it too (the test's writer runs in this JVM) and deletes the namespace: only a
             // reader that still held it would keep the file mapped, and its disk space taken.
             TempTrees.delete(store.resolve("users"));
@@ -415,7 +417,7 @@ class SharedLookupStoreTest {
             return outputs;
         }
 
-        void assertEmptiedByFailingLookups(Lookup users, Class<? extends SharedLookupException> failure) {
+        void assertEmptiedByFailingLookups(Lookup users, Class<? extends RuntimeException> failure) {
             assertThatThrownBy(() -> users.getInto("1", value)).isInstanceOf(failure);
             assertThat(value).isEmpty();
             assertThat(value.found()).isFalse();
@@ -518,9 +520,25 @@ class SharedLookupStoreTest {
         try (TestStores.Published ignored = TestStores.publish(store, "users", USERS)) {
             SharedLookupStore s = SharedLookupStore.open(store);
             Lookup users = s.lookup("users");
+            Outputs outputs = Outputs.filledBy(users);
+            users.contentStamp();
             s.close();
             assertThatThrownBy(() -> users.get("1")).isInstanceOf(IllegalStateException.class);
-            assertThatThrownBy(() -> s.lookup("users")).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> s.lookup("users")).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("is closed");
+            // No call answers from a store it no longer follows, nor leaves the previous key's value in its output:
+            // a cache keyed by version(), generation() and contentStamp() must not go on matching.
+            outputs.assertEmptiedByFailingLookups(users, IllegalStateException.class);
+            List<ThrowingCallable> calls = List.of(users::version, users::generation, users::contentStamp,
+                    users::isCaughtUp, users::contentDigest, users::size, () -> users.get(null),
+                    () -> users.getInto(null, new ValueBuffer()), () -> users.keysOf(null));
+            for (ThrowingCallable call : calls) {
+                assertThatThrownBy(call).isInstanceOf(IllegalStateException.class)
+                        .hasMessage("Namespace 'users' is closed (its store was closed or the namespace released): "
+                                + "look it up again through an open store");
+            }
+            assertThat(users).hasToString("Lookup[users, closed]");
+            assertThat(users.namespace()).isEqualTo("users");
         }
     }
 

@@ -137,12 +137,11 @@ public record Manifest(
         try {
             p.load(new StringReader(text));
         } catch (IOException | IllegalArgumentException e) {
-            throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+            throw corrupt(source, e.getMessage(), e);
         }
         String version = p.getProperty("format.version");
         if (version == null) {
-            throw new StoreFormatException("Corrupt manifest " + source
-                    + ": no format.version; delete the namespace directory and let the writer rebuild it");
+            throw corrupt(source, "no format.version", null);
         }
         if (version.trim().equals("1")) {
             throw new OldFormatException(source, p.getProperty("generation", "0").trim());
@@ -153,45 +152,67 @@ public record Manifest(
                     + "; use a shared-lookup release that matches the writer";
             throw isNewer(version.trim()) ? new NewerFormatException(message) : new StoreFormatException(message);
         }
-        try {
-            Map<Integer, Long> offsets = new TreeMap<>();
-            String offs = required(p, "source.offsets", source);
-            if (!offs.isBlank()) {
-                for (String pair : offs.split(",")) {
-                    int colon = pair.indexOf(':');
+        Map<Integer, Long> offsets = new TreeMap<>();
+        String offs = required(p, "source.offsets", source);
+        if (!offs.isBlank()) {
+            for (String pair : offs.split(",")) {
+                int colon = pair.indexOf(':');
+                try {
                     offsets.put(Integer.parseInt(pair.substring(0, colon).trim()),
                             Long.parseLong(pair.substring(colon + 1).trim()));
+                } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+                    throw corrupt(source, "source.offsets holds " + quoted(pair) + ", not partition:offset", e);
                 }
             }
-            Map<String, String> attributes = new TreeMap<>();
-            for (String name : p.stringPropertyNames()) {
-                if (name.startsWith("attr.")) {
-                    attributes.put(name.substring(5), p.getProperty(name));
-                }
+        }
+        Map<String, String> attributes = new TreeMap<>();
+        for (String name : p.stringPropertyNames()) {
+            if (name.startsWith("attr.")) {
+                attributes.put(name.substring(5), p.getProperty(name));
             }
-            String dataFile = required(p, "data.file", source);
-            if (StoreLayout.generationOf(dataFile).isEmpty()) {
-                throw new StoreFormatException("Corrupt manifest " + source + ": data.file '" + dataFile
-                        + "' is not a generation file name");
-            }
-            return new Manifest(FORMAT_VERSION,
-                    required(p, "namespace", source),
-                    Long.parseLong(required(p, "generation", source)),
-                    dataFile,
-                    Long.parseLong(required(p, "capacity", source)),
-                    required(p, "topic", source),
-                    offsets,
-                    Long.parseLong(required(p, "content.version", source)),
-                    Boolean.parseBoolean(required(p, "caught.up", source)),
-                    writerState(required(p, "writer.state", source), source),
-                    Long.parseLong(required(p, "published.at", source)),
-                    Long.parseLong(required(p, "updated.at", source)),
-                    attributes,
-                    layout(p, LAYOUT, source, true),
-                    layout(p, REVERSE_LAYOUT, source, false),
-                    digest(p.getProperty("content.digest"), source));
-        } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-            throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+        }
+        String dataFile = required(p, "data.file", source);
+        if (StoreLayout.generationOf(dataFile).isEmpty()) {
+            throw corrupt(source, "data.file " + quoted(dataFile) + " is not a generation file name", null);
+        }
+        return new Manifest(FORMAT_VERSION,
+                required(p, "namespace", source),
+                number(p, "generation", source),
+                dataFile,
+                number(p, "capacity", source),
+                required(p, "topic", source),
+                offsets,
+                number(p, "content.version", source),
+                Boolean.parseBoolean(required(p, "caught.up", source)),
+                writerState(required(p, "writer.state", source), source),
+                number(p, "published.at", source),
+                number(p, "updated.at", source),
+                attributes,
+                layout(p, LAYOUT, source, true),
+                layout(p, REVERSE_LAYOUT, source, false),
+                digest(p.getProperty("content.digest"), source));
+    }
+
+    /**
+     * A manifest that cannot be used as it is: says which file and what is wrong, and the fix (the writer writes every
+     * manifest, so a bad one was edited by hand, damaged, or written by a mismatched release).
+     */
+    private static StoreFormatException corrupt(Path source, String what, Throwable cause) {
+        return new StoreFormatException("Corrupt manifest " + source + ": " + what + "; use matching writer and "
+                + "reader releases, or delete the namespace directory and let the writer rebuild it", cause);
+    }
+
+    /** {@code text} in quotes for a one-line message: cut short when a damaged file made it long. */
+    private static String quoted(String text) {
+        return "'" + (text.length() > 40 ? text.substring(0, 40) + "…" : text) + "'";
+    }
+
+    private static long number(Properties p, String key, Path source) {
+        String text = required(p, key, source);
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw corrupt(source, "'" + key + "' is " + quoted(text) + ", not a number", e);
         }
     }
 
@@ -201,9 +222,7 @@ public record Manifest(
                 return state;
             }
         }
-        throw new StoreFormatException("Corrupt manifest " + source + ": writer.state '" + text
-                + "' is neither 'open' nor 'closed' (edited by hand, or written by another release: use matching "
-                + "writer and reader releases, or delete the namespace directory and let the writer rebuild it)");
+        throw corrupt(source, "writer.state " + quoted(text) + " is neither 'open' nor 'closed'", null);
     }
 
     /** Manifests are a few kilobytes: reader and writer refuse one larger than this. */
@@ -238,7 +257,7 @@ public record Manifest(
         try {
             return ContentDigest.parse(hex.trim());
         } catch (IllegalArgumentException e) {
-            throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+            throw corrupt(source, e.getMessage(), e);
         }
     }
 
@@ -252,11 +271,11 @@ public record Manifest(
         try {
             MapLayout layout = MapLayout.readFrom(prefix, values);
             if (layout == null && required) {
-                throw new StoreFormatException("Corrupt manifest " + source + ": no '" + prefix + "*' layout");
+                throw corrupt(source, "no '" + prefix + "*' layout", null);
             }
             return layout;
         } catch (IllegalArgumentException e) {
-            throw new StoreFormatException("Corrupt manifest " + source + ": " + e.getMessage(), e);
+            throw corrupt(source, e.getMessage(), e);
         }
     }
 
@@ -306,7 +325,7 @@ public record Manifest(
     private static String required(Properties p, String key, Path source) {
         String v = p.getProperty(key);
         if (v == null) {
-            throw new StoreFormatException("Corrupt manifest " + source + ": missing '" + key + "'");
+            throw corrupt(source, "missing '" + key + "'", null);
         }
         return v.trim();
     }

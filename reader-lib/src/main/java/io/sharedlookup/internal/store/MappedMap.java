@@ -681,8 +681,12 @@ public final class MappedMap {
                 }
                 start = afterRace(segment, before, start, attempt, timeoutNanos);
                 if (start == GAVE_UP) {
-                    throw new LockTimeoutException("Segment " + segment + " of " + file + " stayed in the middle of a "
-                            + "change for over the bound (its writer probably died); the next writer rebuilds it");
+                    throw (before & 1) != 0 ? new LockTimeoutException("Segment " + segment + " of " + file
+                            + " stayed in the middle of a change for over the lock timeout (its writer probably "
+                            + "died); the next writer rebuilds it")
+                            : new LockTimeoutException("Segment " + segment + " of " + file + " kept changing "
+                            + "throughout the lock timeout while this scan copied it (a busy writer): open the store "
+                            + "with a longer lockTimeout for scans of this namespace");
                 }
             }
             for (int i = 0; i < pairs.size(); i += 2) {

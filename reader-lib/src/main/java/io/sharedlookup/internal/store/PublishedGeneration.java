@@ -179,6 +179,7 @@ public final class PublishedGeneration {
 
     private static LockTimeoutException stuck(MappedMap map) {
         return new LockTimeoutException("A segment of " + map.file() + " stayed in the middle of a change for over "
-                + "the bound (its writer probably died mid-update); the next writer rebuilds the namespace");
+                + "the lock timeout (its writer probably died mid-update; the next writer rebuilds the namespace), or "
+                + "kept changing throughout it (a busy writer: a longer lockTimeout helps)");
     }
 }
