@@ -101,6 +101,8 @@ class DockerComposeTest {
         // fixed version would make every later `docker compose up` fail this job.
         assertThat(script).doesNotContainPattern("\"version\":\\s*\"v\\d+\"").contains("date -u +%Y%m%d%H%M%S");
         assertThat(compose.mounts("druid-register")).containsEntry("./deploy/druid-register.sh", "/deploy/druid-register.sh");
+        // The lookups are registered last; nodes get them at the coordinator's next sync, Druid's default being 2 min.
+        assertThat(compose.environment("coordinator")).containsEntry("druid_manager_lookups_period", "10000");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.sharedlookup.druid;
 
 import com.fasterxml.jackson.annotation.JacksonInject;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -12,7 +13,9 @@ import io.sharedlookup.reader.SharedLookupStore;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.annotation.Nullable;
@@ -55,6 +58,7 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     private final int maxReverseLookupKeys;
     private final long closeDelayMillis;
     private final SharedLookupExtractor extractor;
+    private final List<String> ignoredFields = new CopyOnWriteArrayList<>();
 
     private final Object lifecycle = new Object();
     @Nullable
@@ -124,6 +128,24 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     private IllegalStateException storeDirProblem(String problem) {
         return new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: store directory "
                 + resolvedStoreDir + " (" + storeDirOrigin + ") " + problem);
+    }
+
+    /**
+     * A spec field this release does not know: a misspelt {@code "storedir"} would otherwise fall back to the node's
+     * default directory without a word. Ignored, as Druid ignores unknown fields (throwing would stop a node whose
+     * lookup snapshot holds the spec from starting, and fail specs written for a newer release during an upgrade), but
+     * said in a WARN.
+     */
+    @JsonAnySetter
+    void ignoreUnknownField(String name, Object value) {
+        ignoredFields.add(name);
+        LOG.warn("sharedLookup '{}': the lookup spec's field \"{}\" is not one this extension knows and is ignored; "
+                + "its fields are \"namespace\", \"storeDir\" and \"injective\"", namespace, name);
+    }
+
+    /** The spec's fields that {@link #ignoreUnknownField} ignored. For tests. */
+    List<String> ignoredFields() {
+        return List.copyOf(ignoredFields);
     }
 
     @JsonProperty

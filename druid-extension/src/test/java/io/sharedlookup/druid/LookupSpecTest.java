@@ -73,6 +73,18 @@ class LookupSpecTest {
                 .isEqualTo(factory);
     }
 
+    /** A misspelt field is ignored, as Druid ignores unknown fields, but not silently: it is named in a WARN. */
+    @Test
+    void anUnknownFieldIsIgnoredAndNamed() throws Exception {
+        ObjectMapper mapper = druidMapper(new SharedLookupConfig(store.toString(), 1000));
+        SharedLookupExtractorFactory factory = (SharedLookupExtractorFactory) mapper.readValue(
+                spec(", \"namespace\": \"users\", \"storedir\": \"/elsewhere\""), LookupExtractorFactory.class);
+        assertThat(factory.ignoredFields()).containsExactly("storedir");
+        assertThat(factory.storeDirectory()).isEqualTo(store);
+        assertThat(((SharedLookupExtractorFactory) mapper.readValue(spec(", \"namespace\": \"users\""),
+                LookupExtractorFactory.class)).ignoredFields()).isEmpty();
+    }
+
     @Test
     void containerAsSentByTheCoordinator() throws Exception {
         ObjectMapper mapper = druidMapper(new SharedLookupConfig(store.toString(), 1000));
