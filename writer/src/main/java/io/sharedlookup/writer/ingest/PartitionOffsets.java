@@ -1,5 +1,6 @@
 package io.sharedlookup.writer.ingest;
 
+import io.sharedlookup.internal.store.RateLimitedLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,6 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PartitionOffsets {
     private static final Logger log = LoggerFactory.getLogger(PartitionOffsets.class);
+    private final RateLimitedLog commitFailures = new RateLimitedLog(log, 600_000);
 
     private final Consumer<byte[], byte[]> consumer;
     private final Map<String, List<TopicPartition>> partitions = new HashMap<>();
@@ -289,14 +291,23 @@ final class PartitionOffsets {
             } else {
                 consumer.commitAsync(offsets, (done, e) -> {
                     if (e != null) {
-                        log.debug("Committing positions to the consumer group failed (for tooling only): {}",
-                                e.toString());
+                        commitFailed(e);
                     }
                 });
             }
         } catch (KafkaException e) {
-            log.debug("Committing positions to the consumer group failed (for tooling only): {}", e.toString());
+            commitFailed(e);
         }
+    }
+
+    /**
+     * A commit to the consumer group failed: nothing the writer does depends on it, but the group's offsets, and the
+     * lag tooling shows from them, stop moving. Said at most every 10 minutes (commits come every 5 s).
+     */
+    private void commitFailed(Exception e) {
+        commitFailures.warn("Committing positions to the consumer group failed (for tooling only: kafka-consumer-groups "
+                + "shows stale offsets; with an authorization error, grant the writer's Kafka principal READ on the "
+                + "group): {}", e.toString());
     }
 
     /** Logs, for each topic not caught up yet, how far it got towards the end offsets captured at start. */

@@ -62,7 +62,8 @@ interface TopicFacts {
                         }
                     });
                 } catch (Exception e) {
-                    warn(log, "delete.retention.ms", e);
+                    warn(log, "delete.retention.ms", "a stop longer than a day (Kafka's default) then rebuilds; "
+                            + "grant the writer's Kafka principal DESCRIBE_CONFIGS on the topics", e);
                 }
                 try {
                     described.get(remaining(deadline), TimeUnit.NANOSECONDS).forEach((name, d) -> {
@@ -71,7 +72,7 @@ interface TopicFacts {
                         }
                     });
                 } catch (Exception e) {
-                    warn(log, "ids", e);
+                    warn(log, "ids", "resuming without the check that the topic was not recreated", e);
                 }
             } finally {
                 admin.close(Duration.ofSeconds(1));
@@ -88,8 +89,8 @@ interface TopicFacts {
         return Math.max(0, deadlineNanos - System.nanoTime());
     }
 
-    private static void warn(Logger log, String what, Exception e) {
-        log.warn("Cannot read the {} of the topics ({}); resuming without that check", what, e.toString());
+    private static void warn(Logger log, String what, String consequence, Exception e) {
+        log.warn("Cannot read the {} of the topics ({}): {}", what, e.toString(), consequence);
         if (e instanceof InterruptedException) {
             Thread.currentThread().interrupt();
         }

@@ -20,7 +20,8 @@ import java.util.Optional;
  *       generations record it since this rule exists);</li>
  *   <li>a stored offset is below its partition's log start offset;</li>
  *   <li>a stored offset is past its partition's log end offset (the topic was recreated);</li>
- *   <li>the offsets are older than the topic's {@code delete.retention.ms} (deletes may have been missed).</li>
+ *   <li>the offsets are older than the topic's {@code delete.retention.ms} (deletes may have been missed), or than
+ *       Kafka's default of a day when the topic's own cannot be read.</li>
  * </ol>
  */
 public final class ResumeDecision {
@@ -31,6 +32,12 @@ public final class ResumeDecision {
      * under the same name has a new one, even when it already holds more records than the stored offsets.
      */
     public static final String TOPIC_ID = "topic.id";
+    /**
+     * Kafka's default {@code delete.retention.ms}, one day: the bound assumed when the topic's own cannot be read (the
+     * writer's principal lacks DESCRIBE_CONFIGS, or the broker did not answer). Without a bound a writer stopped for
+     * a week would resume, and deletes compacted away meanwhile would stay in the store for good.
+     */
+    static final long DEFAULT_DELETE_RETENTION_MILLIS = 86_400_000L;
     private static final ResumeDecision RESUME = new ResumeDecision(null);
 
     private final String rebuildReason;
@@ -114,6 +121,11 @@ public final class ResumeDecision {
         if (retentionMillis >= 0 && nowMillis - m.updatedAtMillis() > retentionMillis) {
             return rebuild("its offsets are older than the topic's delete.retention.ms (" + retentionMillis
                     + " ms), so deletes may have been missed");
+        }
+        if (retentionMillis < 0 && nowMillis - m.updatedAtMillis() > DEFAULT_DELETE_RETENTION_MILLIS) {
+            return rebuild("its offsets are older than a day, Kafka's default delete.retention.ms, and the topic's "
+                    + "own could not be read (grant the writer's Kafka principal DESCRIBE_CONFIGS on it), so deletes "
+                    + "may have been missed");
         }
         return RESUME;
     }

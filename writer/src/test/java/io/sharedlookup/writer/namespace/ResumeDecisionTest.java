@@ -138,6 +138,18 @@ class ResumeDecisionTest {
         assertThat(decide(CLEAN, ATTRIBUTES, new TopicLog(LOG.beginning(), LOG.end(), 1_000)).resume()).isTrue();
     }
 
+    /** Unknown (no DESCRIBE_CONFIGS): Kafka's default, a day, bounds the stop instead of nothing. */
+    @Test
+    void decide_deleteRetentionUnknownAndOffsetsOlderThanADay_rebuilds() {
+        Published twoDaysOld = new Published("users", CLEAN.attributes(), CLEAN.offsets(), NOW - 2 * 86_400_000L, true);
+        TopicLog unknown = new TopicLog(LOG.beginning(), LOG.end(), -1);
+        ResumeDecision d = decide(twoDaysOld, ATTRIBUTES, unknown);
+        assertThat(d.resume()).isFalse();
+        assertThat(d.rebuildReason()).contains("older than a day", "DESCRIBE_CONFIGS");
+        Published hourOld = new Published("users", CLEAN.attributes(), CLEAN.offsets(), NOW - 3_600_000L, true);
+        assertThat(decide(hourOld, ATTRIBUTES, unknown).resume()).isTrue();
+    }
+
     @Test
     void decide_partitionsAddedSinceTheStop_resumes() {
         // New partitions have no stored offset: they are read from their beginning, the others resume.
