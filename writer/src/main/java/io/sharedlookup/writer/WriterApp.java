@@ -14,6 +14,7 @@ import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.reader.SharedLookupStore;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,7 +88,9 @@ public final class WriterApp implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             sinks.forEach(NamespaceSink::abandon);
             throw e instanceof IOException io ? new ConfigException("Cannot open namespaces in " + storeDir + ": "
-                    + io) : e;
+                    + (io instanceof AccessDeniedException denied ? denied.getFile() + ": permission denied; the "
+                    + "store's files belong to another user (a run as root?): give them to the writer's user, or "
+                    + "choose another --store-dir" : io)) : e;
         }
         ingestor = new Ingestor(cfg, sinks, metrics, () -> KafkaStartErrors.consumer(cfg));
         ingestor.start();

@@ -94,7 +94,8 @@ final class WriterCommand {
 
     @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "" + WriterConfig.DEFAULT_MAX_VALUE_BYTES,
             converter = ByteSizeConverter.class,
-            description = "Larger values are skipped and counted (default: ${DEFAULT-VALUE}; KiB/MiB/GiB suffixes "
+            description = "Records whose value is larger are skipped and counted: the Kafka record's value bytes, the "
+                    + "whole JSON document with --value-field (default: ${DEFAULT-VALUE}; KiB/MiB/GiB suffixes "
                     + "work; at most 2147483647, one byte short of 2GiB).")
     int maxValueBytes;
 

@@ -1,6 +1,7 @@
 package io.sharedlookup.writer;
 
 import io.sharedlookup.writer.tools.StoreTools;
+import io.sharedlookup.writer.tools.ToolLogging;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.Map;
@@ -15,6 +16,9 @@ public final class WriterMain {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && StoreTools.COMMANDS.contains(args[0])) {
+            ToolLogging.consoleTo(true); // stdout is the command's data
+        }
         int rc = run(args, System.getenv(), System.out, System.err);
         if (rc >= 0) {
             System.exit(rc);

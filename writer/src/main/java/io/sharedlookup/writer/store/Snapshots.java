@@ -117,7 +117,9 @@ public final class Snapshots {
         }
         Path sourceManifest = new StoreLayout(snapshotDir).manifest(namespace);
         if (!Files.isRegularFile(sourceManifest, LinkOption.NOFOLLOW_LINKS)) {
-            log.info("Namespace '{}': no snapshot of it in {}; it is built from its topic", namespace, snapshotDir);
+            log.warn("Namespace '{}': no snapshot of it in {} (--seed takes the directory the snapshot command "
+                    + "wrote, which holds one directory per namespace); it is built from its topic", namespace,
+                    snapshotDir);
             return false;
         }
         Manifest snapshot = Manifest.read(sourceManifest);

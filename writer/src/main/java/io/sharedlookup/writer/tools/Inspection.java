@@ -22,14 +22,18 @@ final class Inspection {
     private Inspection() {
     }
 
-    /** The namespaces of {@code store}: directories with a valid name and a manifest, sorted. */
+    /**
+     * The namespaces of {@code store}, sorted: directories with a valid name and a manifest, and those this user
+     * cannot look into (listed, to be described as unreadable, rather than left out unseen).
+     */
     static List<String> namespaces(Path store) throws IOException {
         List<String> out = new ArrayList<>();
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(store)) {
             for (Path d : dirs) {
                 String name = d.getFileName().toString();
                 if (NamespaceNames.isValid(name) && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
-                        && Files.isRegularFile(d.resolve(StoreLayout.MANIFEST), LinkOption.NOFOLLOW_LINKS)) {
+                        && (Files.isRegularFile(d.resolve(StoreLayout.MANIFEST), LinkOption.NOFOLLOW_LINKS)
+                        || !Files.isReadable(d) || !Files.isExecutable(d))) {
                     out.add(name);
                 }
             }

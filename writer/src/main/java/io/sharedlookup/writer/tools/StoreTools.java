@@ -137,8 +137,9 @@ public final class StoreTools {
         } catch (NoSuchFileException e) {
             throw new ToolException("No namespace '" + namespace + "' in " + store);
         } catch (IOException e) {
-            if (e instanceof AccessDeniedException) {
-                requireReadable(file, "Manifest "); // the same words as every other command
+            if (e instanceof AccessDeniedException) { // the same words as every other command
+                requireReadable(file.getParent(), "Namespace directory ");
+                requireReadable(file, "Manifest ");
             }
             throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": "
                     + describe(e));
@@ -282,7 +283,7 @@ public final class StoreTools {
             }
             out().println("snapshot of '" + namespace + "': " + taken.entries() + " entries at "
                     + "offsets " + taken.manifest().offsets() + ", digest " + ContentDigest.hex(taken.digest())
-                    + ", in " + taken.dir());
+                    + ", in " + taken.dir() + "; a new host's writer starts from it with --seed " + out);
             return 0;
         }
     }

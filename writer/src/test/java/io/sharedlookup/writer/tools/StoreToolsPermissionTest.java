@@ -88,6 +88,10 @@ class StoreToolsPermissionTest {
         assertThat(run[0]).isEqualTo("2");
         assertThat(run[1]).startsWith("error: Namespace directory " + store.resolve("users") + " is not readable "
                 + "by this user: ");
+        // inspect lists it as unreadable: it used to leave it out and say the store had no namespaces
+        String[] inspect = runAsAnotherUser(List.of("inspect", store.toString()));
+        assertThat(inspect[2]).contains("users\n  unreadable   Namespace directory " + store.resolve("users")
+                + " is not readable by this user: ");
         Files.setPosixFilePermissions(store.resolve("users"), PosixFilePermissions.fromString("rwxr-x---"));
     }
 

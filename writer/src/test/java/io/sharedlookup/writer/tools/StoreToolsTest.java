@@ -125,7 +125,8 @@ class StoreToolsTest {
         try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {
             Run r = run("snapshot", store.toString(), "users", out.resolve("snap").toString());
             assertThat(r.rc()).as(r.err()).isZero();
-            assertThat(r.out()).contains("snapshot of 'users': 4 entries", ContentDigest.hex(digest(USERS)));
+            assertThat(r.out()).contains("snapshot of 'users': 4 entries", ContentDigest.hex(digest(USERS)))
+                    .contains("with --seed " + out.resolve("snap") + "\n");
             assertThat(TestStores.contents(out.resolve("snap"), "users")).isEqualTo(new java.util.TreeMap<>(USERS));
             Run again = run("snapshot", store.toString(), "users", out.resolve("snap").toString());
             assertThat(again.rc()).isEqualTo(2);
