@@ -94,6 +94,7 @@ public final class GenerationFile implements AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 generation.close();
                 Files.deleteIfExists(file);
+                Files.deleteIfExists(SequenceFile.of(file)); // left, it would use up a generation number
                 throw e;
             }
         }

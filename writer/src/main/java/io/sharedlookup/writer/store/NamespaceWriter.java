@@ -293,14 +293,18 @@ public final class NamespaceWriter implements AutoCloseable {
         long now = System.currentTimeMillis();
         Map<String, String> recorded = new java.util.TreeMap<>(attributes);
         recorded.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(generation.hasReverseIndex()));
+        // What readers may still be opening: the generation this publish replaces (number - 1 when none is
+        // published in this format, as after an upgrade from version 1)
+        long keepFrom = published == null ? number - 1 : Math.min(published.generation(), number - 1);
         Manifest next = new Manifest(Manifest.FORMAT_VERSION, namespace, number, fileName, generation.capacity(),
                 topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, now, recorded,
                 generation.layout(), generation.reverseLayout(), generation.contentDigest());
         write(next, true);
         publishedFile = generation;
         // Published: whatever happens from here on, readers follow `next` and so must the caller.
-        // The previous generation stays: a reader that has just read the old manifest still opens it.
-        oldGenerations.deleteBelow(number - 1);
+        // The generation replaced stays: a reader that has just read the old manifest still opens it. (Not simply
+        // "below number - 1": numbers skip one where a half-made generation left a file behind.)
+        oldGenerations.deleteBelow(keepFrom);
         return next;
     }
 
