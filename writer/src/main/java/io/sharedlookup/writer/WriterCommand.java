@@ -126,7 +126,7 @@ final class WriterCommand {
                     + "the topic instead when the snapshot cannot be used (not finished, another topic or other "
                     + "settings, a file that is not a regular file, a failed check: nothing of it is published), its "
                     + "offsets are no longer on the broker, or it is older than the topic's delete.retention.ms "
-                    + "(docs/scale-out.md).")
+                    + "(a day when that cannot be read; docs/scale-out.md).")
     Path seed;
 
     @Option(names = "--stuck-after", paramLabel = "SECONDS",

@@ -666,9 +666,13 @@ public final class MappedMap {
         Utf8Text text = new Utf8Text();
         for (int segment = 0; segment < layout.segments(); segment++) {
             long start = 0;
+            long firstSeen = 0;
             for (int attempt = 0; ; attempt++) {
                 pairs.clear();
                 long before = sequence(segment);
+                if (attempt == 0) {
+                    firstSeen = before;
+                }
                 if ((before & 1) == 0) {
                     boolean consistent = copySegment(segment, pairs, text);
                     VarHandle.acquireFence();
@@ -681,12 +685,14 @@ public final class MappedMap {
                 }
                 start = afterRace(segment, before, start, attempt, timeoutNanos);
                 if (start == GAVE_UP) {
-                    throw (before & 1) != 0 ? new LockTimeoutException("Segment " + segment + " of " + file
-                            + " stayed in the middle of a change for over the lock timeout (its writer probably "
-                            + "died); the next writer rebuilds it")
-                            : new LockTimeoutException("Segment " + segment + " of " + file + " kept changing "
-                            + "throughout the lock timeout while this scan copied it (a busy writer): open the store "
-                            + "with a longer lockTimeout for scans of this namespace");
+                    // Stuck: odd and unmoved all along (a writer died mid-change); else a busy writer kept moving it.
+                    String segmentOfFile = "Segment " + segment + " of " + file;
+                    throw new LockTimeoutException((before & 1) != 0 && before == firstSeen
+                            ? segmentOfFile + " stayed in the middle of a change for over the lock timeout (its "
+                                    + "writer probably died); the next writer rebuilds it"
+                            : segmentOfFile + " kept changing throughout the lock timeout while this scan copied it "
+                                    + "(a busy writer): open the store with a longer lockTimeout for scans of this "
+                                    + "namespace");
                 }
             }
             for (int i = 0; i < pairs.size(); i += 2) {

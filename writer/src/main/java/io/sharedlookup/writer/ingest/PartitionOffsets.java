@@ -21,6 +21,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -287,7 +288,13 @@ final class PartitionOffsets {
         applied.forEach((tp, next) -> offsets.put(tp, new OffsetAndMetadata(next)));
         try {
             if (atStop) {
-                consumer.commitSync(offsets, Duration.ofSeconds(2));
+                try {
+                    consumer.commitSync(offsets, Duration.ofSeconds(2));
+                } catch (WakeupException pending) {
+                    // the stop's own wakeup, left pending when the loop ended without another poll: thrown once,
+                    // then cleared
+                    consumer.commitSync(offsets, Duration.ofSeconds(2));
+                }
             } else {
                 consumer.commitAsync(offsets, (done, e) -> {
                     if (e != null) {

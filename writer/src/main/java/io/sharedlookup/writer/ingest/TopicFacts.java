@@ -33,7 +33,10 @@ interface TopicFacts {
         static final Facts UNKNOWN = new Facts(-1, null);
     }
 
-    /** Per topic, what could be read; a topic is missing when nothing could (resume skips those checks). */
+    /**
+     * Per topic, what could be read; a topic is missing when nothing could (the resume decision then assumes Kafka's
+     * default delete.retention.ms, a day, and skips the topic id check).
+     */
     Map<String, Facts> of(Collection<String> topics);
 
     /** Asks the brokers of {@code config} with an admin client of its own, once per call. */

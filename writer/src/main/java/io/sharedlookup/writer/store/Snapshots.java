@@ -117,9 +117,14 @@ public final class Snapshots {
         }
         Path sourceManifest = new StoreLayout(snapshotDir).manifest(namespace);
         if (!Files.isRegularFile(sourceManifest, LinkOption.NOFOLLOW_LINKS)) {
-            log.warn("Namespace '{}': no snapshot of it in {} (--seed takes the directory the snapshot command "
-                    + "wrote, which holds one directory per namespace); it is built from its topic", namespace,
-                    snapshotDir);
+            if (Files.isRegularFile(snapshotDir.resolve(StoreLayout.MANIFEST), LinkOption.NOFOLLOW_LINKS)) {
+                log.warn("Namespace '{}': {} is a namespace's directory, not a snapshot: --seed takes the directory "
+                        + "given to the snapshot command (its parent); the namespace is built from its topic",
+                        namespace, snapshotDir);
+            } else {
+                log.info("Namespace '{}': no snapshot of it in {}; it is built from its topic", namespace,
+                        snapshotDir);
+            }
             return false;
         }
         Manifest snapshot = Manifest.read(sourceManifest);

@@ -6,7 +6,10 @@ import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,6 +17,15 @@ import org.junit.jupiter.api.io.TempDir;
 class OldGenerationsTest {
     @TempDir
     Path store;
+
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        for (AutoCloseable c : opened) {
+            c.close();
+        }
+    }
 
     /**
      * Generation numbers can skip one (a file left behind by a generation that failed half-way counts as used). A
@@ -23,16 +35,15 @@ class OldGenerationsTest {
     @Test
     void aPublishKeepsTheGenerationItReplacesAfterASkippedNumberAndTheNextOneDeletesIt() throws Exception {
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
+        opened.add(writer);
         GenerationFile first = publishedWithOneEntry(writer);
-        // What a generation whose reverse index could not be created leaves: its sequence file, one number up.
-        Path leftover = SequenceFile.of(first.file().resolveSibling(StoreLayout.generationFileName(
-                StoreLayout.generationOf(first.file().getFileName().toString()).orElseThrow() + 1)));
+        // What a generation whose reverse index could not be created used to leave: its sequence file, one number up.
+        long firstNumber = number(first);
+        Path leftover = SequenceFile.of(first.file().resolveSibling(StoreLayout.generationFileName(firstNumber + 1)));
         Files.createFile(leftover);
 
         GenerationFile second = publishedWithOneEntry(writer);
-        assertThat(StoreLayout.generationOf(second.file().getFileName().toString()).orElseThrow())
-                .as("the number after the leftover's").isEqualTo(
-                        StoreLayout.generationOf(first.file().getFileName().toString()).orElseThrow() + 2);
+        assertThat(number(second)).as("the number after the leftover's").isEqualTo(firstNumber + 2);
         assertThat(first.file()).as("the generation just replaced").exists();
         assertThat(SequenceFile.of(first.file())).exists();
 
@@ -41,13 +52,17 @@ class OldGenerationsTest {
         assertThat(SequenceFile.of(first.file())).doesNotExist();
         assertThat(leftover).doesNotExist();
         assertThat(second.file()).exists();
-        writer.close();
     }
 
-    private static GenerationFile publishedWithOneEntry(NamespaceWriter writer) throws Exception {
+    private GenerationFile publishedWithOneEntry(NamespaceWriter writer) throws Exception {
         GenerationFile g = writer.createGeneration(GenerationSizing.forExpected(10, 4, 8), false);
+        opened.add(0, g); // closed before the writer
         g.put("1", "Ada", 1_000_000_000L);
         writer.publish(g, "users", Map.of(0, 1L), true, Map.of());
         return g;
+    }
+
+    private static long number(GenerationFile g) {
+        return StoreLayout.generationOf(g.file().getFileName().toString()).orElseThrow();
     }
 }
