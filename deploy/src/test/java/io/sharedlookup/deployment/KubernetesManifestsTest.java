@@ -169,7 +169,8 @@ class KubernetesManifestsTest {
         String dockerfile = Files.readString(DIR.resolve("druid.Dockerfile"));
         assertThat(dockerfile).contains("FROM apache/druid:")
                 .contains("druid-extension/target/druid-shared-lookup /opt/druid/extensions/druid-shared-lookup");
-        // The root .dockerignore leaves every target/ out of the context: the Druid image has an ignore file of its own.
+        // The root .dockerignore leaves every target/ out of the context: the Druid image has an ignore file of its
+        // own.
         assertThat(Files.readString(DIR.resolve("druid.Dockerfile.dockerignore")).lines().toList())
                 .containsSubsequence("*", "!druid-extension/target/druid-shared-lookup");
         assertThat(druid.getSpec().getTemplate().getSpec().getSecurityContext().getFsGroup()).isEqualTo(1000L);

@@ -69,9 +69,9 @@ public interface Lookup {
 
     /**
      * The content version recorded in the manifest: it changes with every new generation and, for updates applied in
-     * place, at the writer's next checkpoint (within about a quarter of a second; later when it cannot checkpoint), and is
-     * stable otherwise. Not a cache key on its own: until that checkpoint the content already differs; a cache key
-     * holds it, {@link #generation()} and {@link #contentStamp()}.
+     * place, at the writer's next checkpoint (within about a quarter of a second; later when it cannot checkpoint),
+     * and is stable otherwise. Not a cache key on its own: until that checkpoint the content already differs; a cache
+     * key holds it, {@link #generation()} and {@link #contentStamp()}.
      */
     long version();
 
