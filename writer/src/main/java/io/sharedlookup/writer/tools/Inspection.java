@@ -33,7 +33,7 @@ final class Inspection {
                 String name = d.getFileName().toString();
                 if (NamespaceNames.isValid(name) && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
                         && (Files.isRegularFile(d.resolve(StoreLayout.MANIFEST), LinkOption.NOFOLLOW_LINKS)
-                        || !Files.isReadable(d) || !Files.isExecutable(d))) {
+                        || !StoreTools.readable(d))) {
                     out.add(name);
                 }
             }

@@ -90,10 +90,15 @@ public final class StoreTools {
      * directory needs read and search permission, a file read permission.
      */
     private static void requireReadable(Path path, String what) {
-        if (!Files.isReadable(path) || Files.isDirectory(path) && !Files.isExecutable(path)) {
+        if (!readable(path)) {
             throw new ToolException(what + path + " is not readable by this user: run the command as a user in the "
                     + "writer's group (store files and directories are group-readable)");
         }
+    }
+
+    /** Whether this user can read {@code path}: a file's bytes, or a directory's entries and what they name. */
+    static boolean readable(Path path) {
+        return Files.isReadable(path) && (!Files.isDirectory(path) || Files.isExecutable(path));
     }
 
     /** An I/O failure in one line: an {@code AccessDeniedException} and its kin say no more than a path. */
