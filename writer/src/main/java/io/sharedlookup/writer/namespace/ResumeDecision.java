@@ -118,14 +118,12 @@ public final class ResumeDecision {
             }
         }
         long retentionMillis = log.deleteRetentionMillis();
-        if (retentionMillis >= 0 && nowMillis - m.updatedAtMillis() > retentionMillis) {
-            return rebuild("its offsets are older than the topic's delete.retention.ms (" + retentionMillis
-                    + " ms), so deletes may have been missed");
-        }
-        if (retentionMillis < 0 && nowMillis - m.updatedAtMillis() > DEFAULT_DELETE_RETENTION_MILLIS) {
-            return rebuild("its offsets are older than a day, Kafka's default delete.retention.ms, and the topic's "
-                    + "own could not be read (grant the writer's Kafka principal DESCRIBE_CONFIGS on it), so deletes "
-                    + "may have been missed");
+        boolean known = retentionMillis >= 0;
+        if (nowMillis - m.updatedAtMillis() > (known ? retentionMillis : DEFAULT_DELETE_RETENTION_MILLIS)) {
+            return rebuild("its offsets are older than " + (known ? "the topic's delete.retention.ms ("
+                    + retentionMillis + " ms)" : "a day, Kafka's default delete.retention.ms, and the topic's own "
+                    + "could not be read (grant the writer's Kafka principal DESCRIBE_CONFIGS on it)")
+                    + ", so deletes may have been missed");
         }
         return RESUME;
     }
