@@ -2,8 +2,14 @@ package io.sharedlookup.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,5 +76,60 @@ class DockerfileTest {
         assertThat(all("ENV")).anySatisfy(e -> assertThat(e).contains("SHARED_LOOKUP_HTTP_HOST=0.0.0.0")
                 .contains("SHARED_LOOKUP_STORE_DIR=/var/lib/shared-lookup").contains("SHARED_LOOKUP_HTTP_PORT=7070"));
         assertThat(all("ENV")).anySatisfy(e -> assertThat(e).contains("-Xmx64m"));
+    }
+
+    @Test
+    void theHealthCheckAsksHealthOnThePortTheEnvironmentSets() throws Exception {
+        String script = healthCheckScript();
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        int[] status = {200};
+        server.createContext("/health", exchange -> {
+            byte[] body = "ok".getBytes(StandardCharsets.US_ASCII);
+            exchange.sendResponseHeaders(status[0], body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        try {
+            String port = String.valueOf(server.getAddress().getPort());
+            assertThat(bash(script, Map.of("SHARED_LOOKUP_HTTP_PORT", port)).exitCode).isZero();
+            status[0] = 503;
+            assertThat(bash(script, Map.of("SHARED_LOOKUP_HTTP_PORT", port)).exitCode).isNotZero();
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void theHealthCheckFallsBackToTheDefaultPortWhereTheWriterDoes() throws Exception {
+        // Only the port choice: the script up to its connection, then the port it chose.
+        String script = healthCheckScript();
+        String choice = script.substring(0, script.indexOf("exec ")) + "echo \"$p\"";
+        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "8080")).output).isEqualTo("8080");
+        assertThat(bash(choice, Map.of()).output).isEqualTo("7070");
+        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "")).output).isEqualTo("7070");
+        // Kubernetes' service link for a Service named shared-lookup-http; the writer ignores it (docs/writer.md).
+        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "tcp://10.0.0.7:8080")).output).isEqualTo("7070");
+    }
+
+    /** The bash script of the HEALTHCHECK's exec form, {@code CMD ["bash", "-c", "<script>"]}, unescaped. */
+    private static String healthCheckScript() {
+        String check = all("HEALTHCHECK").get(0);
+        String prefix = "[\"bash\", \"-c\", \"";
+        assertThat(check).contains(prefix).endsWith("\"]");
+        String quoted = check.substring(check.indexOf(prefix) + prefix.length(), check.length() - 2);
+        return quoted.replace("\\\"", "\"").replace("\\\\", "\\");
+    }
+
+    private record Result(int exitCode, String output) {}
+
+    private static Result bash(String script, Map<String, String> environment) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true);
+        builder.environment().remove("SHARED_LOOKUP_HTTP_PORT");
+        builder.environment().putAll(environment);
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("bash ended").isTrue();
+        return new Result(process.exitValue(), output);
     }
 }
