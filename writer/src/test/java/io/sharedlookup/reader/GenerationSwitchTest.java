@@ -41,14 +41,18 @@ class GenerationSwitchTest {
                 Thread reader = new Thread(() -> {
                     StringBuilder key = new StringBuilder();
                     StringBuilder value = new StringBuilder();
-                    for (int i = seed; !stop.get(); i += 7) {
-                        int k = i % KEYS;
-                        key.setLength(0);
-                        key.append("k").append(k);
-                        if (!users.getInto(key, value) || !value.toString().startsWith("v" + k + "@")) {
-                            bad.add(key + " -> " + value);
+                    try {
+                        for (int i = seed; !stop.get(); i += 7) {
+                            int k = i % KEYS;
+                            key.setLength(0);
+                            key.append("k").append(k);
+                            if (!users.getInto(key, value) || !value.toString().startsWith("v" + k + "@")) {
+                                bad.add(key + " -> " + value);
+                            }
+                            lookups.incrementAndGet();
                         }
-                        lookups.incrementAndGet();
+                    } catch (Throwable e) { // a lookup racing a switch that throws is as wrong as a torn value
+                        bad.add("reader " + seed + " failed at " + key + ": " + e);
                     }
                 });
                 reader.start();
@@ -60,11 +64,13 @@ class GenerationSwitchTest {
                 published.republish(content(generation));
                 long g = generation;
                 await().atMost(Duration.ofSeconds(5)).until(() -> users.generation() == g);
-                Thread.sleep(20);
+                // some lookups on each new generation before the next switch
+                long before = lookups.get();
+                await().atMost(Duration.ofSeconds(5)).until(() -> lookups.get() >= before + 2_000 || !bad.isEmpty());
             }
             stop.set(true);
             for (Thread reader : readers) {
-                reader.join();
+                reader.join(30_000);
             }
             assertThat(bad).isEmpty();
             assertThat(lookups.get()).isGreaterThan(1000);

@@ -9,6 +9,8 @@ import io.sharedlookup.internal.store.Utf8Text;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -64,11 +66,11 @@ class ReadWhileRelocatingTortureTest {
             }
             MappedMap reader = MappedMap.open(file, SequenceFile.of(file), g.layout());
             AtomicBoolean stop = new AtomicBoolean();
-            AtomicLong reads = new AtomicLong();
             AtomicLong writes = new AtomicLong();
+            Map<String, AtomicLong> readsBy = new ConcurrentHashMap<>();
             ConcurrentLinkedQueue<String> bad = new ConcurrentLinkedQueue<>();
             List<Thread> threads = new ArrayList<>();
-            threads.add(new Thread(() -> {
+            threads.add(guarded("writer", bad, () -> {
                 for (long n = 1; !stop.get(); n++) {
                     String key = "key" + (n % KEYS);
                     if (n % 13 == 0) {
@@ -77,10 +79,11 @@ class ReadWhileRelocatingTortureTest {
                     g.put(key, value(key, n), TIMEOUT);
                     writes.incrementAndGet();
                 }
-            }, "writer"));
+            }));
             for (int t = 0; t < 2; t++) {
                 int seed = t;
-                threads.add(new Thread(() -> {
+                AtomicLong reads = readsBy.computeIfAbsent("reader-" + t, name -> new AtomicLong());
+                threads.add(guarded("reader-" + t, bad, () -> {
                     StringBuilder out = new StringBuilder();
                     for (int i = seed; !stop.get(); i++) {
                         String key = "key" + (i % KEYS);
@@ -92,9 +95,10 @@ class ReadWhileRelocatingTortureTest {
                         }
                         reads.incrementAndGet();
                     }
-                }, "reader-" + t));
+                }));
             }
-            threads.add(new Thread(() -> { // the batch lookup: all its keys' reads interleaved, each still whole
+            AtomicLong batchReads = readsBy.computeIfAbsent("batch-reader", name -> new AtomicLong());
+            threads.add(guarded("batch-reader", bad, () -> { // all its keys' reads interleaved, each still whole
                 LookupBatch batch = new LookupBatch();
                 for (int i = 0; i < LookupBatch.SIZE; i++) {
                     batch.out[i] = new Utf8Text();
@@ -115,30 +119,46 @@ class ReadWhileRelocatingTortureTest {
                             bad.add("batch: " + keys[j] + " absent but not cleared");
                         }
                     }
-                    reads.addAndGet(keys.length);
+                    batchReads.addAndGet(keys.length);
                 }
-            }, "batch-reader"));
+            }));
             threads.forEach(Thread::start);
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-            while (System.nanoTime() < until && bad.isEmpty()) {
-                // the scan also races with the writer: whole entries only, each key at most once
-                reader.forEachWhile((k, v) -> {
-                    if (!isAValueWrittenFor(k, v)) {
-                        bad.add("scan: " + k + " -> " + v);
-                    }
-                    return true;
-                }, TIMEOUT);
-            }
-            stop.set(true);
-            for (Thread t : threads) {
-                t.join();
+            try {
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                while (System.nanoTime() < until && bad.isEmpty()) {
+                    // the scan also races with the writer: whole entries only, each key at most once
+                    reader.forEachWhile((k, v) -> {
+                        if (!isAValueWrittenFor(k, v)) {
+                            bad.add("scan: " + k + " -> " + v);
+                        }
+                        return true;
+                    }, TIMEOUT);
+                }
+            } finally {
+                stop.set(true);
+                for (Thread t : threads) {
+                    t.join(TimeUnit.SECONDS.toMillis(30));
+                    assertThat(t.isAlive()).as("%s ended", t.getName()).isFalse();
+                }
             }
             assertThat(bad).isEmpty();
             assertThat(writes.get()).isGreaterThan(10_000);
-            assertThat(reads.get()).isGreaterThan(10_000);
+            // each reader, not only all of them together: one that died early would have checked little
+            readsBy.forEach((name, reads) -> assertThat(reads.get()).as("reads by %s", name).isGreaterThan(1_000));
             for (int segment = 0; segment < g.layout().segments(); segment++) {
                 assertThat(g.sequence(segment)).as("segment %d's counter at rest", segment).isEven();
             }
         }
+    }
+
+    /** A thread whose failure, a torn read's exception included, is a finding rather than a silent death. */
+    private static Thread guarded(String name, ConcurrentLinkedQueue<String> bad, Runnable body) {
+        return new Thread(() -> {
+            try {
+                body.run();
+            } catch (Throwable t) {
+                bad.add(name + " failed: " + t);
+            }
+        }, name);
     }
 }
