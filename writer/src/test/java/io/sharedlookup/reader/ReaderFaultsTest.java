@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
@@ -19,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +24,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * What a reader does when its thread, its store's files or its own refresh go wrong: it keeps answering, keeps
@@ -47,19 +43,16 @@ class ReaderFaultsTest {
     @TempDir
     Path store;
 
-    private final ch.qos.logback.classic.Logger logger =
-            (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(LiveLookup.class);
-    private final ListAppender<ILoggingEvent> log = new ListAppender<>();
+    private CapturedLog log;
 
     @BeforeEach
     void captureLog() {
-        log.start();
-        logger.addAppender(log);
+        log = CapturedLog.of(LiveLookup.class);
     }
 
     @AfterEach
     void releaseLog() {
-        logger.detachAppender(log);
+        log.close();
     }
 
     /**
@@ -175,13 +168,7 @@ class ReaderFaultsTest {
     }
 
     private List<String> warnings() {
-        List<String> messages = new ArrayList<>();
-        for (ILoggingEvent e : List.copyOf(log.list)) {
-            if (e.getLevel().isGreaterOrEqual(Level.WARN)) {
-                messages.add(e.getFormattedMessage());
-            }
-        }
-        return messages;
+        return log.warnings();
     }
 
     private static long descriptorsOf(String fileName) throws Exception {

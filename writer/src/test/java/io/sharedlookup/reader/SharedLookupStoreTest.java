@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
@@ -500,7 +501,8 @@ class SharedLookupStoreTest {
     @Test
     void keepsServingTheLiveGenerationWhenANewOneIsCorrupt() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open();
+             CapturedLog log = CapturedLog.of(LiveLookup.class)) {
             Lookup users = s.lookup("users");
             Manifest live = published.writer.published().orElseThrow();
             Path bogus = new StoreLayout(store).namespaceDir("users").resolve(StoreLayout.generationFileName(9));
@@ -509,7 +511,9 @@ class SharedLookupStoreTest {
                     bogus.getFileName().toString(), 10, "topic", Map.of(), 1, true, Manifest.WriterState.OPEN, 0, 0,
                     Map.of(), live.layout(), null, null), new StoreLayout(store).manifest("users"), StorePermissions.DEFAULT,
                     false);
-            // Several refresh rounds pass; the reader keeps the generation it has.
+            // The reader tried the new generation (not merely missed the manifest), and keeps the one it has.
+            await().atMost(Duration.ofSeconds(5)).until(() -> log.warnings().stream()
+                    .anyMatch(m -> m.contains("cannot follow") && m.contains(bogus.getFileName().toString())));
             await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
                     .until(() -> users.generation() == live.generation() && "Ada".equals(users.get("1")));
         }

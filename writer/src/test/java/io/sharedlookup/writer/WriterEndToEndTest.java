@@ -424,27 +424,32 @@ class WriterEndToEndTest {
                     }
                 }
             });
+            reader.setDaemon(true); // never outlives a failed await in the shared test JVM
             reader.start();
-            for (int i = 0; i < 10_000; i++) {
-                put(expected, "grow", "key-" + (i < 2000 ? i : 500 + i), "value-" + i);
-                if (i % 7 == 0) {
-                    // Deletes and rewrites of keys already copied or not yet copied while generations grow.
-                    put(expected, "grow", "key-" + (i / 2), i % 14 == 0 ? null : "again-" + i);
+            try {
+                for (int i = 0; i < 10_000; i++) {
+                    put(expected, "grow", "key-" + (i < 2000 ? i : 500 + i), "value-" + i);
+                    if (i % 7 == 0) {
+                        // Deletes and rewrites of keys already copied or not yet copied while generations grow.
+                        put(expected, "grow", "key-" + (i / 2), i % 14 == 0 ? null : "again-" + i);
+                    }
                 }
+                kafka.flush();
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                        .until(() -> lookup.size() == expected.size()
+                                && TestStores.contents(store, "grow").equals(new TreeMap<>(expected)));
+                // The writer's status snapshot (capacity) is refreshed at its checkpoints, every 250 ms, so on a
+                // fast run it can still show the first generation when the data is already complete: await it too.
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                    assertThat(app.statuses().get("grow").capacity()).isGreaterThan(firstCapacity);
+                    String metrics = Http.get(app.httpPort(), "/metrics").body();
+                    assertThat(Http.metric(metrics, "sharedlookup_writer_growths_total{namespace=\"grow\"}"))
+                            .isGreaterThanOrEqualTo(2);
+                });
+            } finally {
+                reading.set(false);
+                reader.join(30_000);
             }
-            kafka.flush();
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                    .until(() -> lookup.size() == expected.size() && TestStores.contents(store, "grow").equals(new TreeMap<>(expected)));
-            // The writer's status snapshot (capacity) is refreshed at its checkpoints, every 250 ms, so on a
-            // fast run it can still show the first generation when the data is already complete: await it too.
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-                assertThat(app.statuses().get("grow").capacity()).isGreaterThan(firstCapacity);
-                String metrics = Http.get(app.httpPort(), "/metrics").body();
-                assertThat(Http.metric(metrics, "sharedlookup_writer_growths_total{namespace=\"grow\"}"))
-                        .isGreaterThanOrEqualTo(2);
-            });
-            reading.set(false);
-            reader.join();
             assertThat(readerErrors).isEmpty();
             assertThat(reads.get()).isPositive();
             Contents.assertSame(TestStores.contents(store, "grow"), expected);

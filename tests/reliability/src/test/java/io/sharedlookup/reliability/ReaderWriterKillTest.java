@@ -93,6 +93,27 @@ class ReaderWriterKillTest {
         return worst;
     }
 
+    /**
+     * Lookups that timed out between each reader's first and last STATS line after line index {@code from[i]},
+     * summed over the readers (the count a STATS line gives is since the reader started).
+     */
+    private long timeoutsSince(List<Integer> from) {
+        long sum = 0;
+        for (int i = 0; i < readers.size(); i++) {
+            List<String> lines = readers.get(i).lines();
+            long first = -1;
+            long last = -1;
+            for (int j = from.get(i); j < lines.size(); j++) {
+                if (lines.get(j).startsWith("STATS")) {
+                    last = Readers.timeouts(lines.get(j));
+                    first = first < 0 ? last : first;
+                }
+            }
+            sum += last - first;
+        }
+        return sum;
+    }
+
     private List<Integer> marks() {
         List<Integer> out = new ArrayList<>();
         readers.forEach(r -> out.add(r.lines().size()));
@@ -158,6 +179,7 @@ class ReaderWriterKillTest {
             start.set(victim, replacement.lines().size());
         }
         long slowest = slowestSince(start);
+        long timeouts = timeoutsSince(start);
         assertEverySegmentStillWritable(topic, store);
         assertThat(writer.jvm.isAlive()).isTrue();
         long replacements = (long) writer.metric("sharedlookup_writer_lock_replacements_total{namespace=\"" + topic
@@ -168,6 +190,7 @@ class ReaderWriterKillTest {
                         + "lock replacements " + replacements + ", rebuilds " + rebuilds);
         assertThat(failures).as("updates that did not reach the readers within 30 s").isZero();
         assertThat(slowest).isLessThanOrEqualTo(LOOKUP_BOUND_MILLIS);
+        assertThat(timeouts).as("lookups that timed out (a killed reader leaves nothing to wait for)").isZero();
         assertThat(replacements).as("lock replacements: readers hold no lock").isZero();
         assertThat(rebuilds).as("rebuilds: nothing a reader does makes the writer rebuild").isZero();
         assertThat(Stores.publishedGeneration(store, topic)).as("the generation readers read").isEqualTo(generation);
@@ -184,9 +207,11 @@ class ReaderWriterKillTest {
         long generation = Stores.publishedGeneration(store, topic);
         long rebuildsAtStart = rebuilds(topic);
         readers.add(startReader("b2-reader", store, topic, seed));
+        List<Integer> start = marks();
         ChildJvm pausing = Children.startWithoutFlags("b2-pausing-scan", PausingScanMain.class, store.toString(),
                 topic, "10000");
         readers.add(pausing);
+        start.add(0); // the pausing scan prints no STATS lines
         pausing.awaitLine(Duration.ofSeconds(60), "PAUSED"::equals);
         long worstFresh = 0;
         int failures = 0;
@@ -217,6 +242,7 @@ class ReaderWriterKillTest {
         assertThat(worstFresh).as("slowest update to reach the other reader, ms").isLessThan(1000);
         assertThat(replacements).isZero();
         assertThat(rebuilds).isZero();
+        assertThat(timeoutsSince(start)).as("the other reader's lookups that timed out").isZero();
         assertThat(Stores.publishedGeneration(store, topic)).isEqualTo(generation);
         assertEverySegmentStillWritable(topic, store);
     }
@@ -267,17 +293,22 @@ class ReaderWriterKillTest {
             }
             worstRecovery = Math.max(worstRecovery, (System.nanoTime() - killed) / 1_000_000);
             writer.awaitReady(Duration.ofSeconds(120));
-            // Two more STATS windows so that the slowest call of the recovery period is reported.
+            // Three more STATS windows: the slowest call of the recovery period is reported, and none times out now.
             List<Integer> now = marks();
             await().atMost(Duration.ofSeconds(10)).until(() -> {
                 for (int i = 0; i < readers.size(); i++) {
-                    if (readers.get(i).lines().size() < now.get(i) + 2) {
+                    List<String> lines = readers.get(i).lines();
+                    long stats = lines.subList(now.get(i), lines.size()).stream()
+                            .filter(l -> l.startsWith("STATS")).count();
+                    if (stats < 3) {
                         return false;
                     }
                 }
                 return true;
             });
             worstLookup = Math.max(worstLookup, slowestSince(from));
+            assertThat(timeoutsSince(now)).as("lookups that timed out after service came back, trial %d", trial)
+                    .isZero();
         }
         assertEverySegmentStillWritable(topic, store);
         Suite.figures("c-writer-kill-readers", "writer kill -9 while 3 reader JVMs read", seed, trials, failures,

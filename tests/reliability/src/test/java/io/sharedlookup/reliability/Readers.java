@@ -42,6 +42,12 @@ final class Readers {
         return Long.parseLong(statsLine.substring(i, statsLine.indexOf(' ', i)));
     }
 
+    /** The timeouts of a STATS line: lookups that timed out since the reader started. */
+    static long timeouts(String statsLine) {
+        int i = statsLine.indexOf("timeouts=") + "timeouts=".length();
+        return Long.parseLong(statsLine.substring(i, statsLine.indexOf(' ', i)));
+    }
+
     /** The maxMillis of a STATS line. */
     static long maxMillis(String statsLine) {
         int i = statsLine.indexOf("maxMillis=");

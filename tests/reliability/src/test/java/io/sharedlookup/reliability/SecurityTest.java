@@ -156,11 +156,20 @@ class SecurityTest {
                 w.awaitReady(Duration.ofSeconds(120));
                 await().atMost(Duration.ofSeconds(30)).until(() -> "douglas".equals(w.get("/lookup/secure/42").body()));
             }
-            // Without credentials the same broker is not usable: the writer never becomes ready.
+            // Without credentials the same broker is not usable: the writer runs, answers, and never becomes ready
+            // (a writer that died or never listened would also never be ready, so /ready must answer 503 throughout).
             Path store2 = Stores.temp("sasl-none-");
             try (WriterProcess w = Children.writer("g-plain-writer", sasl.bootstrap(), store2, "secure")) {
+                w.jvm.awaitUp("listening", Duration.ofSeconds(60), Duration.ofMillis(50), () -> {
+                    try {
+                        return w.get("/ready").statusCode() > 0;
+                    } catch (Exception notYet) {
+                        return false;
+                    }
+                });
                 await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(20))
-                        .until(() -> !w.ready());
+                        .until(() -> w.jvm.isAlive() && w.get("/ready").statusCode() == 503);
+                assertThat(w.get("/ready").body()).as("why not ready").contains("secure").contains("Kafka");
             }
             checks++;
         }
