@@ -81,6 +81,20 @@ public final class Ingestor {
     private volatile boolean failed;
     private volatile Map<String, NamespaceStatus> statuses = Map.of();
     private volatile String brokerProblem = "not connected to Kafka yet";
+    /** When the broker last answered (the start, a health check): while it does not, how current positions are. */
+    private long brokerAnsweredAtMillis = System.currentTimeMillis();
+    /** The applied positions, and how current they are, as every namespace records them. */
+    private final Positions positions = new Positions() {
+        @Override
+        public Map<Integer, Long> of(String topic) {
+            return offsets == null ? Map.of() : offsets.positionsOf(topic); // null: no consumer made, nothing read
+        }
+
+        @Override
+        public long currentAsOfMillis() {
+            return brokerProblem == null ? System.currentTimeMillis() : brokerAnsweredAtMillis;
+        }
+    };
     /** When the ingest thread last went round its loop ({@link System#nanoTime}). */
     private volatile long loopedAt = System.nanoTime();
     private final long awayNanos;
@@ -269,7 +283,6 @@ public final class Ingestor {
                     periodic();
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
                     batch.apply(records);
-                    Positions positions = offsets::positionsOf;
                     for (NamespaceSink sink : byTopic.values()) {
                         String topic = sink.binding().topic();
                         try {
@@ -430,6 +443,7 @@ public final class Ingestor {
         lastHealth = startNanos;
         lastPartitionCheck = startNanos;
         lastStuckCheck = startNanos;
+        brokerAnsweredAtMillis = System.currentTimeMillis();
         brokerProblem = null;
         started = true;
         publishStatuses();
@@ -500,7 +514,6 @@ public final class Ingestor {
         long now = System.nanoTime();
         if (now - lastCheckpoint >= CHECKPOINT_NANOS) {
             lastCheckpoint = now;
-            Positions positions = offsets::positionsOf;
             byTopic.values().forEach(s -> s.checkpoint(positions));
             pauses.resumeDue();
             publishStatuses();
@@ -573,6 +586,7 @@ public final class Ingestor {
     }
 
     private void reachable() {
+        brokerAnsweredAtMillis = System.currentTimeMillis();
         if (brokerProblem != null) {
             log.info("Kafka at {} is reachable again", config.bootstrapServers());
         }
@@ -623,7 +637,6 @@ public final class Ingestor {
 
     private void closeAll() {
         // No consumer made: no namespace was started, none has a position.
-        Positions positions = offsets == null ? topic -> Map.of() : offsets::positionsOf;
         for (NamespaceSink sink : byTopic.values()) {
             try {
                 if (failed) {

@@ -20,6 +20,12 @@ final class Generations {
     private static final Logger log = LoggerFactory.getLogger(Generations.class);
     /** How the errors of the two recurring manifest writes start: each clears its own once it succeeds. */
     private static final String CHECKPOINT_FAILED = "cannot write the manifest: ";
+    /**
+     * A quiet topic's manifest is rewritten this often while the broker answers, so that its {@code updated.at} (how
+     * current its offsets are) stays recent: a start after a stop, or a host seeded from a snapshot of it, measures
+     * that age against the topic's {@code delete.retention.ms}, and would otherwise count it from the last record.
+     */
+    static final long STAMP_REFRESH_MILLIS = java.util.concurrent.TimeUnit.MINUTES.toMillis(10);
     private static final String PUBLISH_FAILED = "cannot publish generation ";
 
     private final NamespaceWriter writer;
@@ -188,15 +194,17 @@ final class Generations {
             return;
         }
         Map<Integer, Long> offsets = positions.of(topic);
+        long asOf = positions.currentAsOfMillis();
         Manifest current = writer.published().orElse(null);
-        if (!dirty && current != null && current.offsets().equals(offsets) && current.caughtUp() == caughtUp) {
+        if (!dirty && current != null && current.offsets().equals(offsets) && current.caughtUp() == caughtUp
+                && asOf - current.updatedAtMillis() < STAMP_REFRESH_MILLIS) {
             // Nothing new: do not rewrite the manifest readers poll. It says what a checkpoint would (a publish
             // wrote it since), so a checkpoint that failed before is over.
             lastError.stepSucceeded(CHECKPOINT_FAILED);
             return;
         }
         try {
-            writer.checkpoint(offsets, caughtUp, dirty);
+            writer.checkpoint(offsets, caughtUp, dirty, asOf);
             dirty = false;
             lastError.stepSucceeded(CHECKPOINT_FAILED);
         } catch (IOException e) {
@@ -217,7 +225,7 @@ final class Generations {
             building = null;
         }
         if (live != null) {
-            writer.closeCleanly(live, positions.of(topic), caughtUp, dirty);
+            writer.closeCleanly(live, positions.of(topic), caughtUp, dirty, positions.currentAsOfMillis());
             live = null;
         } else {
             writer.close();

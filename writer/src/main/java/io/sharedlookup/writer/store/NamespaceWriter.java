@@ -211,9 +211,10 @@ public final class NamespaceWriter implements AutoCloseable {
         // A new content version as well: the sequence counters are not fsynced, so after a power loss that followed
         // the clean stop they may count less than readers last saw, and a (version, generation, content stamp) cache
         // key of the content to come could repeat one that named the content before (Lookup.contentStamp).
-        long now = System.currentTimeMillis();
+        // updated.at unchanged: the offsets are as current as when they were stored, until a checkpoint says more.
+        long asOf = published.updatedAtMillis();
         Manifest opened = published.withOffsets(published.offsets(), nextContentVersion(), published.caughtUp(),
-                published.contentDigest(), now).withWriterState(Manifest.WriterState.OPEN, now);
+                published.contentDigest(), asOf).withWriterState(Manifest.WriterState.OPEN, asOf);
         try {
             write(opened, true);
         } catch (IOException e) {
@@ -315,10 +316,20 @@ public final class NamespaceWriter implements AutoCloseable {
      * rebuilds anyway.
      */
     public Manifest checkpoint(Map<Integer, Long> offsets, boolean caughtUp, boolean contentChanged) throws IOException {
+        return checkpoint(offsets, caughtUp, contentChanged, System.currentTimeMillis());
+    }
+
+    /**
+     * {@link #checkpoint(Map, boolean, boolean)} with the moment the offsets were last known current (the last
+     * answer from the broker) as {@code updated.at}, which a later start measures against the topic's
+     * {@code delete.retention.ms}.
+     */
+    public Manifest checkpoint(Map<Integer, Long> offsets, boolean caughtUp, boolean contentChanged,
+                               long currentAsOfMillis) throws IOException {
         requirePublished();
         long version = contentChanged ? nextContentVersion() : published.contentVersion();
         Long digest = publishedFile != null ? Long.valueOf(publishedFile.contentDigest()) : published.contentDigest();
-        Manifest next = published.withOffsets(offsets, version, caughtUp, digest, System.currentTimeMillis());
+        Manifest next = published.withOffsets(offsets, version, caughtUp, digest, currentAsOfMillis);
         write(next, openMarkPending); // the first manifest that says open after a resume must survive a power loss
         retryCleanUp();
         return next;
@@ -330,11 +341,21 @@ public final class NamespaceWriter implements AutoCloseable {
      */
     public void closeCleanly(GenerationFile generation, Map<Integer, Long> offsets, boolean caughtUp,
                              boolean contentChanged) throws IOException {
+        closeCleanly(generation, offsets, caughtUp, contentChanged, System.currentTimeMillis());
+    }
+
+    /**
+     * {@link #closeCleanly(GenerationFile, Map, boolean, boolean)} with the moment the offsets were last known current
+     * as {@code updated.at}: a writer stopped after days without its broker must not pass for one that read the topic
+     * until it stopped.
+     */
+    public void closeCleanly(GenerationFile generation, Map<Integer, Long> offsets, boolean caughtUp,
+                             boolean contentChanged, long currentAsOfMillis) throws IOException {
         requirePublished();
         generation.force();
         long version = contentChanged ? nextContentVersion() : published.contentVersion();
-        write(published.withOffsets(offsets, version, caughtUp, generation.contentDigest(), System.currentTimeMillis())
-                .withWriterState(Manifest.WriterState.CLOSED, System.currentTimeMillis()), true);
+        write(published.withOffsets(offsets, version, caughtUp, generation.contentDigest(), currentAsOfMillis)
+                .withWriterState(Manifest.WriterState.CLOSED, currentAsOfMillis), true);
         generation.close();
         retryCleanUp();
         close();
@@ -370,7 +391,8 @@ public final class NamespaceWriter implements AutoCloseable {
     public void recordAttribute(String name, String value) throws IOException {
         requirePublished();
         if (!value.equals(published.attributes().get(name))) {
-            write(published.withAttribute(name, value, System.currentTimeMillis()), true);
+            // updated.at unchanged: it says how current the offsets are, and they did not move
+            write(published.withAttribute(name, value, published.updatedAtMillis()), true);
         }
     }
 

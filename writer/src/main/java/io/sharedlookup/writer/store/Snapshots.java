@@ -88,7 +88,10 @@ public final class Snapshots {
                             before.attributes());
                     long entries = generation.size();
                     long digest = generation.contentDigest();
-                    writer.closeCleanly(generation, before.offsets(), before.caughtUp(), false);
+                    // The source's updated.at, not now: the offsets are as current as the source knew them to be,
+                    // and a host seeded from this snapshot measures their age against delete.retention.ms.
+                    writer.closeCleanly(generation, before.offsets(), before.caughtUp(), false,
+                            before.updatedAtMillis());
                     return new Taken(out.resolve(namespace), entries, digest, writer.published().orElseThrow());
                 } catch (IOException | RuntimeException e) {
                     generation.close();

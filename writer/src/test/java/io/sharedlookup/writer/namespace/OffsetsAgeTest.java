@@ -1,0 +1,109 @@
+package io.sharedlookup.writer.namespace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sharedlookup.internal.store.Manifest;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.Snapshots;
+import io.sharedlookup.writer.store.StorePermissions;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code updated.at} says how current the stored offsets are, which a later start (or a host seeded from a snapshot)
+ * measures against the topic's {@code delete.retention.ms}: deletes compacted away since could have been missed.
+ * It used to say when the manifest was last written, so a clean stop after days without the broker, or a snapshot
+ * taken of such a store, looked fresh and was resumed past deletes it never saw.
+ */
+class OffsetsAgeTest {
+    private static final long DAY = TimeUnit.DAYS.toMillis(1);
+    private static final Map<Integer, Long> OFFSETS = Map.of(0, 1L);
+
+    @TempDir
+    Path dir;
+
+    /** Positions last known current at {@code asOf} (the broker's last answer). */
+    private static Positions currentAsOf(long asOf) {
+        return new Positions() {
+            @Override
+            public Map<Integer, Long> of(String topic) {
+                return OFFSETS;
+            }
+
+            @Override
+            public long currentAsOfMillis() {
+                return asOf;
+            }
+        };
+    }
+
+    private NamespaceSink liveSink(StoreLayout layout) throws Exception {
+        NamespaceSink sink = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
+        sink.start(Map.of(0, 0L), OFFSETS, -1, null);
+        sink.apply("1", "Ada", topic -> OFFSETS);
+        sink.afterBatch(true, topic -> OFFSETS);
+        return sink;
+    }
+
+    @Test
+    void aCleanStopWithoutTheBrokerRecordsWhenItLastAnswered() throws Exception {
+        StoreLayout layout = new StoreLayout(dir.resolve("store"));
+        NamespaceSink sink = liveSink(layout);
+        long lastAnswer = System.currentTimeMillis() - 3 * DAY;
+        sink.close(currentAsOf(lastAnswer));
+
+        Manifest stopped = Manifest.read(layout.manifest("users"));
+        assertThat(stopped.writerState()).isEqualTo(Manifest.WriterState.CLOSED);
+        assertThat(stopped.updatedAtMillis()).isEqualTo(lastAnswer);
+    }
+
+    @Test
+    void aQuietTopicsOffsetsAreRestampedWhileTheBrokerAnswers() throws Exception {
+        StoreLayout layout = new StoreLayout(dir.resolve("store"));
+        NamespaceSink sink = liveSink(layout);
+        long published = Manifest.read(layout.manifest("users")).updatedAtMillis();
+
+        // Nothing new and recently stamped: the manifest readers poll is left alone.
+        sink.checkpoint(currentAsOf(published + Generations.STAMP_REFRESH_MILLIS - 1));
+        assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(published);
+
+        long later = published + Generations.STAMP_REFRESH_MILLIS;
+        sink.checkpoint(currentAsOf(later));
+        Manifest restamped = Manifest.read(layout.manifest("users"));
+        assertThat(restamped.updatedAtMillis()).isEqualTo(later);
+        assertThat(restamped.offsets()).isEqualTo(OFFSETS);
+        sink.close(currentAsOf(later));
+    }
+
+    @Test
+    void aSnapshotKeepsTheAgeOfTheOffsetsItCopies() throws Exception {
+        StoreLayout layout = new StoreLayout(dir.resolve("store"));
+        NamespaceSink sink = liveSink(layout);
+        long lastAnswer = System.currentTimeMillis() - 3 * DAY;
+        sink.close(currentAsOf(lastAnswer)); // a store whose own restart would rebuild (3 days > Kafka's default)
+
+        Snapshots.Taken taken = Snapshots.take(layout.storeDir(), "users", dir.resolve("snapshot"),
+                StorePermissions.DEFAULT);
+        assertThat(taken.manifest().offsets()).isEqualTo(OFFSETS);
+        assertThat(taken.manifest().updatedAtMillis()).as("not the snapshot's own time").isEqualTo(lastAnswer);
+    }
+
+    @Test
+    void aResumeDoesNotMakeTheOffsetsLookNewer() throws Exception {
+        StoreLayout layout = new StoreLayout(dir.resolve("store"));
+        NamespaceSink sink = liveSink(layout);
+        long lastAnswer = System.currentTimeMillis() - DAY / 2;
+        sink.close(currentAsOf(lastAnswer));
+
+        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+            writer.resume().close();
+            Manifest opened = Manifest.read(layout.manifest("users"));
+            assertThat(opened.writerState()).isEqualTo(Manifest.WriterState.OPEN);
+            assertThat(opened.updatedAtMillis()).isEqualTo(lastAnswer);
+        }
+    }
+}
