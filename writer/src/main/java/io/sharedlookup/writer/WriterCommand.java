@@ -125,8 +125,10 @@ final class WriterCommand {
                     + "readers see it, and resumed from its offsets instead of replaying the topic. It is built from "
                     + "the topic instead when the snapshot cannot be used (not finished, another topic or other "
                     + "settings, a file that is not a regular file, a failed check: nothing of it is published), its "
-                    + "offsets are no longer on the broker, or it is older than the topic's delete.retention.ms "
-                    + "(a day when that cannot be read; docs/scale-out.md).")
+                    + "offsets are no longer on the broker, or its offsets are older than the topic's "
+                    + "delete.retention.ms (a day when that cannot be read; docs/scale-out.md). A directory that does "
+                    + "not exist is a WARN, not an error (the option may stay after the first start); one that is a "
+                    + "file is an error.")
     Path seed;
 
     @Option(names = "--stuck-after", paramLabel = "SECONDS",
@@ -184,7 +186,9 @@ final class WriterCommand {
         }
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
-        if (seed != null && !Files.isDirectory(seed)) {
+        // A seed that is gone is not an error (a store that has its namespaces ignores it, and the option often stays
+        // in a unit file or ConfigMap after the first start); one that names a file is a mistake.
+        if (seed != null && Files.exists(seed) && !Files.isDirectory(seed)) {
             throw new ConfigException("--seed " + seed + " is not a directory: pass the directory the 'snapshot' "
                     + "command wrote");
         }

@@ -366,4 +366,21 @@ class WriterCliTest {
         assertThatThrownBy(() -> parse(Map.of(), "--config", file.toString(), "--store-dir", tmp.toString(),
                 "--topic", "t")).isInstanceOf(ConfigException.class).hasMessageContaining("bootstrap-server");
     }
+
+    /**
+     * A seed directory that is gone is no reason to refuse a start: the option often stays in a unit file or ConfigMap
+     * after the first start, and a store that has its namespaces ignores it (a namespace without it is built from its
+     * topic, with a WARN). One that names a file is a mistake.
+     */
+    @Test
+    void aSeedDirectoryThatIsGoneStartsAndOneThatIsAFileDoesNot() throws Exception {
+        Path gone = tmp.resolve("snapshot-removed-since");
+        WriterConfig c = parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t",
+                "--seed", gone.toString());
+        assertThat(c.seed()).contains(gone.toAbsolutePath().normalize());
+        Path file = Files.writeString(tmp.resolve("not-a-snapshot"), "x");
+        assertThatThrownBy(() -> parse(Map.of(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(),
+                "--topic", "t", "--seed", file.toString())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("is not a directory");
+    }
 }

@@ -118,6 +118,11 @@ public final class Snapshots {
         if (writer.published().isPresent() || writer.rebuildReason().isPresent()) {
             return false; // never over a namespace the store already has
         }
+        if (!Files.isDirectory(snapshotDir)) {
+            log.warn("Namespace '{}': the seed directory {} does not exist; it is built from its topic", namespace,
+                    snapshotDir);
+            return false;
+        }
         Path sourceManifest = new StoreLayout(snapshotDir).manifest(namespace);
         if (!Files.isRegularFile(sourceManifest, LinkOption.NOFOLLOW_LINKS)) {
             if (Files.isRegularFile(snapshotDir.resolve(StoreLayout.MANIFEST), LinkOption.NOFOLLOW_LINKS)) {

@@ -10,6 +10,7 @@ import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.testing.TestStores;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -90,6 +91,18 @@ class SnapshotsTest {
             writer.closeCleanly(g, writer.published().orElseThrow().offsets(), true, false);
         }
         assertThat(TestStores.contents(seeded, "users")).isEqualTo(copied);
+    }
+
+    @Test
+    void aSeedDirectoryThatIsGone_seedsNothingAndSaysSo() throws Exception {
+        Path gone = dir.resolve("gone");
+        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(dir.resolve("seeded")), "users",
+                StorePermissions.DEFAULT);
+             CapturedLog log = CapturedLog.of(Snapshots.class)) {
+            assertThat(Snapshots.seed(gone, writer, ANY)).isFalse();
+            assertThat(writer.published()).isEmpty();
+            assertThat(log.warnings()).singleElement().asString().contains(gone.toString()).contains("does not exist");
+        }
     }
 
     @Test
