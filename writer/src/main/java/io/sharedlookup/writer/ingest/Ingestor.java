@@ -6,6 +6,7 @@ import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.Positions;
+import io.sharedlookup.writer.namespace.ResumeDecision;
 import io.sharedlookup.writer.namespace.RebuildNeededException;
 import io.sharedlookup.writer.namespace.StalledException;
 import java.time.Duration;
@@ -554,6 +555,9 @@ public final class Ingestor {
     private void checkBroker(long now) {
         try {
             offsets.refreshEnds();
+            if (brokerProblem != null) {
+                rebuildWhereAwayTooLong(System.currentTimeMillis() - brokerAnsweredAtMillis);
+            }
             reachable();
         } catch (TopicAuthorizationException e) {
             // The broker answered; the other topics' end offsets are refreshed. Those topics pause.
@@ -583,6 +587,29 @@ public final class Ingestor {
         Set<TopicPartition> held = new java.util.HashSet<>(consumer.paused());
         byTopic.keySet().stream().filter(t -> pauses.pausedSince(t, previous)).forEach(t -> held.addAll(offsets.of(t)));
         stuck.check(now, offsets.all(), held, consumer::position, offsets::latestEnd);
+    }
+
+    /**
+     * Back after {@code awayMillis} without an answer from the broker: a topic whose {@code delete.retention.ms} (a
+     * day when it cannot be read) is shorter may have had deletes compacted away meanwhile, which reading on from its
+     * positions would never see; its namespace is rebuilt, as a start after so long a stop would. Throws, leaving the
+     * last answer's time as it was, when the broker fails again: the next check decides again.
+     */
+    private void rebuildWhereAwayTooLong(long awayMillis) {
+        if (awayMillis <= 0) {
+            return;
+        }
+        Map<String, TopicFacts.Facts> facts = topicFacts.of(byTopic.keySet());
+        for (String topic : List.copyOf(byTopic.keySet())) {
+            long retention = facts.getOrDefault(topic, TopicFacts.Facts.UNKNOWN).deleteRetentionMillis();
+            long bound = retention >= 0 ? retention : ResumeDecision.DEFAULT_DELETE_RETENTION_MILLIS;
+            if (awayMillis > bound) {
+                rebuildTopic(topic, "Kafka did not answer for " + awayMillis / 1000 + " s, longer than the topic's "
+                        + (retention >= 0 ? "delete.retention.ms (" + retention + " ms)" : "delete.retention.ms "
+                        + "assumed (a day, Kafka's default; grant DESCRIBE_CONFIGS to read the topic's own)")
+                        + ", so deletes may have been missed");
+            }
+        }
     }
 
     private void reachable() {

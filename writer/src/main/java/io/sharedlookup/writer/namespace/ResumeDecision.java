@@ -37,7 +37,7 @@ public final class ResumeDecision {
      * writer's principal lacks DESCRIBE_CONFIGS, or the broker did not answer). Without a bound a writer stopped for
      * a week would resume, and deletes compacted away meanwhile would stay in the store for good.
      */
-    static final long DEFAULT_DELETE_RETENTION_MILLIS = 86_400_000L;
+    public static final long DEFAULT_DELETE_RETENTION_MILLIS = 86_400_000L;
     private static final ResumeDecision RESUME = new ResumeDecision(null);
 
     private final String rebuildReason;

@@ -77,6 +77,17 @@ class IngestorTest {
 
         /** Thrown by every poll while set: a failure that keeps coming back. */
         volatile KafkaException failingEveryPoll;
+        /** While set, end offsets (the health check's request) time out: the broker does not answer. */
+        volatile boolean silent;
+
+        @Override
+        public synchronized Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions,
+                                                                 Duration timeout) {
+            if (silent) {
+                throw new TimeoutException("no answer in time");
+            }
+            return super.endOffsets(partitions, timeout);
+        }
 
         @Override
         public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
@@ -111,13 +122,15 @@ class IngestorTest {
         return start(consumers, Ingestor.AWAY);
     }
 
+    private TopicFacts topicFacts = topics -> Map.of();
+
     private Ingestor start(Supplier<Consumer<byte[], byte[]>> consumers, Duration away) throws Exception {
         WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
                 .httpPort(0).stuckAfterSeconds(stuckAfterSeconds).ingestHoldLimitSeconds(ingestHoldLimitSeconds)
                 .build();
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
         sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
-        ingestor = new Ingestor(config, sinks, metrics, consumers, topics -> Map.of(), away);
+        ingestor = new Ingestor(config, sinks, metrics, consumers, topicFacts, away);
         ingestor.start();
         return ingestor;
     }
@@ -473,6 +486,31 @@ class IngestorTest {
             assertThat(status().ready()).isTrue();
             assertThat(lookup("2")).isEqualTo("Bob");
         });
+        assertThat(rebuilds()).as("seconds away: well within the topic's delete.retention.ms").isEqualTo(1);
+    }
+
+    /**
+     * Deletes compacted away while the writer could not reach the broker would never be read by reading on from its
+     * positions: back after longer than the topic's delete.retention.ms, it rebuilds, as a start after so long a stop
+     * does. (Here the topic's retention is 1 s, and an outage lasts at least one 5 s health check.)
+     */
+    @Test
+    void healthCheck_brokerBackAfterLongerThanTheDeleteRetention_rebuilds() throws Exception {
+        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(1_000, "topic-id"));
+        startReading(Map.of(P0, 0L), Map.of(P0, 1L));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+        assertThat(rebuilds()).isEqualTo(1);
+
+        consumer.silent = true;
+        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason()).contains("is unreachable"));
+        consumer.silent = false;
+
+        await().atMost(WAIT).until(() -> rebuilds() == 2);
+        // the rebuild reads the topic from its beginning again (a MockConsumer hands out only records added since)
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+        assertThat(lookup("1")).isEqualTo("Alice");
     }
 
     @Test
