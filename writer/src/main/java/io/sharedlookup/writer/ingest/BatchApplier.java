@@ -39,6 +39,8 @@ final class BatchApplier {
     private final Consumer<byte[], byte[]> consumer;
     private final Map<String, NamespaceSink> byTopic;
     private final PartitionOffsets offsets;
+    /** The offsets' positions, with how current they are: what a generation published mid-batch records. */
+    private final Positions positions;
     private final TopicPauses pauses;
     private final Stall stall;
     /** Reads a topic (first argument) again from its beginning, for a reason; KafkaException when it cannot start. */
@@ -49,11 +51,12 @@ final class BatchApplier {
     private final RateLimitedLog badRecords = new RateLimitedLog(log, 5_000);
 
     BatchApplier(Consumer<byte[], byte[]> consumer, Map<String, NamespaceSink> byTopic, PartitionOffsets offsets,
-                 TopicPauses pauses, Stall stall, BiConsumer<String, String> rebuild, WriterMetrics metrics,
-                 Optional<String> valueField, int maxValueBytes) {
+                 Positions positions, TopicPauses pauses, Stall stall, BiConsumer<String, String> rebuild,
+                 WriterMetrics metrics, Optional<String> valueField, int maxValueBytes) {
         this.consumer = consumer;
         this.byTopic = byTopic;
         this.offsets = offsets;
+        this.positions = positions;
         this.pauses = pauses;
         this.stall = stall;
         this.rebuild = rebuild;
@@ -63,7 +66,6 @@ final class BatchApplier {
     }
 
     void apply(ConsumerRecords<byte[], byte[]> records) {
-        Positions positions = offsets::positionsOf;
         Set<String> stalledNow = new HashSet<>();
         Set<String> rebuiltNow = new HashSet<>();
         for (TopicPartition tp : records.partitions()) {

@@ -84,7 +84,7 @@ public final class Ingestor {
     private volatile String brokerProblem = "not connected to Kafka yet";
     /** When the broker last answered (the start, a health check): while it does not, how current positions are. */
     private long brokerAnsweredAtMillis = System.currentTimeMillis();
-    /** The applied positions, and how current they are, as every namespace records them. */
+    /** The applied positions, and since when they are known current, as every namespace records them. */
     private final Positions positions = new Positions() {
         @Override
         public Map<Integer, Long> of(String topic) {
@@ -92,8 +92,8 @@ public final class Ingestor {
         }
 
         @Override
-        public long currentAsOfMillis() {
-            return brokerProblem == null ? System.currentTimeMillis() : brokerAnsweredAtMillis;
+        public long currentAsOfMillis(String topic) {
+            return offsets == null ? UNKNOWN : offsets.currentAsOfMillis(topic);
         }
     };
     /** When the ingest thread last went round its loop ({@link System#nanoTime}). */
@@ -399,7 +399,7 @@ public final class Ingestor {
         Consumer<byte[], byte[]> made = consumers.get();
         offsets = new PartitionOffsets(made);
         pauses = new TopicPauses(made, offsets);
-        batch = new BatchApplier(made, byTopic, offsets, pauses, this::stall, this::rebuildTopic, metrics,
+        batch = new BatchApplier(made, byTopic, offsets, positions, pauses, this::stall, this::rebuildTopic, metrics,
                 config.valueField(), config.maxValueBytes());
         unreadable = new UnreadablePartitions(made, offsets, this::namespaceOf, this::stall, metrics);
         consumer = made; // stop() wakes it from now on; a stop() before this is seen by startAll
@@ -427,6 +427,7 @@ public final class Ingestor {
         consumer.assign(all);
         Map<TopicPartition, Long> begin = consumer.beginningOffsets(all, Duration.ofSeconds(10));
         backInLoop();
+        long endAskedAt = System.currentTimeMillis();
         Map<TopicPartition, Long> end = consumer.endOffsets(all, Duration.ofSeconds(10));
         backInLoop();
         Map<String, TopicFacts.Facts> facts = topicFacts.of(byTopic.keySet());
@@ -439,7 +440,7 @@ public final class Ingestor {
                 offsets.seek(tp, from.getOrDefault(tp.partition(), begin.get(tp)));
             }
         }
-        long startNanos = offsets.started(begin, end);
+        long startNanos = offsets.started(begin, end, endAskedAt);
         lastProgress = startNanos;
         lastHealth = startNanos;
         lastPartitionCheck = startNanos;
@@ -487,6 +488,7 @@ public final class Ingestor {
     private void rebuildTopic(String topic, String why) {
         List<TopicPartition> tps = offsets.of(topic);
         Map<TopicPartition, Long> begin = consumer.beginningOffsets(tps, Duration.ofSeconds(10));
+        long endAskedAt = System.currentTimeMillis();
         Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(10));
         log.warn("Topic '{}': {}; rebuilding its namespace from the beginning (log now {} to {})", topic, why,
                 PartitionOffsets.byPartition(begin, topic), PartitionOffsets.byPartition(end, topic));
@@ -497,7 +499,7 @@ public final class Ingestor {
         unreadable.forget(topic);
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic), topicId);
-        offsets.readFromBeginning(begin, end);
+        offsets.readFromBeginning(begin, end, endAskedAt);
         pauses.lift(topic, tps);
         publishStatuses();
     }

@@ -1,6 +1,7 @@
 package io.sharedlookup.writer.ingest;
 
 import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.writer.namespace.Positions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import io.sharedlookup.writer.namespace.Positions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
@@ -39,6 +41,10 @@ final class PartitionOffsets {
     private final Map<TopicPartition, Long> beginAtStart = new HashMap<>();
     private final Map<TopicPartition, Long> endAtStart = new HashMap<>();
     private final Map<TopicPartition, Long> latestEnd = new HashMap<>();
+    /** Per partition, when the broker was asked for its {@link #latestEnd} (epoch milliseconds, before asking). */
+    private final Map<TopicPartition, Long> latestEndAskedAt = new HashMap<>();
+    /** Per topic, the last time its positions had reached the end offsets asked for then: see currentAsOfMillis. */
+    private final Map<String, Long> currentAsOf = new HashMap<>();
     private final Set<String> caughtUpTopics = new HashSet<>();
     private final Map<String, Long> appliedSinceStart = new HashMap<>();
     /**
@@ -82,11 +88,14 @@ final class PartitionOffsets {
         applied.put(tp, offset);
     }
 
-    /** Reading starts now from {@code begin} towards {@code end}; returns the start time ({@link System#nanoTime}). */
-    long started(Map<TopicPartition, Long> begin, Map<TopicPartition, Long> end) {
+    /**
+     * Reading starts now from {@code begin} towards {@code end}, which the broker gave at {@code endAskedAtMillis};
+     * returns the start time ({@link System#nanoTime}).
+     */
+    long started(Map<TopicPartition, Long> begin, Map<TopicPartition, Long> end, long endAskedAtMillis) {
         beginAtStart.putAll(begin);
         endAtStart.putAll(end);
-        latestEnd.putAll(end);
+        endsSeen(end, endAskedAtMillis);
         startNanos = System.nanoTime();
         return startNanos;
     }
@@ -95,11 +104,16 @@ final class PartitionOffsets {
      * Seeks each partition of {@code begin} to its offset there and records the offsets against which it is caught
      * up again ({@code end}): for a rebuilt topic and for partitions added to a topic.
      */
-    void readFromBeginning(Map<TopicPartition, Long> begin, Map<TopicPartition, Long> end) {
+    void readFromBeginning(Map<TopicPartition, Long> begin, Map<TopicPartition, Long> end, long endAskedAtMillis) {
         begin.forEach(this::seek);
         beginAtStart.putAll(begin);
         endAtStart.putAll(end);
-        latestEnd.putAll(end);
+        endsSeen(end, endAskedAtMillis);
+    }
+
+    private void endsSeen(Map<TopicPartition, Long> ends, long askedAtMillis) {
+        latestEnd.putAll(ends);
+        ends.keySet().forEach(tp -> latestEndAskedAt.put(tp, askedAtMillis));
     }
 
     /** Forgets what was applied from the topic and that it was caught up: it is read again from its beginning. */
@@ -119,6 +133,31 @@ final class PartitionOffsets {
             }
         }
         return out;
+    }
+
+    /**
+     * The last time every partition of the topic had its applied position at or past the end offset the broker gave
+     * when asked then: up to that moment nothing of the topic was left unread. Found from the end offsets last asked
+     * for (at start, then every few seconds) and the positions now; {@link Positions#UNKNOWN} until the topic first
+     * gets there in this run (a resumed topic keeps its manifest's time until then). Lagging, paused or stuck partitions, and a
+     * broker that does not answer, leave it where it was.
+     */
+    long currentAsOfMillis(String topic) {
+        List<TopicPartition> tps = partitions.get(topic);
+        long asOf = Long.MAX_VALUE;
+        for (TopicPartition tp : tps == null ? List.<TopicPartition>of() : tps) {
+            Long end = latestEnd.get(tp);
+            Long askedAt = latestEndAskedAt.get(tp);
+            Long next = applied.get(tp);
+            if (end == null || askedAt == null || next == null || next < end) {
+                return currentAsOf.getOrDefault(topic, Positions.UNKNOWN);
+            }
+            asOf = Math.min(asOf, askedAt);
+        }
+        if (asOf != Long.MAX_VALUE) {
+            currentAsOf.merge(topic, asOf, Math::max);
+        }
+        return currentAsOf.getOrDefault(topic, Positions.UNKNOWN);
     }
 
     /** The record before {@code next} was applied (or skipped as bad). */
@@ -179,13 +218,14 @@ final class PartitionOffsets {
      *                                     others
      */
     void refreshEnds() {
+        long askedAt = System.currentTimeMillis();
         try {
-            latestEnd.putAll(consumer.endOffsets(all(), Duration.ofSeconds(3)));
+            endsSeen(consumer.endOffsets(all(), Duration.ofSeconds(3)), askedAt);
         } catch (TopicAuthorizationException e) {
             List<TopicPartition> others = all().stream()
                     .filter(tp -> !e.unauthorizedTopics().contains(tp.topic())).toList();
             if (!others.isEmpty()) {
-                latestEnd.putAll(consumer.endOffsets(others, Duration.ofSeconds(3)));
+                endsSeen(consumer.endOffsets(others, Duration.ofSeconds(3)), askedAt);
             }
             throw e;
         }
@@ -246,8 +286,10 @@ final class PartitionOffsets {
         added.values().forEach(fresh::addAll);
         Map<TopicPartition, Long> begin;
         Map<TopicPartition, Long> end;
+        long endAskedAt;
         try {
             begin = consumer.beginningOffsets(fresh, Duration.ofSeconds(5));
+            endAskedAt = System.currentTimeMillis();
             end = consumer.endOffsets(fresh, Duration.ofSeconds(5));
         } catch (TimeoutException e) {
             log.warn("Partitions {} were added but their offsets are not available yet ({}); retrying in {} ms",
@@ -262,7 +304,7 @@ final class PartitionOffsets {
         });
         // assign() keeps the positions of partitions that stay assigned: only the new ones start anywhere.
         consumer.assign(all());
-        readFromBeginning(begin, end);
+        readFromBeginning(begin, end, endAskedAt);
         added.forEach((topic, tps) -> {
             Set<Integer> numbers = addedNotCaughtUp.computeIfAbsent(topic, t -> new TreeSet<>());
             tps.forEach(tp -> numbers.add(tp.partition()));

@@ -150,7 +150,7 @@ final class Generations {
     /** Publishes the generation a rebuild filled, once caught up: it becomes the live one. */
     void publishBuilt(Positions positions) {
         try {
-            writer.publish(building, topic, positions.of(topic), true, attributes);
+            writer.publish(building, topic, positions.of(topic), true, attributes, currentAsOf(positions));
         } catch (IOException e) {
             String error = PUBLISH_FAILED + building.file().getFileName() + ": " + e.getMessage();
             lastError.stepFailed(PUBLISH_FAILED, error);
@@ -176,7 +176,8 @@ final class Generations {
             building = next;
         } else {
             GenerationFile old = live;
-            writer.publish(next, topic, positions.of(topic), caughtUp && positionsExact, attributes);
+            writer.publish(next, topic, positions.of(topic), caughtUp && positionsExact, attributes,
+                    currentAsOf(positions));
             old.close();
             live = next;
             dirty = false;
@@ -187,6 +188,19 @@ final class Generations {
                 next.file().getFileName(), next.size(), newSizing.entries());
     }
 
+    /**
+     * Since when the offsets are known current ({@code updated.at}): as the consumer knows it; else as the manifest
+     * says (a resumed topic that has not reached the log's end in this run); else now (a first publish, which comes
+     * only once caught up).
+     */
+    private long currentAsOf(Positions positions) {
+        long asOf = positions.currentAsOfMillis(topic);
+        if (asOf != Positions.UNKNOWN) {
+            return asOf;
+        }
+        return writer.published().map(Manifest::updatedAtMillis).orElseGet(System::currentTimeMillis);
+    }
+
     /** Records progress of a live generation for readers (content version) and for a later resume. */
     void checkpoint(Positions positions) {
         writer.retryCleanUp(); // old generation files a publish could not delete; a no-op when there are none
@@ -194,7 +208,7 @@ final class Generations {
             return;
         }
         Map<Integer, Long> offsets = positions.of(topic);
-        long asOf = positions.currentAsOfMillis();
+        long asOf = currentAsOf(positions);
         Manifest current = writer.published().orElse(null);
         if (!dirty && current != null && current.offsets().equals(offsets) && current.caughtUp() == caughtUp
                 && asOf - current.updatedAtMillis() < STAMP_REFRESH_MILLIS) {
@@ -225,7 +239,7 @@ final class Generations {
             building = null;
         }
         if (live != null) {
-            writer.closeCleanly(live, positions.of(topic), caughtUp, dirty, positions.currentAsOfMillis());
+            writer.closeCleanly(live, positions.of(topic), caughtUp, dirty, currentAsOf(positions));
             live = null;
         } else {
             writer.close();

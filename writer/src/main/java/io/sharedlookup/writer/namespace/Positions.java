@@ -5,14 +5,18 @@ import java.util.Map;
 /** Per topic, the consumer's position on each partition: the next offset to read, i.e. what has been applied. */
 @FunctionalInterface
 public interface Positions {
+    /** A time {@link #currentAsOfMillis} answers when the positions have not been current since the writer started. */
+    long UNKNOWN = -1;
+
     Map<Integer, Long> of(String topic);
 
     /**
-     * When these positions were last known to be current: now while the broker answers, the last time it did while
-     * it does not. Stored with the offsets ({@code updated.at}), it is what a later start measures against the topic's
-     * {@code delete.retention.ms}: deletes compacted away after that moment could have been missed.
+     * The last time the topic's positions had reached the end offsets the broker reported at that time (epoch
+     * milliseconds), or {@link #UNKNOWN}. Stored with the offsets as {@code updated.at}, it is what a later start, or a
+     * host seeded from a snapshot, measures against the topic's {@code delete.retention.ms}: deletes compacted away
+     * after that moment could have been missed. Unknown here; the writer's consumer knows.
      */
-    default long currentAsOfMillis() {
-        return System.currentTimeMillis();
+    default long currentAsOfMillis(String topic) {
+        return UNKNOWN;
     }
 }

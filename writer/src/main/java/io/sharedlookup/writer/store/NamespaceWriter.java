@@ -288,6 +288,15 @@ public final class NamespaceWriter implements AutoCloseable {
      */
     public Manifest publish(GenerationFile generation, String topic, Map<Integer, Long> offsets, boolean caughtUp,
                             Map<String, String> attributes) throws IOException {
+        return publish(generation, topic, offsets, caughtUp, attributes, System.currentTimeMillis());
+    }
+
+    /**
+     * {@link #publish(GenerationFile, String, Map, boolean, Map)} with the moment the offsets were last known current
+     * as {@code updated.at} ({@code published.at} is now).
+     */
+    public Manifest publish(GenerationFile generation, String topic, Map<Integer, Long> offsets, boolean caughtUp,
+                            Map<String, String> attributes, long currentAsOfMillis) throws IOException {
         generation.force();
         String fileName = generation.file().getFileName().toString();
         long number = StoreLayout.generationOf(fileName).orElseThrow();
@@ -298,7 +307,8 @@ public final class NamespaceWriter implements AutoCloseable {
         // published in this format, as after an upgrade from version 1)
         long keepFrom = published == null ? number - 1 : Math.min(published.generation(), number - 1);
         Manifest next = new Manifest(Manifest.FORMAT_VERSION, namespace, number, fileName, generation.capacity(),
-                topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, now, recorded,
+                topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, currentAsOfMillis,
+                recorded,
                 generation.layout(), generation.reverseLayout(), generation.contentDigest());
         write(next, true);
         publishedFile = generation;

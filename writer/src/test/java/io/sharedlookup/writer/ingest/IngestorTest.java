@@ -63,7 +63,7 @@ class IngestorTest {
     Path store;
 
     private final WriterMetrics metrics = new WriterMetrics();
-    private final PacedMockConsumer consumer = new PacedMockConsumer();
+    private PacedMockConsumer consumer = new PacedMockConsumer();
     private final List<NamespaceSink> sinks = new ArrayList<>();
     private Ingestor ingestor;
     private int stuckAfterSeconds = WriterConfig.DEFAULT_STUCK_AFTER_SECONDS;
@@ -487,6 +487,35 @@ class IngestorTest {
             assertThat(lookup("2")).isEqualTo("Bob");
         });
         assertThat(rebuilds()).as("seconds away: well within the topic's delete.retention.ms").isEqualTo(1);
+    }
+
+    /**
+     * A resumed topic is current (updated.at) only once it reaches the log's end again: stopped before that, it keeps
+     * the time it had, so that the next start measures the offsets' true age against delete.retention.ms. (A stop
+     * used to stamp the stop's time on offsets of any age.)
+     */
+    @Test
+    void stop_beforeAResumedTopicCaughtUp_keepsHowCurrentItsOffsetsWere() throws Exception {
+        startReading(Map.of(P0, 0L), Map.of(P0, 1L));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+        ingestor.stop(Duration.ofSeconds(5));
+        Manifest first = Manifest.read(new StoreLayout(store).manifest(TOPIC));
+        assertThat(first.writerState()).isEqualTo(Manifest.WriterState.CLOSED);
+        assertThat(first.offsets()).isEqualTo(Map.of(0, 1L));
+
+        // Records came meanwhile; the restarted writer resumes, and stops before it has read them.
+        consumer = new PacedMockConsumer();
+        sinks.clear();
+        startReading(Map.of(P0, 0L), Map.of(P0, 5L));
+        await().atMost(WAIT).until(() -> Manifest.read(new StoreLayout(store).manifest(TOPIC)).writerState()
+                == Manifest.WriterState.OPEN);
+        ingestor.stop(Duration.ofSeconds(5));
+        ingestor = null;
+        Manifest second = Manifest.read(new StoreLayout(store).manifest(TOPIC));
+        assertThat(second.writerState()).isEqualTo(Manifest.WriterState.CLOSED);
+        assertThat(second.offsets()).isEqualTo(Map.of(0, 1L));
+        assertThat(second.updatedAtMillis()).as("how current the offsets are").isEqualTo(first.updatedAtMillis());
     }
 
     /**

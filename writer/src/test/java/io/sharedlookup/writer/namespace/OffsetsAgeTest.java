@@ -26,7 +26,7 @@ class OffsetsAgeTest {
     @TempDir
     Path dir;
 
-    /** Positions last known current at {@code asOf} (the broker's last answer). */
+    /** Positions last known current at {@code asOf}: when they last reached the log's end. */
     private static Positions currentAsOf(long asOf) {
         return new Positions() {
             @Override
@@ -35,7 +35,7 @@ class OffsetsAgeTest {
             }
 
             @Override
-            public long currentAsOfMillis() {
+            public long currentAsOfMillis(String topic) {
                 return asOf;
             }
         };
@@ -50,7 +50,7 @@ class OffsetsAgeTest {
     }
 
     @Test
-    void aCleanStopWithoutTheBrokerRecordsWhenItLastAnswered() throws Exception {
+    void aCleanStopRecordsWhenTheOffsetsWereLastCurrentNotTheStop() throws Exception {
         StoreLayout layout = new StoreLayout(dir.resolve("store"));
         NamespaceSink sink = liveSink(layout);
         long lastAnswer = System.currentTimeMillis() - 3 * DAY;
@@ -62,7 +62,7 @@ class OffsetsAgeTest {
     }
 
     @Test
-    void aQuietTopicsOffsetsAreRestampedWhileTheBrokerAnswers() throws Exception {
+    void aQuietTopicsOffsetsAreRestampedWhileTheyStayCurrent() throws Exception {
         StoreLayout layout = new StoreLayout(dir.resolve("store"));
         NamespaceSink sink = liveSink(layout);
         long published = Manifest.read(layout.manifest("users")).updatedAtMillis();
@@ -99,11 +99,20 @@ class OffsetsAgeTest {
         long lastAnswer = System.currentTimeMillis() - DAY / 2;
         sink.close(currentAsOf(lastAnswer));
 
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
-            writer.resume().close();
-            Manifest opened = Manifest.read(layout.manifest("users"));
-            assertThat(opened.writerState()).isEqualTo(Manifest.WriterState.OPEN);
-            assertThat(opened.updatedAtMillis()).isEqualTo(lastAnswer);
-        }
+        NamespaceSink resumed = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
+        resumed.start(Map.of(0, 0L), Map.of(0, 5L), -1, null); // a backlog: records 1 to 4 are still to be read
+        Manifest opened = Manifest.read(layout.manifest("users"));
+        assertThat(opened.writerState()).isEqualTo(Manifest.WriterState.OPEN);
+        assertThat(opened.updatedAtMillis()).isEqualTo(lastAnswer);
+
+        // Not at the log's end yet (the consumer does not know since when it is current): checkpoints and a stop
+        // keep the stored time, whatever else they record.
+        Positions behind = topic -> Map.of(0, 3L);
+        resumed.checkpoint(behind);
+        assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(lastAnswer);
+        resumed.close(behind);
+        Manifest stopped = Manifest.read(layout.manifest("users"));
+        assertThat(stopped.offsets()).isEqualTo(Map.of(0, 3L));
+        assertThat(stopped.updatedAtMillis()).isEqualTo(lastAnswer);
     }
 }

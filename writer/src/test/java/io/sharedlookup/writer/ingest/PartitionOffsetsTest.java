@@ -2,6 +2,7 @@ package io.sharedlookup.writer.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sharedlookup.writer.namespace.Positions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.junit.jupiter.api.Test;
 
-/** The commit of applied positions to the consumer group, which only tooling reads. */
-class PartitionOffsetsCommitTest {
+/**
+ * What the ingest thread knows of the partitions: since when the applied positions are known current (stored as
+ * {@code updated.at}), and the commit of applied positions to the consumer group, which only tooling reads.
+ */
+class PartitionOffsetsTest {
     private static final TopicPartition USERS_0 = new TopicPartition("users", 0);
 
     /**
@@ -66,5 +70,35 @@ class PartitionOffsetsCommitTest {
         offsets.commitForTooling(false);
 
         assertThat(consumer.committed(Set.of(USERS_0))).containsEntry(USERS_0, new OffsetAndMetadata(7));
+    }
+
+    /**
+     * Current as of the last time the positions reached the end offsets the broker gave: a topic that lags, or
+     * whose ends were never asked for, is not current since the moment of the answer.
+     */
+    @Test
+    void positionsAreCurrentAsOfTheLastEndOffsetsTheyReached() {
+        WakeableCommits consumer = new WakeableCommits();
+        TopicPartition users1 = new TopicPartition("users", 1);
+        consumer.assign(List.of(USERS_0, users1));
+        PartitionOffsets offsets = new PartitionOffsets(consumer);
+        offsets.setPartitions("users", List.of(USERS_0, users1));
+        offsets.seek(USERS_0, 0);
+        offsets.seek(users1, 0);
+        offsets.started(Map.of(USERS_0, 0L, users1, 0L), Map.of(USERS_0, 5L, users1, 2L), 1_000);
+        assertThat(offsets.currentAsOfMillis("users")).as("behind the ends").isEqualTo(Positions.UNKNOWN);
+
+        offsets.applied(USERS_0, 5);
+        assertThat(offsets.currentAsOfMillis("users")).as("one partition still behind").isEqualTo(Positions.UNKNOWN);
+        offsets.applied(users1, 2);
+        assertThat(offsets.currentAsOfMillis("users")).isEqualTo(1_000);
+
+        // Fresh ends, beyond the positions: still current only as of the earlier answer.
+        consumer.updateEndOffsets(Map.of(USERS_0, 8L, users1, 2L));
+        long asked = System.currentTimeMillis();
+        offsets.refreshEnds();
+        assertThat(offsets.currentAsOfMillis("users")).isEqualTo(1_000);
+        offsets.applied(USERS_0, 8);
+        assertThat(offsets.currentAsOfMillis("users")).isBetween(asked, System.currentTimeMillis());
     }
 }
