@@ -187,10 +187,11 @@ final class WriterCommand {
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
         // A seed that is gone is not an error (a store that has its namespaces ignores it, and the option often stays
-        // in a unit file or ConfigMap after the first start); one that names a file is a mistake.
-        if (seed != null && Files.exists(seed) && !Files.isDirectory(seed)) {
-            throw new ConfigException("--seed " + seed + " is not a directory: pass the directory the 'snapshot' "
-                    + "command wrote");
+        // in a unit file or ConfigMap after the first start); one that names a file, or that cannot be reached, is.
+        if (seed != null && !Files.notExists(seed) && !Files.isDirectory(seed)) {
+            throw new ConfigException("--seed " + seed + " is not a directory, or the writer may not reach it (a "
+                    + "parent directory it cannot enter): pass the directory the 'snapshot' command wrote, readable "
+                    + "by the writer's user");
         }
         return WriterConfig.builder(servers, storeDir.toAbsolutePath().normalize()).topics(bindings)
                 .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(httpPort).valueField(field)

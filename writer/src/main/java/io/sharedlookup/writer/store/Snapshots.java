@@ -118,7 +118,7 @@ public final class Snapshots {
         if (writer.published().isPresent() || writer.rebuildReason().isPresent()) {
             return false; // never over a namespace the store already has
         }
-        if (!Files.isDirectory(snapshotDir)) {
+        if (Files.notExists(snapshotDir)) {
             log.warn("Namespace '{}': the seed directory {} does not exist; it is built from its topic", namespace,
                     snapshotDir);
             return false;
