@@ -106,6 +106,8 @@ class DockerfileTest {
         String script = healthCheckScript();
         String choice = script.substring(0, script.indexOf("exec ")) + "echo \"$p\"";
         assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "8080")).output).isEqualTo("8080");
+        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", " 8080 ")).output).as("trimmed, as the writer does")
+                .isEqualTo("8080");
         assertThat(bash(choice, Map.of()).output).isEqualTo("7070");
         assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "")).output).isEqualTo("7070");
         // Kubernetes' service link for a Service named shared-lookup-http; the writer ignores it (docs/writer.md).
