@@ -10,7 +10,9 @@ import io.sharedlookup.writer.namespace.ResumeDecision;
 import io.sharedlookup.writer.namespace.RebuildNeededException;
 import io.sharedlookup.writer.namespace.StalledException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,8 +84,13 @@ public final class Ingestor {
     private volatile boolean failed;
     private volatile Map<String, NamespaceStatus> statuses = Map.of();
     private volatile String brokerProblem = "not connected to Kafka yet";
-    /** When the broker last answered (the start, a health check): while it does not, how current positions are. */
-    private long brokerAnsweredAtMillis = System.currentTimeMillis();
+    /** Per topic, its delete.retention.ms (Kafka's default, a day, when it cannot be read), as last read. */
+    private final Map<String, Long> deleteRetentionMillis = new HashMap<>();
+    /**
+     * The least time positions may go without being current before a topic is rebuilt, whatever its
+     * delete.retention.ms: the health check that asks for end offsets runs every 5 s, so no shorter gap can be seen.
+     */
+    long leastCurrencyBoundMillis = TimeUnit.MINUTES.toMillis(1);
     /** The applied positions, and since when they are known current, as every namespace records them. */
     private final Positions positions = new Positions() {
         @Override
@@ -436,6 +443,12 @@ public final class Ingestor {
             TopicFacts.Facts f = facts.getOrDefault(topic, TopicFacts.Facts.UNKNOWN);
             Map<Integer, Long> from = e.getValue().start(PartitionOffsets.byPartition(begin, topic),
                     PartitionOffsets.byPartition(end, topic), f.deleteRetentionMillis(), f.topicId());
+            rememberRetention(topic, f);
+            if (e.getValue().isLive()) { // resumed: its offsets are as current as its manifest says
+                offsets.credit(topic, e.getValue().publishedCurrentAsOfMillis());
+            } else { // built from the beginning, read from ends asked for just now
+                offsets.restartCurrency(topic, endAskedAt);
+            }
             for (TopicPartition tp : offsets.of(topic)) {
                 offsets.seek(tp, from.getOrDefault(tp.partition(), begin.get(tp)));
             }
@@ -445,7 +458,6 @@ public final class Ingestor {
         lastHealth = startNanos;
         lastPartitionCheck = startNanos;
         lastStuckCheck = startNanos;
-        brokerAnsweredAtMillis = System.currentTimeMillis();
         brokerProblem = null;
         started = true;
         publishStatuses();
@@ -494,8 +506,13 @@ public final class Ingestor {
                 PartitionOffsets.byPartition(begin, topic), PartitionOffsets.byPartition(end, topic));
         // The topic may be another one by now (deleted and recreated): its generations record its id of now. Asked
         // before anything is forgotten, so that a failure here leaves the topic as it was.
-        String topicId = topicFacts.of(List.of(topic)).getOrDefault(topic, TopicFacts.Facts.UNKNOWN).topicId();
+        TopicFacts.Facts facts = topicFacts.of(List.of(topic)).getOrDefault(topic, TopicFacts.Facts.UNKNOWN);
+        String topicId = facts.topicId();
+        if (facts.deleteRetentionMillis() >= 0) {
+            rememberRetention(topic, facts);
+        }
         offsets.forget(topic);
+        offsets.restartCurrency(topic, endAskedAt);
         unreadable.forget(topic);
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic), topicId);
@@ -557,12 +574,11 @@ public final class Ingestor {
     private void checkBroker(long now) {
         try {
             offsets.refreshEnds();
-            if (brokerProblem != null) {
-                rebuildWhereAwayTooLong(System.currentTimeMillis() - brokerAnsweredAtMillis);
-            }
+            followCurrency();
             reachable();
         } catch (TopicAuthorizationException e) {
             // The broker answered; the other topics' end offsets are refreshed. Those topics pause.
+            followCurrency();
             reachable();
             unreadable.handle(e);
         } catch (TimeoutException e) {
@@ -592,30 +608,38 @@ public final class Ingestor {
     }
 
     /**
-     * Back after {@code awayMillis} without an answer from the broker: a topic whose {@code delete.retention.ms} (a
-     * day when it cannot be read) is shorter may have had deletes compacted away meanwhile, which reading on from its
-     * positions would never see; its namespace is rebuilt, as a start after so long a stop would. Throws, leaving the
-     * last answer's time as it was, when the broker fails again: the next check decides again.
+     * Credits each topic with the end offsets its positions have reached since ({@link TopicCurrency}). A live topic
+     * whose positions went longer than its delete.retention.ms without being current (the broker away, the topic
+     * paused or behind, the process frozen) may have had deletes compacted away unread, which reading on would never
+     * see: it is rebuilt, as a start after so long a stop would be. A rebuild that fails leaves the topic uncredited,
+     * so the next check decides again.
      */
-    private void rebuildWhereAwayTooLong(long awayMillis) {
-        if (awayMillis <= 0) {
-            return;
-        }
-        Map<String, TopicFacts.Facts> facts = topicFacts.of(byTopic.keySet());
+    private void followCurrency() {
         for (String topic : List.copyOf(byTopic.keySet())) {
-            long retention = facts.getOrDefault(topic, TopicFacts.Facts.UNKNOWN).deleteRetentionMillis();
-            long bound = retention >= 0 ? retention : ResumeDecision.DEFAULT_DELETE_RETENTION_MILLIS;
-            if (awayMillis > bound) {
-                rebuildTopic(topic, "Kafka did not answer for " + awayMillis / 1000 + " s, longer than the topic's "
-                        + (retention >= 0 ? "delete.retention.ms (" + retention + " ms)" : "delete.retention.ms "
-                        + "assumed (a day, Kafka's default; grant DESCRIBE_CONFIGS to read the topic's own)")
-                        + ", so deletes may have been missed");
+            long reached = offsets.reachedAsOfMillis(topic);
+            long current = offsets.currentAsOfMillis(topic);
+            if (reached == Positions.UNKNOWN || reached <= current) {
+                continue;
+            }
+            long bound = Math.max(leastCurrencyBoundMillis,
+                    deleteRetentionMillis.getOrDefault(topic, ResumeDecision.DEFAULT_DELETE_RETENTION_MILLIS));
+            if (current != Positions.UNKNOWN && byTopic.get(topic).isLive() && reached - current > bound) {
+                rebuildTopic(topic, "its positions were not current for " + (reached - current) / 1000 + " s ("
+                        + Instant.ofEpochMilli(current) + " to " + Instant.ofEpochMilli(reached) + "), longer than "
+                        + "its delete.retention.ms (" + bound + " ms), so deletes may have been missed");
+            } else {
+                offsets.credit(topic, reached);
             }
         }
     }
 
+    /** What {@code facts} say of the topic's delete.retention.ms, a day (Kafka's default) when they cannot say. */
+    private void rememberRetention(String topic, TopicFacts.Facts facts) {
+        long retention = facts.deleteRetentionMillis();
+        deleteRetentionMillis.put(topic, retention >= 0 ? retention : ResumeDecision.DEFAULT_DELETE_RETENTION_MILLIS);
+    }
+
     private void reachable() {
-        brokerAnsweredAtMillis = System.currentTimeMillis();
         if (brokerProblem != null) {
             log.info("Kafka at {} is reachable again", config.bootstrapServers());
         }

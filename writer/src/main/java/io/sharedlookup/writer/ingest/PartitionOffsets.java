@@ -41,10 +41,8 @@ final class PartitionOffsets {
     private final Map<TopicPartition, Long> beginAtStart = new HashMap<>();
     private final Map<TopicPartition, Long> endAtStart = new HashMap<>();
     private final Map<TopicPartition, Long> latestEnd = new HashMap<>();
-    /** Per partition, when the broker was asked for its {@link #latestEnd} (epoch milliseconds, before asking). */
-    private final Map<TopicPartition, Long> latestEndAskedAt = new HashMap<>();
-    /** Per topic, the last time its positions had reached the end offsets asked for then: see currentAsOfMillis. */
-    private final Map<String, Long> currentAsOf = new HashMap<>();
+    /** Since when each topic's positions are known current. */
+    private final TopicCurrency currency = new TopicCurrency();
     private final Set<String> caughtUpTopics = new HashSet<>();
     private final Map<String, Long> appliedSinceStart = new HashMap<>();
     /**
@@ -113,7 +111,7 @@ final class PartitionOffsets {
 
     private void endsSeen(Map<TopicPartition, Long> ends, long askedAtMillis) {
         latestEnd.putAll(ends);
-        ends.keySet().forEach(tp -> latestEndAskedAt.put(tp, askedAtMillis));
+        currency.answered(ends, askedAtMillis);
     }
 
     /** Forgets what was applied from the topic and that it was caught up: it is read again from its beginning. */
@@ -136,28 +134,26 @@ final class PartitionOffsets {
     }
 
     /**
-     * The last time every partition of the topic had its applied position at or past the end offset the broker gave
-     * when asked then: up to that moment nothing of the topic was left unread. Found from the end offsets last asked
-     * for (at start, then every few seconds) and the positions now; {@link Positions#UNKNOWN} until the topic first
-     * gets there in this run (a resumed topic keeps its manifest's time until then). Lagging, paused or stuck partitions, and a
-     * broker that does not answer, leave it where it was.
+     * Since when the topic's positions are known current ({@link TopicCurrency}): what {@link #credit} last recorded,
+     * {@link Positions#UNKNOWN} before.
      */
     long currentAsOfMillis(String topic) {
-        List<TopicPartition> tps = partitions.get(topic);
-        long asOf = Long.MAX_VALUE;
-        for (TopicPartition tp : tps == null ? List.<TopicPartition>of() : tps) {
-            Long end = latestEnd.get(tp);
-            Long askedAt = latestEndAskedAt.get(tp);
-            Long next = applied.get(tp);
-            if (end == null || askedAt == null || next == null || next < end) {
-                return currentAsOf.getOrDefault(topic, Positions.UNKNOWN);
-            }
-            asOf = Math.min(asOf, askedAt);
-        }
-        if (asOf != Long.MAX_VALUE) {
-            currentAsOf.merge(topic, asOf, Math::max);
-        }
-        return currentAsOf.getOrDefault(topic, Positions.UNKNOWN);
+        return currency.currentAsOf(topic);
+    }
+
+    /** The latest moment the topic's positions are current as of, by the answers kept; not yet credited. */
+    long reachedAsOfMillis(String topic) {
+        return currency.reached(partitions.getOrDefault(topic, List.of()), applied::get);
+    }
+
+    /** Records that the topic's positions are known current as of {@code asOfMillis}. */
+    void credit(String topic, long asOfMillis) {
+        currency.credit(topic, asOfMillis);
+    }
+
+    /** The topic is read again from its beginning, from ends asked for at {@code askedAtMillis}. */
+    void restartCurrency(String topic, long askedAtMillis) {
+        currency.restart(topic, partitions.getOrDefault(topic, List.of()), askedAtMillis);
     }
 
     /** The record before {@code next} was applied (or skipped as bad). */

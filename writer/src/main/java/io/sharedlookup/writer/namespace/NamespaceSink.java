@@ -302,6 +302,11 @@ public final class NamespaceSink {
         return generations.isPublishedAndCaughtUp();
     }
 
+    /** The published manifest's {@code updated.at}: since when its offsets are known current; UNKNOWN when none. */
+    public long publishedCurrentAsOfMillis() {
+        return writer.published().map(Manifest::updatedAtMillis).orElse(Positions.UNKNOWN);
+    }
+
     /** Whether readers see what this writer applies: a generation is published and no rebuild replaces it. */
     public boolean isLive() {
         return generations.isLive();

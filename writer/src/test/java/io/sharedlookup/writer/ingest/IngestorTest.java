@@ -123,6 +123,7 @@ class IngestorTest {
     }
 
     private TopicFacts topicFacts = topics -> Map.of();
+    private long leastCurrencyBoundMillis = -1;
 
     private Ingestor start(Supplier<Consumer<byte[], byte[]>> consumers, Duration away) throws Exception {
         WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
@@ -131,6 +132,9 @@ class IngestorTest {
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
         sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
         ingestor = new Ingestor(config, sinks, metrics, consumers, topicFacts, away);
+        if (leastCurrencyBoundMillis > 0) {
+            ingestor.leastCurrencyBoundMillis = leastCurrencyBoundMillis;
+        }
         ingestor.start();
         return ingestor;
     }
@@ -521,11 +525,12 @@ class IngestorTest {
     /**
      * Deletes compacted away while the writer could not reach the broker would never be read by reading on from its
      * positions: back after longer than the topic's delete.retention.ms, it rebuilds, as a start after so long a stop
-     * does. (Here the topic's retention is 1 s, and an outage lasts at least one 5 s health check.)
+     * does. (Here the topic's retention, and the least bound, are 1 s; an outage lasts at least one 5 s health check.)
      */
     @Test
     void healthCheck_brokerBackAfterLongerThanTheDeleteRetention_rebuilds() throws Exception {
         topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(1_000, "topic-id"));
+        leastCurrencyBoundMillis = 1_000;
         startReading(Map.of(P0, 0L), Map.of(P0, 1L));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());

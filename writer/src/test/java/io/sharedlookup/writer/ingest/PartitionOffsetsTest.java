@@ -73,11 +73,12 @@ class PartitionOffsetsTest {
     }
 
     /**
-     * Current as of the last time the positions reached the end offsets the broker gave: a topic that lags, or
-     * whose ends were never asked for, is not current since the moment of the answer.
+     * Current as of the latest answer with end offsets that every partition's position has reached: a partition
+     * behind, or a topic whose ends were never asked for, gives nothing; a topic a little behind the latest answer is
+     * credited with an earlier one it has passed.
      */
     @Test
-    void positionsAreCurrentAsOfTheLastEndOffsetsTheyReached() {
+    void positionsAreCurrentAsOfTheLatestEndOffsetsEveryPartitionReached() {
         WakeableCommits consumer = new WakeableCommits();
         TopicPartition users1 = new TopicPartition("users", 1);
         consumer.assign(List.of(USERS_0, users1));
@@ -86,19 +87,25 @@ class PartitionOffsetsTest {
         offsets.seek(USERS_0, 0);
         offsets.seek(users1, 0);
         offsets.started(Map.of(USERS_0, 0L, users1, 0L), Map.of(USERS_0, 5L, users1, 2L), 1_000);
-        assertThat(offsets.currentAsOfMillis("users")).as("behind the ends").isEqualTo(Positions.UNKNOWN);
+        assertThat(offsets.reachedAsOfMillis("users")).as("behind the ends").isEqualTo(Positions.UNKNOWN);
 
         offsets.applied(USERS_0, 5);
-        assertThat(offsets.currentAsOfMillis("users")).as("one partition still behind").isEqualTo(Positions.UNKNOWN);
+        assertThat(offsets.reachedAsOfMillis("users")).as("one partition behind").isEqualTo(Positions.UNKNOWN);
         offsets.applied(users1, 2);
-        assertThat(offsets.currentAsOfMillis("users")).isEqualTo(1_000);
+        assertThat(offsets.reachedAsOfMillis("users")).isEqualTo(1_000);
 
-        // Fresh ends, beyond the positions: still current only as of the earlier answer.
+        // A later answer, beyond the positions: still current only as of the earlier one.
         consumer.updateEndOffsets(Map.of(USERS_0, 8L, users1, 2L));
         long asked = System.currentTimeMillis();
         offsets.refreshEnds();
-        assertThat(offsets.currentAsOfMillis("users")).isEqualTo(1_000);
+        assertThat(offsets.reachedAsOfMillis("users")).isEqualTo(1_000);
         offsets.applied(USERS_0, 8);
-        assertThat(offsets.currentAsOfMillis("users")).isBetween(asked, System.currentTimeMillis());
+        assertThat(offsets.reachedAsOfMillis("users")).isBetween(asked, System.currentTimeMillis());
+
+        assertThat(offsets.currentAsOfMillis("users")).as("nothing credited yet").isEqualTo(Positions.UNKNOWN);
+        offsets.credit("users", 1_000);
+        assertThat(offsets.currentAsOfMillis("users")).isEqualTo(1_000);
+        offsets.restartCurrency("users", 2_000); // a rebuild reads the topic again from ends asked for at 2,000
+        assertThat(offsets.currentAsOfMillis("users")).isEqualTo(2_000);
     }
 }

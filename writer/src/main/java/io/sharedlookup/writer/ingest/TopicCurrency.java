@@ -1,0 +1,96 @@
+package io.sharedlookup.writer.ingest;
+
+import io.sharedlookup.writer.namespace.Positions;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Since when each topic's applied positions are known to be current: the last moment at which they had reached the
+ * end offsets the broker gave when asked then, so that nothing written up to that moment was left unread. Stored with
+ * the offsets ({@code updated.at}), it is what a later start measures against the topic's {@code delete.retention.ms}:
+ * Kafka keeps a tombstone at least that long after compaction reaches it, so a reader that reads on from positions
+ * current less than that long ago misses no delete. Owned by the ingest thread.
+ *
+ * <p>Each answer with end offsets (at start, for a rebuild or added partitions, at every health check) is kept for a
+ * while per partition; a partition has reached an answer once its applied position is at or past that end, and a
+ * topic is current as of the oldest such answer over its partitions. A topic a little behind (records keep coming) is
+ * so credited with an earlier answer it has passed, not only with the latest.
+ */
+final class TopicCurrency {
+    /** Answers kept per partition: two minutes of health checks. */
+    private static final int ANSWERS_KEPT = 24;
+
+    private record Answer(long askedAtMillis, long end) {
+    }
+
+    private final Map<TopicPartition, Deque<Answer>> answers = new HashMap<>();
+    /** Per partition, the latest answer its applied position has reached. */
+    private final Map<TopicPartition, Long> reachedAt = new HashMap<>();
+    /** Per topic, since when its positions are known current: credited by the caller (see {@link #credit}). */
+    private final Map<String, Long> currentAsOf = new HashMap<>();
+
+    /** The broker gave these end offsets to a request sent at {@code askedAtMillis}. */
+    void answered(Map<TopicPartition, Long> ends, long askedAtMillis) {
+        ends.forEach((tp, end) -> {
+            Deque<Answer> kept = answers.computeIfAbsent(tp, p -> new ArrayDeque<>());
+            kept.addFirst(new Answer(askedAtMillis, end));
+            while (kept.size() > ANSWERS_KEPT) {
+                kept.removeLast();
+            }
+        });
+    }
+
+    /**
+     * The latest moment the topic's positions are current as of, by the answers kept and the positions now: the
+     * oldest, over the partitions, of the latest answer each has reached; {@link Positions#UNKNOWN} while a partition
+     * has reached none.
+     */
+    long reached(Collection<TopicPartition> partitions, Function<TopicPartition, Long> applied) {
+        long asOf = Long.MAX_VALUE;
+        for (TopicPartition tp : partitions) {
+            Long next = applied.apply(tp);
+            Deque<Answer> kept = answers.get(tp);
+            if (next != null && kept != null) {
+                for (Iterator<Answer> it = kept.iterator(); it.hasNext(); ) { // newest first
+                    Answer a = it.next();
+                    if (next >= a.end()) {
+                        reachedAt.merge(tp, a.askedAtMillis(), Math::max);
+                        break;
+                    }
+                }
+            }
+            Long at = reachedAt.get(tp);
+            if (at == null) {
+                return Positions.UNKNOWN;
+            }
+            asOf = Math.min(asOf, at);
+        }
+        return asOf == Long.MAX_VALUE ? Positions.UNKNOWN : asOf;
+    }
+
+    /** The topic's positions are known current as of {@code asOfMillis} (never moves back). */
+    void credit(String topic, long asOfMillis) {
+        currentAsOf.merge(topic, asOfMillis, Math::max);
+    }
+
+    /** Since when the topic's positions are known current, or {@link Positions#UNKNOWN}. */
+    long currentAsOf(String topic) {
+        return currentAsOf.getOrDefault(topic, Positions.UNKNOWN);
+    }
+
+    /**
+     * The topic is read again from its beginning from a moment its ends were asked at: what its partitions reached
+     * before no longer counts, and its positions are current as of that moment (what a rebuild publishes was read
+     * from there), until they reach a later answer.
+     */
+    void restart(String topic, Collection<TopicPartition> partitions, long askedAtMillis) {
+        partitions.forEach(reachedAt::remove);
+        currentAsOf.put(topic, askedAtMillis);
+    }
+}
