@@ -79,13 +79,18 @@ class IngestorTest {
         volatile KafkaException failingEveryPoll;
         /** While set, end offsets (the health check's request) time out: the broker does not answer. */
         volatile boolean silent;
+        /** End-offset requests answered, and refused while silent. */
+        final AtomicInteger endOffsetsAnswered = new AtomicInteger();
+        final AtomicInteger endOffsetsRefused = new AtomicInteger();
 
         @Override
         public synchronized Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions,
                                                                  Duration timeout) {
             if (silent) {
+                endOffsetsRefused.incrementAndGet();
                 throw new TimeoutException("no answer in time");
             }
+            endOffsetsAnswered.incrementAndGet();
             return super.endOffsets(partitions, timeout);
         }
 
@@ -525,19 +530,22 @@ class IngestorTest {
     /**
      * Deletes compacted away while the writer could not reach the broker would never be read by reading on from its
      * positions: back after longer than the topic's delete.retention.ms, it rebuilds, as a start after so long a stop
-     * does. (Here the topic's retention, and the least bound, are 1 s; an outage lasts at least one 5 s health check.)
+     * does. Here the retention, and the least bound, are 10 s: health checks every 5 s stay within it, an outage
+     * over two refused checks (at least 15 s from the last answer to the next) does not.
      */
     @Test
-    void healthCheck_brokerBackAfterLongerThanTheDeleteRetention_rebuilds() throws Exception {
-        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(1_000, "topic-id"));
-        leastCurrencyBoundMillis = 1_000;
+    void healthCheck_positionsNotCurrentForLongerThanTheDeleteRetention_rebuilds() throws Exception {
+        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(10_000, "topic-id"));
+        leastCurrencyBoundMillis = 10_000;
         startReading(Map.of(P0, 0L), Map.of(P0, 1L));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
-        assertThat(rebuilds()).isEqualTo(1);
+        int answered = consumer.endOffsetsAnswered.get();
+        await().atMost(WAIT).until(() -> consumer.endOffsetsAnswered.get() >= answered + 3);
+        assertThat(rebuilds()).as("health checks 5 s apart: current all along").isEqualTo(1);
 
         consumer.silent = true;
-        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason()).contains("is unreachable"));
+        await().atMost(WAIT).until(() -> consumer.endOffsetsRefused.get() >= 2);
         consumer.silent = false;
 
         await().atMost(WAIT).until(() -> rebuilds() == 2);
@@ -545,6 +553,7 @@ class IngestorTest {
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
         assertThat(lookup("1")).isEqualTo("Alice");
+        assertThat(rebuilds()).as("once").isEqualTo(2);
     }
 
     @Test
