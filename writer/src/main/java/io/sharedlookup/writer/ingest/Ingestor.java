@@ -512,11 +512,11 @@ public final class Ingestor {
             rememberRetention(topic, facts);
         }
         offsets.forget(topic);
-        offsets.restartCurrency(topic, endAskedAt);
         unreadable.forget(topic);
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic), topicId);
         offsets.readFromBeginning(begin, end, endAskedAt);
+        offsets.restartCurrency(topic, endAskedAt); // only once the rebuild is under way: a failure above leaves it
         pauses.lift(topic, tps);
         publishStatuses();
     }
@@ -577,10 +577,14 @@ public final class Ingestor {
             followCurrency();
             reachable();
         } catch (TopicAuthorizationException e) {
-            // The broker answered; the other topics' end offsets are refreshed. Those topics pause.
-            followCurrency();
-            reachable();
-            unreadable.handle(e);
+            // The broker answered; the other topics' end offsets are refreshed. Those topics pause, even when
+            // following the others' currency fails (a rebuild that cannot reach the broker).
+            try {
+                followCurrency();
+                reachable();
+            } finally {
+                unreadable.handle(e);
+            }
         } catch (TimeoutException e) {
             if (brokerProblem == null) {
                 log.warn("Kafka at {} is unreachable; serving the last published store and reconnecting",
@@ -612,7 +616,10 @@ public final class Ingestor {
      * whose positions went longer than its delete.retention.ms without being current (the broker away, the topic
      * paused or behind, the process frozen) may have had deletes compacted away unread, which reading on would never
      * see: it is rebuilt, as a start after so long a stop would be. A rebuild that fails leaves the topic uncredited,
-     * so the next check decides again.
+     * so the next check decides again. A gap that is the time a read from the beginning (a build or a rebuild) took
+     * is not a reason to rebuild: the next read would take as long, and rebuilding would never end. It is said in a
+     * WARN, with the fix (a longer delete.retention.ms), and credited. (A gap begun by such a read and prolonged by an
+     * outage before the topic was first current again counts as the read's too.)
      */
     private void followCurrency() {
         for (String topic : List.copyOf(byTopic.keySet())) {
@@ -623,7 +630,14 @@ public final class Ingestor {
             }
             long bound = Math.max(leastCurrencyBoundMillis,
                     deleteRetentionMillis.getOrDefault(topic, ResumeDecision.DEFAULT_DELETE_RETENTION_MILLIS));
-            if (current != Positions.UNKNOWN && byTopic.get(topic).isLive() && reached - current > bound) {
+            boolean tooLong = current != Positions.UNKNOWN && byTopic.get(topic).isLive() && reached - current > bound;
+            if (tooLong && offsets.readingFromBeginning(topic)) {
+                log.warn("Topic '{}': reading it from its beginning took {} s, longer than its delete.retention.ms "
+                        + "({} ms), so deletes compacted away meanwhile may have been missed; a rebuild would take as "
+                        + "long, so the writer reads on: raise the topic's delete.retention.ms above the time a build "
+                        + "takes", topic, (reached - current) / 1000, bound);
+                offsets.credit(topic, reached);
+            } else if (tooLong) {
                 rebuildTopic(topic, "its positions were not current for " + (reached - current) / 1000 + " s ("
                         + Instant.ofEpochMilli(current) + " to " + Instant.ofEpochMilli(reached) + "), longer than "
                         + "its delete.retention.ms (" + bound + " ms), so deletes may have been missed");

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import io.sharedlookup.writer.namespace.Positions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
@@ -149,6 +148,11 @@ final class PartitionOffsets {
     /** Records that the topic's positions are known current as of {@code asOfMillis}. */
     void credit(String topic, long asOfMillis) {
         currency.credit(topic, asOfMillis);
+    }
+
+    /** Whether the topic was read from its beginning since it was last credited ({@link TopicCurrency}). */
+    boolean readingFromBeginning(String topic) {
+        return currency.readingFromBeginning(topic);
     }
 
     /** The topic is read again from its beginning, from ends asked for at {@code askedAtMillis}. */

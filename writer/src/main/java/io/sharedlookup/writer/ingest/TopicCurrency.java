@@ -5,8 +5,10 @@ import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
@@ -34,6 +36,8 @@ final class TopicCurrency {
     private final Map<TopicPartition, Long> reachedAt = new HashMap<>();
     /** Per topic, since when its positions are known current: credited by the caller (see {@link #credit}). */
     private final Map<String, Long> currentAsOf = new HashMap<>();
+    /** Topics read again from their beginning ({@link #restart}) and not credited since. */
+    private final Set<String> readFromBeginning = new HashSet<>();
 
     /** The broker gave these end offsets to a request sent at {@code askedAtMillis}. */
     void answered(Map<TopicPartition, Long> ends, long askedAtMillis) {
@@ -77,6 +81,15 @@ final class TopicCurrency {
     /** The topic's positions are known current as of {@code asOfMillis} (never moves back). */
     void credit(String topic, long asOfMillis) {
         currentAsOf.merge(topic, asOfMillis, Math::max);
+        readFromBeginning.remove(topic);
+    }
+
+    /**
+     * Whether the topic has been read from its beginning since it was last credited: its positions' gap is then the
+     * time that read took, not a time they fell behind.
+     */
+    boolean readingFromBeginning(String topic) {
+        return readFromBeginning.contains(topic);
     }
 
     /** Since when the topic's positions are known current, or {@link Positions#UNKNOWN}. */
@@ -92,5 +105,6 @@ final class TopicCurrency {
     void restart(String topic, Collection<TopicPartition> partitions, long askedAtMillis) {
         partitions.forEach(reachedAt::remove);
         currentAsOf.put(topic, askedAtMillis);
+        readFromBeginning.add(topic);
     }
 }

@@ -31,6 +31,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -58,6 +59,8 @@ class IngestorTest {
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
     private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
     private static final Duration WAIT = Duration.ofSeconds(20);
+    /** Long enough for several health checks (one every 5 s) on a loaded machine. */
+    private static final Duration CHECKS_WAIT = Duration.ofSeconds(60);
 
     @TempDir
     Path store;
@@ -530,30 +533,66 @@ class IngestorTest {
     /**
      * Deletes compacted away while the writer could not reach the broker would never be read by reading on from its
      * positions: back after longer than the topic's delete.retention.ms, it rebuilds, as a start after so long a stop
-     * does. Here the retention, and the least bound, are 10 s: health checks every 5 s stay within it, an outage
-     * over two refused checks (at least 15 s from the last answer to the next) does not.
+     * does. Here the retention, and the least bound, are 13 s, with a health check every 5 s: one refused check (about
+     * 10 s from one answer to the next) stays within it, three refused checks (about 20 s) do not.
      */
     @Test
     void healthCheck_positionsNotCurrentForLongerThanTheDeleteRetention_rebuilds() throws Exception {
-        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(10_000, "topic-id"));
-        leastCurrencyBoundMillis = 10_000;
+        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(13_000, "topic-id"));
+        leastCurrencyBoundMillis = 13_000;
         startReading(Map.of(P0, 0L), Map.of(P0, 1L));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
-        int answered = consumer.endOffsetsAnswered.get();
-        await().atMost(WAIT).until(() -> consumer.endOffsetsAnswered.get() >= answered + 3);
+        awaitHealthChecksAnswered(2);
         assertThat(rebuilds()).as("health checks 5 s apart: current all along").isEqualTo(1);
 
-        consumer.silent = true;
-        await().atMost(WAIT).until(() -> consumer.endOffsetsRefused.get() >= 2);
-        consumer.silent = false;
+        brokerSilentFor(1);
+        awaitHealthChecksAnswered(2);
+        assertThat(rebuilds()).as("one refused check: away for less than the retention").isEqualTo(1);
 
+        brokerSilentFor(3);
         await().atMost(WAIT).until(() -> rebuilds() == 2);
         // the rebuild reads the topic from its beginning again (a MockConsumer hands out only records added since)
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
         assertThat(lookup("1")).isEqualTo("Alice");
         assertThat(rebuilds()).as("once").isEqualTo(2);
+    }
+
+    /**
+     * A build from the topic's beginning that takes longer than its delete.retention.ms ends current as of when it
+     * began: a rebuild for that gap would take as long again, and so on for ever. It is credited (and said in a
+     * WARN), not rebuilt. Here the build's last record comes over 16 s after the build began.
+     */
+    @Test
+    void healthCheck_aBuildSlowerThanTheDeleteRetention_isNotRebuiltOverAndOver() throws Exception {
+        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(13_000, "topic-id"));
+        leastCurrencyBoundMillis = 13_000;
+        long began = System.nanoTime();
+        startReading(Map.of(P0, 0L), Map.of(P0, 2L));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(CHECKS_WAIT).until(() -> System.nanoTime() - began > TimeUnit.SECONDS.toNanos(16));
+        assertThat(status().ready()).as("still building").isFalse();
+
+        atNextPoll(() -> consumer.addRecord(record(P0, 1, "2", "Bob")));
+        await().atMost(WAIT).until(() -> status().ready());
+        awaitHealthChecksAnswered(3);
+        assertThat(rebuilds()).as("the build alone").isEqualTo(1);
+        assertThat(lookup("2")).isEqualTo("Bob");
+    }
+
+    /** Waits until {@code count} more health checks have had their answer. */
+    private void awaitHealthChecksAnswered(int count) {
+        int answered = consumer.endOffsetsAnswered.get();
+        await().atMost(CHECKS_WAIT).until(() -> consumer.endOffsetsAnswered.get() >= answered + count);
+    }
+
+    /** The broker leaves {@code count} health checks unanswered, then answers again. */
+    private void brokerSilentFor(int count) {
+        int refused = consumer.endOffsetsRefused.get();
+        consumer.silent = true;
+        await().atMost(CHECKS_WAIT).until(() -> consumer.endOffsetsRefused.get() >= refused + count);
+        consumer.silent = false;
     }
 
     @Test
