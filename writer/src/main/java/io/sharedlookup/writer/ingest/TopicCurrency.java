@@ -6,7 +6,6 @@ import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -21,17 +20,24 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>Each answer with end offsets (at start, for a rebuild or added partitions, at every health check) is kept for a
  * while per partition; a partition has reached an answer once its applied position is at or past that end, and a
- * topic is current as of the oldest such answer over its partitions. A topic a little behind (records keep coming) is
- * so credited with an earlier answer it has passed, not only with the latest.
+ * topic is current as of the oldest such answer over its partitions. A topic behind (records keep coming) is so
+ * credited with an earlier answer it has passed, not only with the latest: every answer of the last two minutes is
+ * kept, and one a minute for an hour before that, so that a topic up to an hour behind is still credited, to within
+ * a minute.
  */
 final class TopicCurrency {
-    /** Answers kept per partition: two minutes of health checks. */
+    /** Recent answers kept per partition, every one: two minutes of health checks. */
     private static final int ANSWERS_KEPT = 24;
+    /** Older answers kept per partition, at least {@link #OLDER_SPACING_MILLIS} apart: an hour. */
+    private static final int OLDER_KEPT = 60;
+    private static final long OLDER_SPACING_MILLIS = 60_000;
 
     private record Answer(long askedAtMillis, long end) {
     }
 
     private final Map<TopicPartition, Deque<Answer>> answers = new HashMap<>();
+    /** Per partition, answers older than {@link #answers}' (newest first). */
+    private final Map<TopicPartition, Deque<Answer>> older = new HashMap<>();
     /** Per partition, the latest answer its applied position has reached. */
     private final Map<TopicPartition, Long> reachedAt = new HashMap<>();
     /** Per topic, since when its positions are known current: credited by the caller (see {@link #credit}). */
@@ -45,9 +51,20 @@ final class TopicCurrency {
             Deque<Answer> kept = answers.computeIfAbsent(tp, p -> new ArrayDeque<>());
             kept.addFirst(new Answer(askedAtMillis, end));
             while (kept.size() > ANSWERS_KEPT) {
-                kept.removeLast();
+                keepOlder(tp, kept.removeLast());
             }
         });
+    }
+
+    /** An answer leaving the recent ones: kept on if a minute newer than the older ones kept. */
+    private void keepOlder(TopicPartition tp, Answer a) {
+        Deque<Answer> kept = older.computeIfAbsent(tp, p -> new ArrayDeque<>());
+        if (kept.isEmpty() || a.askedAtMillis() - kept.getFirst().askedAtMillis() >= OLDER_SPACING_MILLIS) {
+            kept.addFirst(a);
+            while (kept.size() > OLDER_KEPT) {
+                kept.removeLast();
+            }
+        }
     }
 
     /**
@@ -59,15 +76,8 @@ final class TopicCurrency {
         long asOf = Long.MAX_VALUE;
         for (TopicPartition tp : partitions) {
             Long next = applied.apply(tp);
-            Deque<Answer> kept = answers.get(tp);
-            if (next != null && kept != null) {
-                for (Iterator<Answer> it = kept.iterator(); it.hasNext(); ) { // newest first
-                    Answer a = it.next();
-                    if (next >= a.end()) {
-                        reachedAt.merge(tp, a.askedAtMillis(), Math::max);
-                        break;
-                    }
-                }
+            if (next != null && !reach(tp, next, answers.get(tp))) {
+                reach(tp, next, older.get(tp));
             }
             Long at = reachedAt.get(tp);
             if (at == null) {
@@ -76,6 +86,19 @@ final class TopicCurrency {
             asOf = Math.min(asOf, at);
         }
         return asOf == Long.MAX_VALUE ? Positions.UNKNOWN : asOf;
+    }
+
+    /** Notes the newest of {@code kept} that position {@code next} of {@code tp} has reached; whether there was one. */
+    private boolean reach(TopicPartition tp, long next, Deque<Answer> kept) {
+        if (kept != null) {
+            for (Answer a : kept) { // newest first
+                if (next >= a.end()) {
+                    reachedAt.merge(tp, a.askedAtMillis(), Math::max);
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The topic's positions are known current as of {@code asOfMillis} (never moves back). */
