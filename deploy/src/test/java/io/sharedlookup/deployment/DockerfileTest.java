@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -82,10 +83,10 @@ class DockerfileTest {
     void theHealthCheckAsksHealthOnThePortTheEnvironmentSets() throws Exception {
         String script = healthCheckScript();
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        int[] status = {200};
+        AtomicInteger status = new AtomicInteger(200); // set by the test, read by the server's thread
         server.createContext("/health", exchange -> {
             byte[] body = "ok".getBytes(StandardCharsets.US_ASCII);
-            exchange.sendResponseHeaders(status[0], body.length);
+            exchange.sendResponseHeaders(status.get(), body.length);
             exchange.getResponseBody().write(body);
             exchange.close();
         });
@@ -93,7 +94,7 @@ class DockerfileTest {
         try {
             String port = String.valueOf(server.getAddress().getPort());
             assertThat(bash(script, Map.of("SHARED_LOOKUP_HTTP_PORT", port)).exitCode).isZero();
-            status[0] = 503;
+            status.set(503);
             assertThat(bash(script, Map.of("SHARED_LOOKUP_HTTP_PORT", port)).exitCode).isNotZero();
         } finally {
             server.stop(0);

@@ -65,7 +65,7 @@ final class Inspection {
         out.println("  entries      " + entries);
         out.println("  topic        " + m.topic() + ", offsets " + m.offsets());
         out.println("  writer       " + m.writerState().name().toLowerCase() + ", caught up " + m.caughtUp()
-                + ", published " + Instant.ofEpochMilli(m.publishedAtMillis()) + ", updated "
+                + ", published " + Instant.ofEpochMilli(m.publishedAtMillis()) + ", offsets current as of "
                 + Instant.ofEpochMilli(m.updatedAtMillis()));
         out.println("  content      version " + m.contentVersion() + ", digest "
                 + (m.contentDigest() == null ? "none (written before digests)" : ContentDigest.hex(m.contentDigest())));
