@@ -619,7 +619,8 @@ public final class Ingestor {
      * so the next check decides again. A gap that is the time a read from the beginning (a build or a rebuild) took
      * is not a reason to rebuild: the next read would take as long, and rebuilding would never end. It is said in a
      * WARN, with the fix (a longer delete.retention.ms), and credited. (A gap begun by such a read and prolonged by an
-     * outage before the topic was first current again counts as the read's too.)
+     * outage before the topic was first current again counts as the read's too.) Nor is a gap in which nothing was
+     * written to the topic (a quiet topic, a broker away): no delete can have been missed.
      */
     private void followCurrency() {
         for (String topic : List.copyOf(byTopic.keySet())) {
@@ -636,6 +637,11 @@ public final class Ingestor {
                         + "({} ms), so deletes compacted away meanwhile may have been missed; a rebuild would take as "
                         + "long, so the writer reads on: raise the topic's delete.retention.ms above the time a build "
                         + "takes", topic, (reached - current) / 1000, bound);
+                offsets.credit(topic, reached);
+            } else if (tooLong && offsets.nothingWrittenSinceCredited(topic)) {
+                log.info("Topic '{}': its positions were not current for {} s, longer than its delete.retention.ms "
+                        + "({} ms), but nothing was written to it meanwhile, so no delete can have been missed: "
+                        + "reading on", topic, (reached - current) / 1000, bound);
                 offsets.credit(topic, reached);
             } else if (tooLong) {
                 rebuildTopic(topic, "its positions were not current for " + (reached - current) / 1000 + " s ("

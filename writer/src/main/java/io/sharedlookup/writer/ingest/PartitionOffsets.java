@@ -147,7 +147,12 @@ final class PartitionOffsets {
 
     /** Records that the topic's positions are known current as of {@code asOfMillis}. */
     void credit(String topic, long asOfMillis) {
-        currency.credit(topic, asOfMillis);
+        currency.credit(topic, partitions.getOrDefault(topic, List.of()), asOfMillis);
+    }
+
+    /** Whether nothing was written to the topic since it was last credited ({@link TopicCurrency}). */
+    boolean nothingWrittenSinceCredited(String topic) {
+        return currency.nothingWrittenSinceCredited(partitions.getOrDefault(topic, List.of()));
     }
 
     /** Whether the topic was read from its beginning since it was last credited ({@link TopicCurrency}). */

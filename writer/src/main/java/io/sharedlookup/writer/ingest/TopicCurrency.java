@@ -39,7 +39,9 @@ final class TopicCurrency {
     /** Per partition, answers older than {@link #answers}' (newest first). */
     private final Map<TopicPartition, Deque<Answer>> older = new HashMap<>();
     /** Per partition, the latest answer its applied position has reached. */
-    private final Map<TopicPartition, Long> reachedAt = new HashMap<>();
+    private final Map<TopicPartition, Answer> reachedAt = new HashMap<>();
+    /** Per partition, the end of the answer it had reached when its topic was last credited. */
+    private final Map<TopicPartition, Long> creditedEnd = new HashMap<>();
     /** Per topic, since when its positions are known current: credited by the caller (see {@link #credit}). */
     private final Map<String, Long> currentAsOf = new HashMap<>();
     /** Topics read again from their beginning ({@link #restart}) and not credited since. */
@@ -79,11 +81,11 @@ final class TopicCurrency {
             if (next != null && !reach(tp, next, answers.get(tp))) {
                 reach(tp, next, older.get(tp));
             }
-            Long at = reachedAt.get(tp);
+            Answer at = reachedAt.get(tp);
             if (at == null) {
                 return Positions.UNKNOWN;
             }
-            asOf = Math.min(asOf, at);
+            asOf = Math.min(asOf, at.askedAtMillis());
         }
         return asOf == Long.MAX_VALUE ? Positions.UNKNOWN : asOf;
     }
@@ -93,7 +95,7 @@ final class TopicCurrency {
         if (kept != null) {
             for (Answer a : kept) { // newest first
                 if (next >= a.end()) {
-                    reachedAt.merge(tp, a.askedAtMillis(), Math::max);
+                    reachedAt.merge(tp, a, (was, now) -> now.askedAtMillis() > was.askedAtMillis() ? now : was);
                     return true;
                 }
             }
@@ -101,10 +103,32 @@ final class TopicCurrency {
         return false;
     }
 
-    /** The topic's positions are known current as of {@code asOfMillis} (never moves back). */
-    void credit(String topic, long asOfMillis) {
+    /** The topic's positions (of {@code partitions}) are known current as of {@code asOfMillis} (never moves back). */
+    void credit(String topic, Collection<TopicPartition> partitions, long asOfMillis) {
         currentAsOf.merge(topic, asOfMillis, Math::max);
         readFromBeginning.remove(topic);
+        for (TopicPartition tp : partitions) {
+            Answer at = reachedAt.get(tp);
+            if (at != null) {
+                creditedEnd.put(tp, at.end());
+            }
+        }
+    }
+
+    /**
+     * Whether nothing was written to these partitions since their topic was last credited: each has reached an answer
+     * whose end is the one it had reached then. Nothing written means no delete can have been missed, however long
+     * ago that was. False when that cannot be told (a partition never credited, or not at an answer now).
+     */
+    boolean nothingWrittenSinceCredited(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            Answer at = reachedAt.get(tp);
+            Long then = creditedEnd.get(tp);
+            if (at == null || then == null || at.end() != then) {
+                return false;
+            }
+        }
+        return !partitions.isEmpty();
     }
 
     /**
@@ -127,6 +151,7 @@ final class TopicCurrency {
      */
     void restart(String topic, Collection<TopicPartition> partitions, long askedAtMillis) {
         partitions.forEach(reachedAt::remove);
+        partitions.forEach(creditedEnd::remove);
         currentAsOf.put(topic, askedAtMillis);
         readFromBeginning.add(topic);
     }

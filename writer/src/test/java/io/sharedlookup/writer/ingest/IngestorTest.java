@@ -533,11 +533,13 @@ class IngestorTest {
     /**
      * Deletes compacted away while the writer could not reach the broker would never be read by reading on from its
      * positions: back after longer than the topic's delete.retention.ms, it rebuilds, as a start after so long a stop
-     * does. Here the retention, and the least bound, are 13 s, with a health check every 5 s: one refused check (about
-     * 10 s from one answer to the next) stays within it, three refused checks (about 20 s) do not.
+     * does — unless nothing was written to the topic meanwhile. Here the retention, and the least bound, are 13 s,
+     * with a health check every 5 s: one refused check (about 10 s from one answer to the next) stays within it, three
+     * refused checks (about 20 s) do not.
      */
     @Test
-    void healthCheck_positionsNotCurrentForLongerThanTheDeleteRetention_rebuilds() throws Exception {
+    void healthCheck_positionsNotCurrentForLongerThanTheDeleteRetention_rebuildsUnlessNothingWasWritten()
+            throws Exception {
         topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(13_000, "topic-id"));
         leastCurrencyBoundMillis = 13_000;
         startReading(Map.of(P0, 0L), Map.of(P0, 1L));
@@ -551,11 +553,22 @@ class IngestorTest {
         assertThat(rebuilds()).as("one refused check: away for less than the retention").isEqualTo(1);
 
         brokerSilentFor(3);
+        awaitHealthChecksAnswered(2);
+        assertThat(rebuilds()).as("away for longer, but nothing was written meanwhile").isEqualTo(1);
+
+        consumer.silent = true;
+        consumer.updateEndOffsets(Map.of(P0, 2L)); // written while the broker is away
+        atNextPoll(() -> consumer.addRecord(record(P0, 1, "2", "Bob")));
+        brokerSilentFor(3);
         await().atMost(WAIT).until(() -> rebuilds() == 2);
         // the rebuild reads the topic from its beginning again (a MockConsumer hands out only records added since)
-        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        atNextPoll(() -> {
+            consumer.addRecord(record(P0, 0, "1", "Alice"));
+            consumer.addRecord(record(P0, 1, "2", "Bob"));
+        });
         await().atMost(WAIT).until(() -> status().ready());
         assertThat(lookup("1")).isEqualTo("Alice");
+        assertThat(lookup("2")).isEqualTo("Bob");
         assertThat(rebuilds()).as("once").isEqualTo(2);
     }
 
