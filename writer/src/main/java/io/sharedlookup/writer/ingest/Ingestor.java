@@ -387,6 +387,9 @@ public final class Ingestor {
     /** Says what keeps the namespaces from being ready (/ready), then waits, longer each time up to 10 s. */
     private void backOff(String problem) {
         brokerProblem = problem;
+        if (offsets != null) { // null until the consumer is made
+            offsets.readingInterrupted();
+        }
         stuck.restart(); // no poll moved anything meanwhile: that is this problem, not a partition stuck
         publishStatuses();
         try {
@@ -516,13 +519,14 @@ public final class Ingestor {
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic), topicId);
         offsets.readFromBeginning(begin, end, endAskedAt);
-        offsets.restartCurrency(topic, endAskedAt); // only once the rebuild is under way: a failure above leaves it
+        offsets.restartCurrency(topic, endAskedAt); // only once the rebuild is under way
         pauses.lift(topic, tps);
         publishStatuses();
     }
 
     private void stall(String topic, String why, long pauseMillis) {
         pauses.pause(topic, why, pauseMillis);
+        offsets.readingInterrupted(topic);
         metrics.stalls.labelValues(namespaceOf(topic)).inc();
     }
 
@@ -573,17 +577,19 @@ public final class Ingestor {
      */
     private void checkBroker(long now) {
         try {
-            offsets.refreshEnds();
-            followCurrency();
-            reachable();
-        } catch (TopicAuthorizationException e) {
-            // The broker answered; the other topics' end offsets are refreshed. Those topics pause, even when
-            // following the others' currency fails (a rebuild that cannot reach the broker).
+            TopicAuthorizationException unauthorized = null;
+            try {
+                offsets.refreshEnds();
+            } catch (TopicAuthorizationException e) {
+                unauthorized = e; // the broker answered; the other topics' end offsets are refreshed
+            }
             try {
                 followCurrency();
                 reachable();
             } finally {
-                unreadable.handle(e);
+                if (unauthorized != null) {
+                    unreadable.handle(unauthorized); // those topics pause, even when a rebuild above failed
+                }
             }
         } catch (TimeoutException e) {
             if (brokerProblem == null) {
@@ -591,6 +597,7 @@ public final class Ingestor {
                         config.bootstrapServers());
             }
             brokerProblem = "Kafka at " + config.bootstrapServers() + " is unreachable: " + e.getMessage();
+            offsets.readingInterrupted();
         }
         checkStuck(now);
         publishStatuses();
@@ -618,9 +625,9 @@ public final class Ingestor {
      * see: it is rebuilt, as a start after so long a stop would be. A rebuild that fails leaves the topic uncredited,
      * so the next check decides again. A gap that is the time a read from the beginning (a build or a rebuild) took
      * is not a reason to rebuild: the next read would take as long, and rebuilding would never end. It is said in a
-     * WARN, with the fix (a longer delete.retention.ms), and credited. (A gap begun by such a read and prolonged by an
-     * outage before the topic was first current again counts as the read's too.) Nor is a gap in which nothing was
-     * written to the topic (a quiet topic, a broker away): no delete can have been missed.
+     * WARN, with the fix (a longer delete.retention.ms), and credited; but a read held up meanwhile (the topic paused,
+     * the broker away) is no longer judged so, since a rebuild without the hold-up may be quicker. Nor is a gap in
+     * which nothing was written to the topic (a quiet topic, a broker away) a reason: no delete can have been missed.
      */
     private void followCurrency() {
         for (String topic : List.copyOf(byTopic.keySet())) {
@@ -631,19 +638,20 @@ public final class Ingestor {
             }
             long bound = Math.max(leastCurrencyBoundMillis,
                     deleteRetentionMillis.getOrDefault(topic, ResumeDecision.DEFAULT_DELETE_RETENTION_MILLIS));
-            boolean tooLong = current != Positions.UNKNOWN && byTopic.get(topic).isLive() && reached - current > bound;
+            boolean tooLong = current != Positions.UNKNOWN && reached - current > bound;
+            boolean live = byTopic.get(topic).isLive();
             if (tooLong && offsets.readingFromBeginning(topic)) {
                 log.warn("Topic '{}': reading it from its beginning took {} s, longer than its delete.retention.ms "
                         + "({} ms), so deletes compacted away meanwhile may have been missed; a rebuild would take as "
                         + "long, so the writer reads on: raise the topic's delete.retention.ms above the time a build "
                         + "takes", topic, (reached - current) / 1000, bound);
                 offsets.credit(topic, reached);
-            } else if (tooLong && offsets.nothingWrittenSinceCredited(topic)) {
+            } else if (tooLong && live && offsets.nothingWrittenSinceCredited(topic)) {
                 log.info("Topic '{}': its positions were not current for {} s, longer than its delete.retention.ms "
                         + "({} ms), but nothing was written to it meanwhile, so no delete can have been missed: "
                         + "reading on", topic, (reached - current) / 1000, bound);
                 offsets.credit(topic, reached);
-            } else if (tooLong) {
+            } else if (tooLong && live) {
                 rebuildTopic(topic, "its positions were not current for " + (reached - current) / 1000 + " s ("
                         + Instant.ofEpochMilli(current) + " to " + Instant.ofEpochMilli(reached) + "), longer than "
                         + "its delete.retention.ms (" + bound + " ms), so deletes may have been missed");

@@ -155,9 +155,22 @@ final class PartitionOffsets {
         return currency.nothingWrittenSinceCredited(partitions.getOrDefault(topic, List.of()));
     }
 
-    /** Whether the topic was read from its beginning since it was last credited ({@link TopicCurrency}). */
+    /**
+     * Whether the topic was read from its beginning since it was last credited, without an interruption
+     * ({@link TopicCurrency}).
+     */
     boolean readingFromBeginning(String topic) {
         return currency.readingFromBeginning(topic);
+    }
+
+    /** The topic's reading was held up: see {@link TopicCurrency#interrupted}. */
+    void readingInterrupted(String topic) {
+        currency.interrupted(topic);
+    }
+
+    /** Every topic's reading was held up (the broker away). */
+    void readingInterrupted() {
+        currency.allInterrupted();
     }
 
     /** The topic is read again from its beginning, from ends asked for at {@code askedAtMillis}. */

@@ -21,12 +21,12 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Each answer with end offsets (at start, for a rebuild or added partitions, at every health check) is kept for a
  * while per partition; a partition has reached an answer once its applied position is at or past that end, and a
  * topic is current as of the oldest such answer over its partitions. A topic behind (records keep coming) is so
- * credited with an earlier answer it has passed, not only with the latest: every answer of the last two minutes is
- * kept, and one a minute for an hour before that, so that a topic up to an hour behind is still credited, to within
- * a minute.
+ * credited with an earlier answer it has passed, not only with the latest: the last 24 answers are kept (two minutes
+ * of health checks), and older ones one a minute for an hour, so that a topic up to an hour behind is still
+ * credited, to within a minute.
  */
 final class TopicCurrency {
-    /** Recent answers kept per partition, every one: two minutes of health checks. */
+    /** Recent answers kept per partition, every one: two minutes of health checks when nothing else asks. */
     private static final int ANSWERS_KEPT = 24;
     /** Older answers kept per partition, at least {@link #OLDER_SPACING_MILLIS} apart: an hour. */
     private static final int OLDER_KEPT = 60;
@@ -44,7 +44,7 @@ final class TopicCurrency {
     private final Map<TopicPartition, Long> creditedEnd = new HashMap<>();
     /** Per topic, since when its positions are known current: credited by the caller (see {@link #credit}). */
     private final Map<String, Long> currentAsOf = new HashMap<>();
-    /** Topics read again from their beginning ({@link #restart}) and not credited since. */
+    /** Topics read again from their beginning ({@link #restart}), neither credited nor {@link #interrupted} since. */
     private final Set<String> readFromBeginning = new HashSet<>();
 
     /** The broker gave these end offsets to a request sent at {@code askedAtMillis}. */
@@ -132,11 +132,24 @@ final class TopicCurrency {
     }
 
     /**
-     * Whether the topic has been read from its beginning since it was last credited: its positions' gap is then the
-     * time that read took, not a time they fell behind.
+     * Whether the topic has been read from its beginning since it was last credited, without an interruption: its
+     * positions' gap is then the time that read took, not a time they fell behind.
      */
     boolean readingFromBeginning(String topic) {
         return readFromBeginning.contains(topic);
+    }
+
+    /**
+     * The topic's reading was held up (paused, the broker away): a gap since its read from the beginning began is no
+     * longer that read's own length.
+     */
+    void interrupted(String topic) {
+        readFromBeginning.remove(topic);
+    }
+
+    /** {@link #interrupted} for every topic. */
+    void allInterrupted() {
+        readFromBeginning.clear();
     }
 
     /** Since when the topic's positions are known current, or {@link Positions#UNKNOWN}. */

@@ -13,6 +13,7 @@ import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.writer.Http;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterConfig;
@@ -548,6 +549,7 @@ class IngestorTest {
         awaitHealthChecksAnswered(2);
         assertThat(rebuilds()).as("health checks 5 s apart: current all along").isEqualTo(1);
 
+        writtenWhileTheBrokerIsAway(1, "2", "Bob");
         brokerSilentFor(1);
         awaitHealthChecksAnswered(2);
         assertThat(rebuilds()).as("one refused check: away for less than the retention").isEqualTo(1);
@@ -556,20 +558,20 @@ class IngestorTest {
         awaitHealthChecksAnswered(2);
         assertThat(rebuilds()).as("away for longer, but nothing was written meanwhile").isEqualTo(1);
 
-        consumer.silent = true;
-        consumer.updateEndOffsets(Map.of(P0, 2L)); // written while the broker is away
-        atNextPoll(() -> consumer.addRecord(record(P0, 1, "2", "Bob")));
+        writtenWhileTheBrokerIsAway(2, "3", "Cleo");
         brokerSilentFor(3);
         await().atMost(WAIT).until(() -> rebuilds() == 2);
         // the rebuild reads the topic from its beginning again (a MockConsumer hands out only records added since)
         atNextPoll(() -> {
             consumer.addRecord(record(P0, 0, "1", "Alice"));
             consumer.addRecord(record(P0, 1, "2", "Bob"));
+            consumer.addRecord(record(P0, 2, "3", "Cleo"));
         });
         await().atMost(WAIT).until(() -> status().ready());
-        assertThat(lookup("1")).isEqualTo("Alice");
-        assertThat(lookup("2")).isEqualTo("Bob");
+        awaitHealthChecksAnswered(3);
         assertThat(rebuilds()).as("once").isEqualTo(2);
+        assertThat(lookup("1")).isEqualTo("Alice");
+        assertThat(lookup("3")).isEqualTo("Cleo");
     }
 
     /**
@@ -581,17 +583,57 @@ class IngestorTest {
     void healthCheck_aBuildSlowerThanTheDeleteRetention_isNotRebuiltOverAndOver() throws Exception {
         topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(13_000, "topic-id"));
         leastCurrencyBoundMillis = 13_000;
+        try (CapturedLog log = CapturedLog.of(Ingestor.class)) {
+            slowBuild(false);
+            awaitHealthChecksAnswered(3);
+            assertThat(rebuilds()).as("the build alone").isEqualTo(1);
+            assertThat(log.warnings()).anySatisfy(w -> assertThat(w).contains("reading it from its beginning took"));
+            assertThat(lookup("2")).isEqualTo("Bob");
+        }
+    }
+
+    /**
+     * A build held up by the broker's absence may have missed deletes that a build without the hold-up would not:
+     * once it is live and longer than the retention behind, it is rebuilt, once.
+     */
+    @Test
+    void healthCheck_aBuildHeldUpByAnOutageAndSlowerThanTheDeleteRetention_isRebuiltOnce() throws Exception {
+        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(13_000, "topic-id"));
+        leastCurrencyBoundMillis = 13_000;
+        slowBuild(true);
+        await().atMost(WAIT).until(() -> rebuilds() == 2);
+        atNextPoll(() -> { // read again from the beginning, without a hold-up
+            consumer.addRecord(record(P0, 0, "1", "Alice"));
+            consumer.addRecord(record(P0, 1, "2", "Bob"));
+        });
+        await().atMost(WAIT).until(() -> status().ready());
+        awaitHealthChecksAnswered(3);
+        assertThat(rebuilds()).as("once").isEqualTo(2);
+        assertThat(lookup("2")).isEqualTo("Bob");
+    }
+
+    /**
+     * Starts a build of two records whose last comes over 16 s after the build began (with one health check refused
+     * meanwhile when {@code outage}), and waits until it is ready.
+     */
+    private void slowBuild(boolean outage) throws Exception {
         long began = System.nanoTime();
         startReading(Map.of(P0, 0L), Map.of(P0, 2L));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        if (outage) {
+            brokerSilentFor(1);
+        }
         await().atMost(CHECKS_WAIT).until(() -> System.nanoTime() - began > TimeUnit.SECONDS.toNanos(16));
         assertThat(status().ready()).as("still building").isFalse();
-
         atNextPoll(() -> consumer.addRecord(record(P0, 1, "2", "Bob")));
         await().atMost(WAIT).until(() -> status().ready());
-        awaitHealthChecksAnswered(3);
-        assertThat(rebuilds()).as("the build alone").isEqualTo(1);
-        assertThat(lookup("2")).isEqualTo("Bob");
+    }
+
+    /** The record at {@code offset} is written while the broker does not answer health checks (see brokerSilentFor). */
+    private void writtenWhileTheBrokerIsAway(long offset, String key, String value) {
+        consumer.silent = true;
+        consumer.updateEndOffsets(Map.of(P0, offset + 1));
+        atNextPoll(() -> consumer.addRecord(record(P0, offset, key, value)));
     }
 
     /** Waits until {@code count} more health checks have had their answer. */

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 /** How far behind a topic can be and still be credited with an answer it has passed ({@link TopicCurrency}). */
 class TopicCurrencyTest {
     private static final TopicPartition P0 = new TopicPartition("users", 0);
+    private static final TopicPartition P1 = new TopicPartition("users", 1);
     private static final long T0 = 1_000_000;
     private static final long EVERY = 5_000; // a health check's answer every 5 s
     private static final long GROWTH = 100; // records per answer
@@ -45,5 +46,42 @@ class TopicCurrencyTest {
     void aTopicMoreThanAnHourBehindIsNotCredited() {
         TopicCurrency currency = answeredUpTo(1_440); // two hours of answers
         assertThat(reachedAt(currency, 10)).isEqualTo(Positions.UNKNOWN);
+    }
+
+    @Test
+    void nothingWrittenSinceCreditedOnlyWhenEveryPartitionIsBackAtItsCreditedEnd() {
+        TopicCurrency currency = new TopicCurrency();
+        List<TopicPartition> both = List.of(P0, P1);
+        currency.answered(Map.of(P0, 5L, P1, 7L), T0);
+        currency.reached(both, tp -> tp == P0 ? 5L : 7L);
+        assertThat(currency.nothingWrittenSinceCredited(both)).as("never credited").isFalse();
+        currency.credit("users", both, T0);
+
+        currency.answered(Map.of(P0, 5L, P1, 7L), T0 + 86_400_000L); // a day later, the same ends
+        currency.reached(both, tp -> tp == P0 ? 5L : 7L);
+        assertThat(currency.nothingWrittenSinceCredited(both)).isTrue();
+
+        currency.answered(Map.of(P0, 5L, P1, 8L), T0 + 86_405_000L); // one record written to P1
+        currency.reached(both, tp -> tp == P0 ? 5L : 8L);
+        assertThat(currency.nothingWrittenSinceCredited(both)).as("P1 written").isFalse();
+
+        currency.restart("users", both, T0 + 86_410_000L);
+        assertThat(currency.nothingWrittenSinceCredited(both)).as("read again from the beginning").isFalse();
+    }
+
+    @Test
+    void aReadFromTheBeginningCountsAsSuchUntilCreditedOrInterrupted() {
+        TopicCurrency currency = new TopicCurrency();
+        currency.restart("users", List.of(P0), T0);
+        assertThat(currency.readingFromBeginning("users")).isTrue();
+        currency.credit("users", List.of(P0), T0 + EVERY);
+        assertThat(currency.readingFromBeginning("users")).as("credited").isFalse();
+
+        currency.restart("users", List.of(P0), T0 + 2 * EVERY);
+        currency.interrupted("users");
+        assertThat(currency.readingFromBeginning("users")).as("held up").isFalse();
+        currency.restart("users", List.of(P0), T0 + 3 * EVERY);
+        currency.allInterrupted();
+        assertThat(currency.readingFromBeginning("users")).as("the broker away").isFalse();
     }
 }
