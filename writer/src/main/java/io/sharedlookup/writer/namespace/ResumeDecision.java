@@ -52,7 +52,8 @@ public final class ResumeDecision {
      * @param topic           the topic the generation was built from
      * @param attributes      the settings it was built with
      * @param offsets         per partition, the next offset to read
-     * @param updatedAtMillis since when the offsets are known current: when they last reached the log's end (wall clock)
+     * @param updatedAtMillis since when the offsets are known current, when they last reached the log's end (wall
+     *                        clock)
      * @param stoppedCleanly  the manifest says closed and the generation's file is there
      *                        ({@code NamespaceWriter.canResume()})
      */
