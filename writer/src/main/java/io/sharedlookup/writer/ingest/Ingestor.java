@@ -626,8 +626,9 @@ public final class Ingestor {
      * so the next check decides again. A gap that is the time a read from the beginning (a build or a rebuild) took
      * is not a reason to rebuild: the next read would take as long, and rebuilding would never end. It is said in a
      * WARN, with the fix (a longer delete.retention.ms), and credited; but a read held up meanwhile (the topic paused,
-     * the broker away) is no longer judged so, since a rebuild without the hold-up may be quicker. Nor is a gap in
-     * which nothing was written to the topic (a quiet topic, a broker away) a reason: no delete can have been missed.
+     * the broker away) is rebuilt once, since a read without the hold-up may be quicker (the read of that rebuild is
+     * then judged as uninterrupted, whatever holds it up). Nor is a gap in which nothing was written to the topic (a
+     * quiet topic, a broker away) a reason: no delete can have been missed.
      */
     private void followCurrency() {
         for (String topic : List.copyOf(byTopic.keySet())) {
@@ -655,9 +656,10 @@ public final class Ingestor {
                 rebuildTopic(topic, "its positions were not current for " + (reached - current) / 1000 + " s ("
                         + Instant.ofEpochMilli(current) + " to " + Instant.ofEpochMilli(reached) + "), longer than "
                         + "its delete.retention.ms (" + bound + " ms), so deletes may have been missed");
-            } else {
+                offsets.rebuiltForGap(topic);
+            } else if (!tooLong) {
                 offsets.credit(topic, reached);
-            }
+            } // else: a held-up build not yet live, judged once it is
         }
     }
 

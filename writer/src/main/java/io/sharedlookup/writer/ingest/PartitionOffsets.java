@@ -155,12 +155,14 @@ final class PartitionOffsets {
         return currency.nothingWrittenSinceCredited(partitions.getOrDefault(topic, List.of()));
     }
 
-    /**
-     * Whether the topic was read from its beginning since it was last credited, without an interruption
-     * ({@link TopicCurrency}).
-     */
+    /** Whether the topic's gap is a read from its beginning (see {@link TopicCurrency#readingFromBeginning}). */
     boolean readingFromBeginning(String topic) {
         return currency.readingFromBeginning(topic);
+    }
+
+    /** The topic is rebuilt because its positions were not current for too long. */
+    void rebuiltForGap(String topic) {
+        currency.rebuiltForGap(topic);
     }
 
     /** The topic's reading was held up: see {@link TopicCurrency#interrupted}. */

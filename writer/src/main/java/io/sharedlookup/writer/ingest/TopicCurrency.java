@@ -46,6 +46,8 @@ final class TopicCurrency {
     private final Map<String, Long> currentAsOf = new HashMap<>();
     /** Topics read again from their beginning ({@link #restart}), neither credited nor {@link #interrupted} since. */
     private final Set<String> readFromBeginning = new HashSet<>();
+    /** Topics rebuilt because their positions were not current for too long, not credited since. */
+    private final Set<String> rebuiltForGap = new HashSet<>();
 
     /** The broker gave these end offsets to a request sent at {@code askedAtMillis}. */
     void answered(Map<TopicPartition, Long> ends, long askedAtMillis) {
@@ -107,6 +109,7 @@ final class TopicCurrency {
     void credit(String topic, Collection<TopicPartition> partitions, long asOfMillis) {
         currentAsOf.merge(topic, asOfMillis, Math::max);
         readFromBeginning.remove(topic);
+        rebuiltForGap.remove(topic);
         for (TopicPartition tp : partitions) {
             Answer at = reachedAt.get(tp);
             if (at != null) {
@@ -132,11 +135,17 @@ final class TopicCurrency {
     }
 
     /**
-     * Whether the topic has been read from its beginning since it was last credited, without an interruption: its
-     * positions' gap is then the time that read took, not a time they fell behind.
+     * Whether the topic's gap since it was last credited is the length of a read from its beginning, which another
+     * read would not shorten: a read without an interruption, or the read of a rebuild made for such a gap already (a
+     * hold-up in every read must not rebuild it over and over).
      */
     boolean readingFromBeginning(String topic) {
-        return readFromBeginning.contains(topic);
+        return readFromBeginning.contains(topic) || rebuiltForGap.contains(topic);
+    }
+
+    /** The topic is rebuilt because its positions were not current for too long: see {@link #readingFromBeginning}. */
+    void rebuiltForGap(String topic) {
+        rebuiltForGap.add(topic);
     }
 
     /**

@@ -83,5 +83,12 @@ class TopicCurrencyTest {
         currency.restart("users", List.of(P0), T0 + 3 * EVERY);
         currency.allInterrupted();
         assertThat(currency.readingFromBeginning("users")).as("the broker away").isFalse();
+
+        currency.restart("users", List.of(P0), T0 + 4 * EVERY); // rebuilt for that: its read counts, held up or not
+        currency.rebuiltForGap("users");
+        currency.interrupted("users");
+        assertThat(currency.readingFromBeginning("users")).as("a rebuild's read, held up too").isTrue();
+        currency.credit("users", List.of(P0), T0 + 5 * EVERY);
+        assertThat(currency.readingFromBeginning("users")).as("credited").isFalse();
     }
 }
