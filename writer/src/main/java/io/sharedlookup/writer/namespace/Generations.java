@@ -26,6 +26,8 @@ final class Generations {
      * that age against the topic's {@code delete.retention.ms}, and would otherwise count it from the last record.
      */
     static final long STAMP_REFRESH_MILLIS = java.util.concurrent.TimeUnit.MINUTES.toMillis(10);
+    /** The shortest restamping interval, whatever the topic's {@code delete.retention.ms}: a manifest write a second. */
+    static final long MIN_STAMP_REFRESH_MILLIS = 1_000;
     private static final String PUBLISH_FAILED = "cannot publish generation ";
 
     private final NamespaceWriter writer;
@@ -44,6 +46,8 @@ final class Generations {
     /** Whether readable content changed since the manifest was last written. */
     private boolean dirty;
     private boolean caughtUp;
+    /** How often a quiet topic's manifest is restamped: see {@link #stampRefreshFor}. */
+    private long stampRefreshMillis = STAMP_REFRESH_MILLIS;
 
     Generations(NamespaceWriter writer, String topic, String namespace, Map<String, String> attributes,
                 LastError lastError) {
@@ -52,6 +56,24 @@ final class Generations {
         this.nsLabel = namespace;
         this.attributes = attributes;
         this.lastError = lastError;
+    }
+
+    /** The topic's {@code delete.retention.ms}, or -1 when unknown: sets how often a quiet topic is restamped. */
+    void setDeleteRetention(long retentionMillis) {
+        stampRefreshMillis = stampRefreshFor(retentionMillis);
+    }
+
+    /**
+     * How often a quiet topic's manifest is restamped: every {@link #STAMP_REFRESH_MILLIS}, or four times within a
+     * {@code delete.retention.ms} shorter than that (at most once a second), so that a snapshot taken of it at any
+     * moment (a new host's seed) still has time to be copied and resumed before its stamp is older than the topic's
+     * {@code delete.retention.ms}. Unknown ({@code -1}): Kafka's default, a day, which the ten minutes are well within.
+     */
+    static long stampRefreshFor(long retentionMillis) {
+        if (retentionMillis < 0) {
+            return STAMP_REFRESH_MILLIS;
+        }
+        return Math.min(STAMP_REFRESH_MILLIS, Math.max(MIN_STAMP_REFRESH_MILLIS, retentionMillis / 4));
     }
 
     /** Where records go: the generation being built during a rebuild, the live one otherwise; null while sampling. */
@@ -211,7 +233,7 @@ final class Generations {
         long asOf = currentAsOf(positions);
         Manifest current = writer.published().orElse(null);
         if (!dirty && current != null && current.offsets().equals(offsets) && current.caughtUp() == caughtUp
-                && asOf - current.updatedAtMillis() < STAMP_REFRESH_MILLIS) {
+                && asOf - current.updatedAtMillis() < stampRefreshMillis) {
             // Nothing new: do not rewrite the manifest readers poll. It says what a checkpoint would (a publish
             // wrote it since), so a checkpoint that failed before is over.
             lastError.stepSucceeded(CHECKPOINT_FAILED);

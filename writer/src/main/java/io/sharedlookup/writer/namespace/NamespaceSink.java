@@ -88,6 +88,7 @@ public final class NamespaceSink {
                 writer.rebuildReason(), binding.topic(), attributes,
                 new ResumeDecision.TopicLog(beginning, end, retentionMillis, topicId), System.currentTimeMillis());
         generations.recordTopicId(topicId);
+        generations.setDeleteRetention(retentionMillis);
         String refusal = decision.rebuildReason();
         if (decision.resume()) {
             try {

@@ -42,8 +42,12 @@ class OffsetsAgeTest {
     }
 
     private NamespaceSink liveSink(StoreLayout layout) throws Exception {
+        return liveSink(layout, -1);
+    }
+
+    private NamespaceSink liveSink(StoreLayout layout, long deleteRetentionMillis) throws Exception {
         NamespaceSink sink = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
-        sink.start(Map.of(0, 0L), OFFSETS, -1, null);
+        sink.start(Map.of(0, 0L), OFFSETS, deleteRetentionMillis, null);
         sink.apply("1", "Ada", topic -> OFFSETS);
         sink.afterBatch(true, topic -> OFFSETS);
         return sink;
@@ -77,6 +81,32 @@ class OffsetsAgeTest {
         assertThat(restamped.updatedAtMillis()).isEqualTo(later);
         assertThat(restamped.offsets()).isEqualTo(OFFSETS);
         sink.close(currentAsOf(later));
+    }
+
+    @Test
+    void aQuietTopicWithAShortDeleteRetentionIsRestampedWithinIt() throws Exception {
+        // A minute of delete.retention.ms: restamped every quarter of it, so that a snapshot of the store (a new host's
+        // seed) is still young enough to resume once copied. Every ten minutes, it could be nine minutes old.
+        StoreLayout layout = new StoreLayout(dir.resolve("store"));
+        NamespaceSink sink = liveSink(layout, 60_000);
+        long published = Manifest.read(layout.manifest("users")).updatedAtMillis();
+
+        sink.checkpoint(currentAsOf(published + 15_000 - 1));
+        assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(published);
+
+        sink.checkpoint(currentAsOf(published + 15_000));
+        assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(published + 15_000);
+        sink.close(currentAsOf(published + 15_000));
+    }
+
+    @Test
+    void theRestampingIntervalFollowsTheDeleteRetention() {
+        assertThat(Generations.stampRefreshFor(-1)).as("unknown: Kafka's default, a day")
+                .isEqualTo(Generations.STAMP_REFRESH_MILLIS);
+        assertThat(Generations.stampRefreshFor(DAY)).isEqualTo(Generations.STAMP_REFRESH_MILLIS);
+        assertThat(Generations.stampRefreshFor(60_000)).isEqualTo(15_000);
+        assertThat(Generations.stampRefreshFor(0)).as("at most once a second")
+                .isEqualTo(Generations.MIN_STAMP_REFRESH_MILLIS);
     }
 
     @Test
