@@ -21,9 +21,10 @@ final class Generations {
     /** How the errors of the two recurring manifest writes start: each clears its own once it succeeds. */
     private static final String CHECKPOINT_FAILED = "cannot write the manifest: ";
     /**
-     * A quiet topic's manifest is rewritten this often while the broker answers, so that its {@code updated.at} (how
-     * current its offsets are) stays recent: a start after a stop, or a host seeded from a snapshot of it, measures
-     * that age against the topic's {@code delete.retention.ms}, and would otherwise count it from the last record.
+     * A quiet topic's manifest is rewritten this often while the broker answers (more often for a topic whose
+     * {@code delete.retention.ms} is shorter: {@link #stampRefreshFor}), so that its {@code updated.at} (how current its
+     * offsets are) stays recent: a start after a stop, or a host seeded from a snapshot of it, measures that age
+     * against the topic's {@code delete.retention.ms}, and would otherwise count it from the last record.
      */
     static final long STAMP_REFRESH_MILLIS = java.util.concurrent.TimeUnit.MINUTES.toMillis(10);
     /** The shortest restamping interval, whatever the topic's {@code delete.retention.ms}: a manifest write a second. */
