@@ -517,7 +517,7 @@ public final class Ingestor {
         offsets.forget(topic);
         unreadable.forget(topic);
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
-                PartitionOffsets.byPartition(end, topic), topicId);
+                PartitionOffsets.byPartition(end, topic), topicId, facts.deleteRetentionMillis());
         offsets.readFromBeginning(begin, end, endAskedAt);
         offsets.restartCurrency(topic, endAskedAt); // only once the rebuild is under way
         pauses.lift(topic, tps);

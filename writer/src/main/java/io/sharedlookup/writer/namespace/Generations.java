@@ -27,8 +27,11 @@ final class Generations {
      * against the topic's {@code delete.retention.ms}, and would otherwise count it from the last record.
      */
     static final long STAMP_REFRESH_MILLIS = java.util.concurrent.TimeUnit.MINUTES.toMillis(10);
-    /** The shortest restamping interval, whatever the topic's {@code delete.retention.ms}: a manifest write a second. */
-    static final long MIN_STAMP_REFRESH_MILLIS = 1_000;
+    /**
+     * The shortest restamping interval, whatever the topic's {@code delete.retention.ms}: the period at which the
+     * writer asks the broker for the end offsets, and so at which the offsets can be found current again.
+     */
+    static final long MIN_STAMP_REFRESH_MILLIS = 5_000;
     private static final String PUBLISH_FAILED = "cannot publish generation ";
 
     private final NamespaceWriter writer;
@@ -59,16 +62,20 @@ final class Generations {
         this.lastError = lastError;
     }
 
-    /** The topic's {@code delete.retention.ms}, or -1 when unknown: sets how often a quiet topic is restamped. */
+    /**
+     * The topic's {@code delete.retention.ms}, or -1 when unknown: sets how often a quiet topic is restamped. Told at
+     * start and at each rebuild, when the writer reads it.
+     */
     void setDeleteRetention(long retentionMillis) {
         stampRefreshMillis = stampRefreshFor(retentionMillis);
     }
 
     /**
      * How often a quiet topic's manifest is restamped: every {@link #STAMP_REFRESH_MILLIS}, or four times within a
-     * {@code delete.retention.ms} shorter than that (at most once a second), so that a snapshot taken of it at any
-     * moment (a new host's seed) still has time to be copied and resumed before its stamp is older than the topic's
-     * {@code delete.retention.ms}. Unknown ({@code -1}): Kafka's default, a day, which the ten minutes are well within.
+     * {@code delete.retention.ms} shorter than that (at most every {@link #MIN_STAMP_REFRESH_MILLIS}), so that a
+     * snapshot taken of it at any moment (a new host's seed) still has time to be copied and resumed before its stamp
+     * is older than the topic's {@code delete.retention.ms}. Unknown ({@code -1}): Kafka's default, a day, which the
+     * ten minutes are well within.
      */
     static long stampRefreshFor(long retentionMillis) {
         if (retentionMillis < 0) {

@@ -125,14 +125,19 @@ public final class NamespaceSink {
      * beginning. Readers keep the published generation until the new one is complete; until then a stop leaves the
      * namespace marked not cleanly closed, so the next start rebuilds too.
      *
-     * @param topicId the topic's id now, or null when unknown
+     * @param topicId         the topic's id now, or null when unknown
+     * @param retentionMillis the topic's delete.retention.ms now, or -1 when it could not be read (the value known
+     *                        before is kept)
      * @return per partition, the offset to consume from
      */
     public Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end,
-                                      String topicId) {
+                                      String topicId, long retentionMillis) {
         growth.startOver();
         generations.dropForRebuild();
         generations.recordTopicId(topicId);
+        if (retentionMillis >= 0) {
+            generations.setDeleteRetention(retentionMillis);
+        }
         initialSizing.clear();
         heldBack.clear();
         lastError.clear();

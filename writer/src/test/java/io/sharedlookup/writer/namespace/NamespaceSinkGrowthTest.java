@@ -171,7 +171,7 @@ class NamespaceSinkGrowthTest {
         assertThat(sink.status(Map.of(), null).lastError()).as("growth failed").contains("cannot grow");
 
         // Room again, and the topic was truncated: the namespace is rebuilt, and its new generation fills up.
-        sink.rebuild("truncated", offsets, offsets, null);
+        sink.rebuild("truncated", offsets, offsets, null, -1);
         for (int i = 0; i < 10; i++) {
             sink.apply("k" + i, "v" + i, positions);
         }

@@ -105,8 +105,24 @@ class OffsetsAgeTest {
                 .isEqualTo(Generations.STAMP_REFRESH_MILLIS);
         assertThat(Generations.stampRefreshFor(DAY)).isEqualTo(Generations.STAMP_REFRESH_MILLIS);
         assertThat(Generations.stampRefreshFor(60_000)).isEqualTo(15_000);
-        assertThat(Generations.stampRefreshFor(0)).as("at most once a second")
+        assertThat(Generations.stampRefreshFor(0)).as("at most as often as the broker is asked")
                 .isEqualTo(Generations.MIN_STAMP_REFRESH_MILLIS);
+    }
+
+    @Test
+    void aRebuildTakesTheDeleteRetentionReadForIt() throws Exception {
+        // Started with the retention unknown (ten minutes between restamps), then rebuilt after reading a minute.
+        StoreLayout layout = new StoreLayout(dir.resolve("store"));
+        NamespaceSink sink = liveSink(layout);
+        sink.rebuild("the topic was recreated", Map.of(0, 0L), OFFSETS, null, 60_000);
+        sink.apply("1", "Ada", topic -> OFFSETS);
+        sink.afterBatch(true, topic -> OFFSETS);
+        long published = Manifest.read(layout.manifest("users")).updatedAtMillis();
+        assertThat(Manifest.read(layout.manifest("users")).generation()).as("the rebuild published").isGreaterThan(1);
+
+        sink.checkpoint(currentAsOf(published + 15_000));
+        assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(published + 15_000);
+        sink.close(currentAsOf(published + 15_000));
     }
 
     @Test
