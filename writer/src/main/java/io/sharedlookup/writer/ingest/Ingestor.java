@@ -21,8 +21,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -68,8 +66,6 @@ public final class Ingestor {
     private static final long MAX_BACKOFF_MILLIS = 10_000;
     /** How long the ingest thread may stay away from its loop before the statuses say so (see {@link #statuses}). */
     static final Duration AWAY = Duration.ofSeconds(60);
-    /** How often a hold past the limit is looked for when nothing asks (at most; a tenth of the limit if shorter). */
-    private static final long HOLD_WATCH_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final WriterConfig config;
     private final Map<String, NamespaceSink> byTopic = new LinkedHashMap<>();
@@ -78,6 +74,8 @@ public final class Ingestor {
     /** Null until the ingest thread has made it (see {@link #connect}); volatile for {@link #stop}, which wakes it. */
     private volatile Consumer<byte[], byte[]> consumer;
     private final TopicFacts topicFacts;
+    /** How long the ingest thread has been away from its loop ({@link IngestHold}). */
+    private final IngestHold hold;
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final Thread thread;
     private volatile boolean stopping;
@@ -103,20 +101,6 @@ public final class Ingestor {
             return offsets == null ? UNKNOWN : offsets.currentAsOfMillis(topic);
         }
     };
-    /** When the ingest thread last went round its loop ({@link System#nanoTime}). */
-    private volatile long loopedAt = System.nanoTime();
-    private final long awayNanos;
-    /** {@code --ingest-hold-limit}: away from its loop this long, ingestion counts as failed; 0 never. */
-    private final long holdLimitNanos;
-    /**
-     * Guards {@link #holdReported} and the writes of {@link #loopedAt}: a hold's ERROR is logged only while the thread
-     * is still away, once, and before the INFO that it came back.
-     */
-    private final Object holdReport = new Object();
-    /** The {@link #loopedAt} of the last hold over that limit that was logged. */
-    private long holdReported;
-    /** Looks for a hold past the limit now and then, so that it is logged where nothing polls {@code /health}. */
-    private ScheduledExecutorService holdWatch;
 
     // Owned by the ingest thread; these four are made with the consumer, null before.
     private boolean started;
@@ -151,8 +135,6 @@ public final class Ingestor {
 
     Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
              Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts, Duration away) {
-        this.awayNanos = away.toNanos();
-        this.holdLimitNanos = TimeUnit.SECONDS.toNanos(config.ingestHoldLimitSeconds());
         this.config = config;
         this.metrics = metrics;
         sinks.forEach(s -> byTopic.put(s.binding().topic(), s));
@@ -160,29 +142,21 @@ public final class Ingestor {
         this.topicFacts = topicFacts;
         this.stuck = new StuckPartitions(config.stuckAfterSeconds());
         this.thread = new Thread(this::run, "shared-lookup-ingest");
+        this.hold = new IngestHold(thread, away, config.ingestHoldLimitSeconds(),
+                () -> stopping || failed || !thread.isAlive());
         publishStatuses();
     }
 
     public void start() {
         thread.start();
-        if (holdLimitNanos > 0) {
-            holdWatch = Executors.newSingleThreadScheduledExecutor(task -> {
-                Thread watch = new Thread(task, "shared-lookup-ingest-watch");
-                watch.setDaemon(true);
-                return watch;
-            });
-            long period = Math.min(HOLD_WATCH_NANOS, holdLimitNanos / 10);
-            holdWatch.scheduleWithFixedDelay(this::watchForAHold, period, period, TimeUnit.NANOSECONDS);
-        }
+        hold.start();
     }
 
     /** Stops polling, closes every namespace cleanly and waits for that, at most {@code timeout}. */
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
         stopSignal.countDown();
-        if (holdWatch != null) {
-            holdWatch.shutdown(); // stopping makes its next look a no-op
-        }
+        hold.stop();
         Consumer<byte[], byte[]> made = consumer;
         if (made != null) { // else the ingest thread sees stopping once it has made one (connect)
             made.wakeup();
@@ -199,42 +173,7 @@ public final class Ingestor {
      * {@code --ingest-hold-limit}), or empty while it runs; safe from any thread.
      */
     public Optional<String> failure() {
-        return failed ? Optional.of(String.valueOf(brokerProblem)) : heldTooLong();
-    }
-
-    /**
-     * A hold past the limit: whatever holds the thread (a deadlock, a volume that never answers, a defect), a restart
-     * is what can help, so it is reported as a failure, which {@code /health} turns into 503. Logged once per hold, by
-     * the first caller that sees it (a liveness probe, or the watch within a tenth of the limit and at most 10 s): the
-     * held thread cannot say it.
-     */
-    private Optional<String> heldTooLong() {
-        long since = loopedAt;
-        long away = System.nanoTime() - since;
-        if (holdLimitNanos == 0 || away < holdLimitNanos || stopping || failed || !thread.isAlive()) {
-            return Optional.empty();
-        }
-        String why = notBackFor(away) + ", over --ingest-hold-limit (" + TimeUnit.NANOSECONDS.toSeconds(holdLimitNanos)
-                + " s): the ingest thread is in " + whereIngesting();
-        synchronized (holdReport) {
-            if (loopedAt != since) {
-                return Optional.empty(); // it came back while this was being said
-            }
-            if (holdReported != since) {
-                holdReported = since;
-                log.error("{}; /health answers 503 from now on, so that a supervisor restarts the writer", why);
-            }
-        }
-        return Optional.of(why);
-    }
-
-    /** The watch's look: a scheduled task that threw would silently never run again. */
-    private void watchForAHold() {
-        try {
-            heldTooLong();
-        } catch (RuntimeException e) {
-            log.warn("Cannot check whether the ingest thread is held up: {}", e.toString());
-        }
+        return failed ? Optional.of(String.valueOf(brokerProblem)) : hold.heldTooLong();
     }
 
     /**
@@ -244,42 +183,19 @@ public final class Ingestor {
      */
     public Map<String, NamespaceStatus> statuses() {
         Map<String, NamespaceStatus> snapshot = statuses;
-        long away = System.nanoTime() - loopedAt;
-        if (away < awayNanos || failed || stopping || !thread.isAlive()) {
+        String why = hold.awayReason();
+        if (why == null) {
             return snapshot;
         }
-        String why = notBackFor(away) + " (the ingest thread is in " + whereIngesting()
-                + "); readers keep what is published";
         Map<String, NamespaceStatus> out = new LinkedHashMap<>();
         snapshot.forEach((namespace, status) -> out.put(namespace, status.notReadyBecause(why)));
         return out;
     }
 
-    /** How /ready and /health begin to say the ingest thread has been away from its loop for {@code awayNanos}. */
-    private static String notBackFor(long awayNanos) {
-        return "ingestion has not come back to its loop for " + TimeUnit.NANOSECONDS.toSeconds(awayNanos) + " s";
-    }
-
-    /** The ingest thread's innermost frame, and the innermost of this project's code under it. */
-    private String whereIngesting() {
-        StackTraceElement[] stack = thread.getStackTrace();
-        if (stack.length == 0) {
-            return "an unknown place";
-        }
-        String top = stack[0].getClassName() + "." + stack[0].getMethodName();
-        for (StackTraceElement frame : stack) {
-            if (frame.getClassName().startsWith("io.sharedlookup.")) {
-                String own = frame.getClassName() + "." + frame.getMethodName();
-                return own.equals(top) ? top : top + ", called from " + own;
-            }
-        }
-        return top;
-    }
-
     private void run() {
         try {
             while (!stopping) {
-                backInLoop();
+                hold.backInLoop();
                 try {
                     if (!started) {
                         startAll();
@@ -337,24 +253,6 @@ public final class Ingestor {
             publishStatuses();
         } finally {
             closeAll();
-        }
-    }
-
-    /**
-     * The ingest thread is back in its loop, or past a step of a start that may wait on Kafka several times (each
-     * bounded, not their sum): the hold clock starts again, and a hold that was reported is said to be over.
-     */
-    private void backInLoop() {
-        long now = System.nanoTime();
-        long heldNanos = -1;
-        synchronized (holdReport) {
-            if (holdReported == loopedAt) {
-                heldNanos = now - loopedAt;
-            }
-            loopedAt = now;
-        }
-        if (heldNanos >= 0) {
-            log.info("Ingestion is back in its loop after {} s", TimeUnit.NANOSECONDS.toSeconds(heldNanos));
         }
     }
 
@@ -426,7 +324,7 @@ public final class Ingestor {
         List<TopicPartition> all = new ArrayList<>();
         for (String topic : byTopic.keySet()) {
             List<TopicPartition> tps = offsets.discover(topic);
-            backInLoop();
+            hold.backInLoop();
             if (tps.isEmpty()) {
                 retryLater("topic '" + topic + "' does not exist on " + config.bootstrapServers(), null);
                 return;
@@ -436,10 +334,10 @@ public final class Ingestor {
         }
         consumer.assign(all);
         Map<TopicPartition, Long> begin = consumer.beginningOffsets(all, Duration.ofSeconds(10));
-        backInLoop();
+        hold.backInLoop();
         long endAskedAt = System.currentTimeMillis();
         Map<TopicPartition, Long> end = consumer.endOffsets(all, Duration.ofSeconds(10));
-        backInLoop();
+        hold.backInLoop();
         Map<String, TopicFacts.Facts> facts = topicFacts.of(byTopic.keySet());
         for (Map.Entry<String, NamespaceSink> e : byTopic.entrySet()) {
             String topic = e.getKey();

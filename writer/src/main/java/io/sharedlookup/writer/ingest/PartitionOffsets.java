@@ -1,6 +1,5 @@
 package io.sharedlookup.writer.ingest;
 
-import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.namespace.Positions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,14 +14,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,9 +29,9 @@ import org.slf4j.LoggerFactory;
  */
 final class PartitionOffsets {
     private static final Logger log = LoggerFactory.getLogger(PartitionOffsets.class);
-    private final RateLimitedLog commitFailures = new RateLimitedLog(log, 600_000);
 
     private final Consumer<byte[], byte[]> consumer;
+    private final ToolingCommits commits;
     private final Map<String, List<TopicPartition>> partitions = new HashMap<>();
     private final Map<TopicPartition, Long> beginAtStart = new HashMap<>();
     private final Map<TopicPartition, Long> endAtStart = new HashMap<>();
@@ -56,6 +52,7 @@ final class PartitionOffsets {
 
     PartitionOffsets(Consumer<byte[], byte[]> consumer) {
         this.consumer = consumer;
+        this.commits = new ToolingCommits(consumer);
     }
 
     /** The topic's partitions as the broker lists them now; empty when it does not know the topic. */
@@ -337,46 +334,9 @@ final class PartitionOffsets {
         return added;
     }
 
-    /**
-     * Commits the applied positions to the consumer group, so that broker tooling ({@code kafka-consumer-groups
-     * --describe}) shows the writer and its lag: asynchronously while running, synchronously at a clean stop. Never
-     * read back: the offsets stored with each generation are what the writer resumes from.
-     */
+    /** Commits the applied positions to the consumer group, for broker tooling only ({@link ToolingCommits}). */
     void commitForTooling(boolean atStop) {
-        if (applied.isEmpty()) {
-            return;
-        }
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        applied.forEach((tp, next) -> offsets.put(tp, new OffsetAndMetadata(next)));
-        try {
-            if (atStop) {
-                try {
-                    consumer.commitSync(offsets, Duration.ofSeconds(2));
-                } catch (WakeupException pending) {
-                    // the stop's own wakeup, left pending when the loop ended without another poll: thrown once,
-                    // then cleared
-                    consumer.commitSync(offsets, Duration.ofSeconds(2));
-                }
-            } else {
-                consumer.commitAsync(offsets, (done, e) -> {
-                    if (e != null) {
-                        commitFailed(e);
-                    }
-                });
-            }
-        } catch (KafkaException e) {
-            commitFailed(e);
-        }
-    }
-
-    /**
-     * A commit to the consumer group failed: nothing the writer does depends on it, but the group's offsets, and the
-     * lag tooling shows from them, stop moving. Said at most every 10 minutes (commits come every 5 s).
-     */
-    private void commitFailed(Exception e) {
-        commitFailures.warn("Committing positions to the consumer group failed (for tooling only: "
-                + "kafka-consumer-groups shows stale offsets; with an authorization error, grant the writer's Kafka "
-                + "principal READ on the group): {}", e.toString());
+        commits.commit(applied, atStop);
     }
 
     /** Logs, for each topic not caught up yet, how far it got towards the end offsets captured at start. */
