@@ -74,6 +74,8 @@ public final class Ingestor {
     /** Null until the ingest thread has made it (see {@link #connect}); volatile for {@link #stop}, which wakes it. */
     private volatile Consumer<byte[], byte[]> consumer;
     private final TopicFacts topicFacts;
+    /** Per topic: whether it exists, its id, high watermarks, open transactions; asked at every health check. */
+    private final TopicWatch watch;
     /** How long the ingest thread has been away from its loop ({@link IngestHold}). */
     private final IngestHold hold;
     private final CountDownLatch stopSignal = new CountDownLatch(1);
@@ -125,7 +127,13 @@ public final class Ingestor {
      */
     public Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
                     Supplier<Consumer<byte[], byte[]>> consumers) {
-        this(config, sinks, metrics, consumers, TopicFacts.viaAdmin(config));
+        this(config, sinks, metrics, consumers, new BrokerAdmin(config));
+    }
+
+    private Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+                     Supplier<Consumer<byte[], byte[]>> consumers, BrokerAdmin admin) {
+        this(config, sinks, metrics, consumers, TopicFacts.viaAdmin(admin), AWAY,
+                new TopicWatch(admin, config.bootstrapServers()));
     }
 
     Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
@@ -135,6 +143,13 @@ public final class Ingestor {
 
     Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
              Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts, Duration away) {
+        this(config, sinks, metrics, consumers, topicFacts, away, new TopicWatch(null, config.bootstrapServers()));
+    }
+
+    private Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+                     Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts, Duration away,
+                     TopicWatch watch) {
+        this.watch = watch;
         this.config = config;
         this.metrics = metrics;
         sinks.forEach(s -> byTopic.put(s.binding().topic(), s));
@@ -342,6 +357,7 @@ public final class Ingestor {
         for (Map.Entry<String, NamespaceSink> e : byTopic.entrySet()) {
             String topic = e.getKey();
             TopicFacts.Facts f = facts.getOrDefault(topic, TopicFacts.Facts.UNKNOWN);
+            watch.expect(topic, f.topicId());
             Map<Integer, Long> from = e.getValue().start(PartitionOffsets.byPartition(begin, topic),
                     PartitionOffsets.byPartition(end, topic), f.deleteRetentionMillis(), f.topicId());
             rememberRetention(topic, f);
@@ -373,15 +389,7 @@ public final class Ingestor {
     private void rebuildOutOfRange(Set<TopicPartition> outOfRange) {
         Set<String> topics = new TreeSet<>();
         outOfRange.forEach(tp -> topics.add(tp.topic()));
-        for (String topic : topics) {
-            List<TopicPartition> tps = offsets.discover(topic);
-            if (tps.isEmpty()) {
-                throw new UnknownTopicOrPartitionException("topic '" + topic + "' has no partitions now");
-            }
-            offsets.setPartitions(topic, tps);
-        }
-        // assign() keeps the positions of partitions that stay assigned: only these topics move.
-        consumer.assign(offsets.all());
+        reassign(topics);
         for (String topic : topics) {
             StringBuilder why = new StringBuilder("the broker no longer has the position of partition(s)");
             outOfRange.forEach(tp -> {
@@ -392,6 +400,37 @@ public final class Ingestor {
             why.append(": was the topic truncated or recreated?");
             rebuildTopic(topic, why.toString());
         }
+    }
+
+    /** Sets the topics' partitions as the broker lists them now, and assigns them; the others keep their positions. */
+    private void reassign(Set<String> topics) {
+        for (String topic : topics) {
+            List<TopicPartition> tps = offsets.discover(topic);
+            if (tps.isEmpty()) {
+                throw new UnknownTopicOrPartitionException("topic '" + topic + "' has no partitions now");
+            }
+            offsets.setPartitions(topic, tps);
+        }
+        consumer.assign(offsets.all()); // keeps the positions of partitions that stay assigned
+    }
+
+    /**
+     * A topic whose id changed was deleted and recreated, maybe while the writer was not fetching (a long pause, a
+     * network partition): its positions belong to the old topic, and the new one may already hold records past them,
+     * so reading on would skip its first records. Its namespace is rebuilt from the new topic's partitions; a rebuild
+     * that cannot start now is tried again at the next check.
+     */
+    private void rebuildRecreated() {
+        watch.changedIds().forEach((topic, id) -> {
+            try {
+                reassign(Set.of(topic));
+                rebuildTopic(topic, "its topic id is now " + id + ", not " + watch.expectedId(topic)
+                        + " as read so far: the topic was deleted and recreated");
+            } catch (KafkaException e) {
+                log.warn("Topic '{}' was recreated (id {}) but cannot be rebuilt now ({}); trying again in 5 s", topic,
+                        id, e.toString());
+            }
+        });
     }
 
     /**
@@ -416,6 +455,7 @@ public final class Ingestor {
         unreadable.forget(topic);
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic), topicId, facts.deleteRetentionMillis());
+        watch.expect(topic, topicId);
         offsets.readFromBeginning(begin, end, endAskedAt);
         offsets.restartCurrency(topic, endAskedAt); // only once the rebuild is under way
         pauses.lift(topic, tps);
@@ -476,13 +516,15 @@ public final class Ingestor {
     private void checkBroker(long now) {
         try {
             TopicAuthorizationException unauthorized = null;
+            watch.look(byTopic.keySet(), offsets.all(), offsets::latestEnd); // first: a topic gone is not asked below
             try {
-                offsets.refreshEnds();
+                watch.unanswered(offsets.refreshEnds(watch.missingTopics()));
             } catch (TopicAuthorizationException e) {
                 unauthorized = e; // the broker answered; the other topics' end offsets are refreshed
             }
             try {
                 followCurrency();
+                rebuildRecreated();
                 reachable();
             } finally {
                 if (unauthorized != null) {
@@ -512,8 +554,10 @@ public final class Ingestor {
         // Paused now or since the last check (a full disk retried every 2 s is resumed for a moment at a time): each
         // stays put for a reason /ready already gives.
         Set<TopicPartition> held = new java.util.HashSet<>(consumer.paused());
-        byTopic.keySet().stream().filter(t -> pauses.pausedSince(t, previous)).forEach(t -> held.addAll(offsets.of(t)));
-        stuck.check(now, offsets.all(), held, consumer::position, offsets::latestEnd);
+        byTopic.keySet().stream().filter(t -> pauses.pausedSince(t, previous) || watch.problem(t) != null)
+                .forEach(t -> held.addAll(offsets.of(t))); // gone or unanswered: said so already
+        stuck.check(now, offsets.all(), held, consumer::position, offsets::latestEnd, watch::highWatermark,
+                watch::openTransaction);
     }
 
     /**
@@ -584,7 +628,8 @@ public final class Ingestor {
     private void publishStatuses() {
         Map<String, NamespaceStatus> out = new LinkedHashMap<>();
         for (NamespaceSink sink : byTopic.values()) {
-            Map<Integer, Long> lag = started ? offsets.lag(sink.binding().topic()) : new TreeMap<>();
+            Map<Integer, Long> lag = started ? offsets.lag(sink.binding().topic(), watch::highWatermark)
+                    : new TreeMap<>();
             out.put(sink.binding().namespace(), sink.status(lag, notReadyReason(sink)));
             metrics.stuckPartitions.labelValues(sink.binding().namespace()).set(stuck.count(sink.binding().topic()));
         }
@@ -595,6 +640,10 @@ public final class Ingestor {
         String topic = sink.binding().topic();
         if (brokerProblem != null) {
             return brokerProblem;
+        }
+        String topicProblem = watch.problem(topic);
+        if (topicProblem != null) {
+            return topicProblem;
         }
         if (pauses != null && pauses.isPaused(topic)) {
             return "paused: " + pauses.reason(topic);
@@ -639,6 +688,7 @@ public final class Ingestor {
         } catch (RuntimeException e) {
             log.debug("Consumer close failed", e);
         }
+        watch.close();
         log.info("Ingestion stopped");
     }
 }

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -49,6 +50,12 @@ final class PartitionOffsets {
     /** Per topic, partitions added while running that have not reached the end offset they had when noticed. */
     private final Map<String, Set<Integer>> addedNotCaughtUp = new HashMap<>();
     private long startNanos;
+    /** How long the health check waits for the end offsets of all topics at once. */
+    static final Duration ENDS_TIMEOUT = Duration.ofSeconds(3);
+    /** How long, in all, the topics are then asked one by one when that is not answered. */
+    static final Duration ALONE_TIMEOUT = Duration.ofSeconds(2);
+    /** The least time one topic asked alone is given. */
+    private static final Duration MIN_ALONE = Duration.ofMillis(200);
 
     PartitionOffsets(Consumer<byte[], byte[]> consumer) {
         this.consumer = consumer;
@@ -229,23 +236,63 @@ final class PartitionOffsets {
     }
 
     /**
-     * Asks the broker for fresh end offsets (for lag); a cheap request that fails when the broker is gone.
+     * Asks the broker for fresh end offsets (for lag and currency); a cheap request that fails when the broker is
+     * gone. One call for all topics, unless it is not answered in time: one topic (deleted, or its leader gone) is
+     * enough to hold up the answer for all, so each topic is then asked alone, all of them within
+     * {@link #ALONE_TIMEOUT}, and the others are refreshed and credited while the ones that do not answer are named.
      *
+     * @param skip topics not asked at all (known not to exist): they would only hold the call up
+     * @return the topics asked that did not answer (the others were refreshed)
+     * @throws TimeoutException                    when no topic answered: the broker is unreachable
      * @throws TopicAuthorizationException naming the topics the writer may no longer describe, after refreshing the
      *                                     others
      */
-    void refreshEnds() {
+    Set<String> refreshEnds(Set<String> skip) {
+        List<TopicPartition> asked = all().stream().filter(tp -> !skip.contains(tp.topic())).toList();
+        if (asked.isEmpty()) {
+            return Set.of();
+        }
         long askedAt = System.currentTimeMillis();
         try {
-            endsSeen(consumer.endOffsets(all(), Duration.ofSeconds(3)), askedAt);
+            endsSeen(consumer.endOffsets(asked, ENDS_TIMEOUT), askedAt);
+            return Set.of();
         } catch (TopicAuthorizationException e) {
-            List<TopicPartition> others = all().stream()
+            List<TopicPartition> others = asked.stream()
                     .filter(tp -> !e.unauthorizedTopics().contains(tp.topic())).toList();
             if (!others.isEmpty()) {
-                endsSeen(consumer.endOffsets(others, Duration.ofSeconds(3)), askedAt);
+                endsSeen(consumer.endOffsets(others, ENDS_TIMEOUT), askedAt);
             }
             throw e;
+        } catch (TimeoutException e) {
+            Set<String> topics = new TreeSet<>();
+            asked.forEach(tp -> topics.add(tp.topic()));
+            if (topics.size() == 1) {
+                throw e;
+            }
+            Set<String> unanswered = endsOfEachAlone(topics);
+            if (unanswered.size() == topics.size()) {
+                throw e;
+            }
+            return unanswered;
         }
+    }
+
+    /** Asks each topic's end offsets alone, all within {@link #ALONE_TIMEOUT}; returns those not answered. */
+    private Set<String> endsOfEachAlone(Set<String> topics) {
+        Set<String> unanswered = new TreeSet<>();
+        long deadline = System.nanoTime() + ALONE_TIMEOUT.toNanos();
+        for (String topic : topics) {
+            // Each gets what is left, but at least a round trip's worth, so that a slow one does not fail the rest.
+            Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), MIN_ALONE.toNanos()));
+            long askedAt = System.currentTimeMillis();
+            try {
+                endsSeen(consumer.endOffsets(partitions.get(topic), left), askedAt);
+            } catch (TimeoutException e) {
+                unanswered.add(topic);
+            }
+        }
+        log.debug("End offsets not answered for {} of {}", unanswered, topics);
+        return unanswered;
     }
 
     /** The partition's end offset last seen, or -1 when none was. */
@@ -253,11 +300,18 @@ final class PartitionOffsets {
         return latestEnd.getOrDefault(tp, -1L);
     }
 
-    /** Per partition of the topic, the end offset last seen minus the position. */
-    Map<Integer, Long> lag(String topic) {
+    /**
+     * Per partition of the topic, the end offset last seen minus the position. The end is the high watermark when
+     * known: the consumer's end offset is the last stable offset ({@code read_committed}), and records behind an open
+     * transaction are not read yet either.
+     *
+     * @param highWatermark per partition, its high watermark, or -1 when not known
+     */
+    Map<Integer, Long> lag(String topic, ToLongFunction<TopicPartition> highWatermark) {
         Map<Integer, Long> lag = new TreeMap<>();
         for (TopicPartition tp : partitions.get(topic)) {
-            lag.put(tp.partition(), Math.max(0, latestEnd.get(tp) - consumer.position(tp)));
+            long end = Math.max(latestEnd.get(tp), highWatermark.applyAsLong(tp));
+            lag.put(tp.partition(), Math.max(0, end - consumer.position(tp)));
         }
         return lag;
     }

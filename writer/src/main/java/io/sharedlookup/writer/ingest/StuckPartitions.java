@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -22,7 +23,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Such a partition is reported (on {@code /ready}, at WARN, as a gauge) and not skipped: where the next readable
  * batch starts is not known, and guessing would lose updates without telling how many. It clears itself once the
- * partition moves again (repaired, or its leadership moved to an intact replica). Owned by the ingest thread.
+ * partition moves again (repaired, or its leadership moved to an intact replica).
+ *
+ * <p>A partition held at its last stable offset by an open transaction stays put the same way: the writer reads
+ * {@code read_committed}, so nothing past the transaction's first record is readable until it ends. Past the bound it
+ * is reported stuck too, naming the transaction (a producer that died mid-transaction holds it until the broker aborts
+ * it after {@code transaction.timeout.ms}). Owned by the ingest thread.
  */
 final class StuckPartitions {
     private static final Logger log = LoggerFactory.getLogger(StuckPartitions.class);
@@ -43,6 +49,8 @@ final class StuckPartitions {
     private final Map<TopicPartition, Watch> watched = new HashMap<>();
     /** Per stuck partition, its log's end at the last check (what {@code /ready} says is worked out from it). */
     private final Map<TopicPartition, Long> stuck = new HashMap<>();
+    /** Per partition held at its last stable offset with records beyond it, the open transaction holding it. */
+    private final Map<TopicPartition, String> heldBy = new HashMap<>();
 
     /** @param afterSeconds how long a partition may stay put while its log goes on before it counts as stuck */
     StuckPartitions(long afterSeconds) {
@@ -60,22 +68,46 @@ final class StuckPartitions {
      */
     void check(long now, Collection<TopicPartition> assigned, Set<TopicPartition> paused,
                ToLongFunction<TopicPartition> position, ToLongFunction<TopicPartition> end) {
+        check(now, assigned, paused, position, end, tp -> -1, tp -> null);
+    }
+
+    /**
+     * As {@link #check(long, Collection, Set, ToLongFunction, ToLongFunction)}, where {@code end} is the last stable
+     * offset ({@code read_committed}), and a partition may be held there by an open transaction: its records up to
+     * the high watermark are then not readable yet, and a partition held so past the bound is stuck too.
+     *
+     * @param highWatermark   the partition's high watermark, -1 when not known
+     * @param openTransaction the open transaction holding the partition, described, or null when not known
+     */
+    void check(long now, Collection<TopicPartition> assigned, Set<TopicPartition> paused,
+               ToLongFunction<TopicPartition> position, ToLongFunction<TopicPartition> end,
+               ToLongFunction<TopicPartition> highWatermark, Function<TopicPartition, String> openTransaction) {
         boolean wasAway = checked && now - lastCheck > MAX_CHECK_GAP_NANOS;
         checked = true;
         lastCheck = now;
         Set<TopicPartition> current = new HashSet<>(assigned);
         watched.keySet().retainAll(current);
         stuck.keySet().retainAll(current);
+        heldBy.keySet().retainAll(current);
         for (TopicPartition tp : assigned) {
             if (paused.contains(tp)) {
                 watched.remove(tp);
                 stuck.remove(tp);
+                heldBy.remove(tp);
                 continue;
             }
             long at = position.applyAsLong(tp);
-            long logEnd = end.applyAsLong(tp);
+            long stable = end.applyAsLong(tp);
+            long logEnd = Math.max(stable, highWatermark.applyAsLong(tp));
+            if (at >= stable && logEnd > at) {
+                String open = openTransaction.apply(tp);
+                heldBy.put(tp, open != null ? open : "an open transaction (not described yet)");
+            } else {
+                heldBy.remove(tp);
+            }
             Watch seen = watched.get(tp);
             if (seen == null || seen.position() != at || logEnd <= at) {
+                heldBy.remove(tp);
                 if (stuck.remove(tp) != null) {
                     log.info("Partition {} moves again (now at offset {}); no longer stuck", tp, at);
                 }
@@ -86,8 +118,8 @@ final class StuckPartitions {
                 watched.put(tp, new Watch(at, now)); // it had no chance to move: watch it afresh
             } else if (now - seen.sinceNanos() >= afterNanos) {
                 stuck.put(tp, logEnd);
-                log.warn("Topic '{}' is stuck: {} (docs/writer.md, 'Damaged or unreadable partitions')", tp.topic(),
-                        why(tp));
+                log.warn("Topic '{}' is stuck: {} (docs/writer.md, '{}')", tp.topic(), why(tp),
+                        heldBy.containsKey(tp) ? "Transactions" : "Damaged or unreadable partitions");
             }
         }
     }
@@ -104,6 +136,14 @@ final class StuckPartitions {
     /** What {@code /ready} says of a stuck partition, as of the last check. */
     private String why(TopicPartition tp) {
         Watch seen = watched.get(tp);
+        String open = heldBy.get(tp);
+        if (open != null) {
+            return "partition " + tp.partition() + " has been held at its last stable offset " + seen.position()
+                    + " for " + TimeUnit.NANOSECONDS.toSeconds(lastCheck - seen.sinceNanos()) + " s by " + open
+                    + ": the records after it, up to offset " + stuck.get(tp) + ", are not readable (read_committed) "
+                    + "until it commits or aborts; end it in its producer, or abort it with kafka-transactions.sh "
+                    + "abort (the broker aborts it itself after the producer's transaction.timeout.ms)";
+        }
         return "partition " + tp.partition() + " has not moved past offset " + seen.position() + " for "
                 + TimeUnit.NANOSECONDS.toSeconds(lastCheck - seen.sinceNanos()) + " s although its log ends at "
                 + stuck.get(tp) + ", and the broker sends neither records nor an error from there: its log is "

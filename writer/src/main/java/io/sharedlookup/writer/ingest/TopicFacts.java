@@ -1,12 +1,9 @@
 package io.sharedlookup.writer.ingest;
 
-import io.sharedlookup.writer.WriterConfig;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
@@ -39,18 +36,14 @@ interface TopicFacts {
      */
     Map<String, Facts> of(Collection<String> topics);
 
-    /** Asks the brokers of {@code config} with an admin client of its own, once per call. */
-    static TopicFacts viaAdmin(WriterConfig config) {
+    /** Asks the brokers with the writer's one admin client (made on first use, kept: {@link BrokerAdmin}). */
+    static TopicFacts viaAdmin(BrokerAdmin brokerAdmin) {
         Logger log = LoggerFactory.getLogger(TopicFacts.class);
         return topics -> {
             Map<String, Long> retention = new HashMap<>();
             Map<String, String> ids = new HashMap<>();
-            Properties props = new Properties();
-            props.putAll(config.kafkaProperties());
-            props.put("bootstrap.servers", config.bootstrapServers());
-            props.put("client.id", "shared-lookup-writer-admin");
-            Admin admin = Admin.create(props);
-            try {
+            Admin admin = brokerAdmin.get();
+            if (admin != null) {
                 List<ConfigResource> resources = topics.stream()
                         .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
                 // Both asked at once, answered within one bound: a slow broker delays the start by it, not twice.
@@ -77,8 +70,6 @@ interface TopicFacts {
                 } catch (Exception e) {
                     warn(log, "ids", "resuming without the check that the topic was not recreated", e);
                 }
-            } finally {
-                admin.close(Duration.ofSeconds(1));
             }
             Map<String, Facts> out = new HashMap<>();
             for (String topic : topics) {

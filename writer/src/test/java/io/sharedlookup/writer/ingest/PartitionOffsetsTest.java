@@ -97,7 +97,7 @@ class PartitionOffsetsTest {
         // A later answer, beyond the positions: still current only as of the earlier one.
         consumer.updateEndOffsets(Map.of(USERS_0, 8L, users1, 2L));
         long asked = System.currentTimeMillis();
-        offsets.refreshEnds();
+        offsets.refreshEnds(Set.of());
         assertThat(offsets.reachedAsOfMillis("users")).isEqualTo(1_000);
         offsets.applied(USERS_0, 8);
         assertThat(offsets.reachedAsOfMillis("users")).isBetween(asked, System.currentTimeMillis());
@@ -107,5 +107,36 @@ class PartitionOffsetsTest {
         assertThat(offsets.currentAsOfMillis("users")).isEqualTo(1_000);
         offsets.restartCurrency("users", 2_000); // a rebuild reads the topic again from ends asked for at 2,000
         assertThat(offsets.currentAsOfMillis("users")).isEqualTo(2_000);
+    }
+
+    /**
+     * Issue #39 item 6: a topic whose end offsets are not answered (deleted, or its leader gone) holds up one call for
+     * all topics; the others are then asked alone and refreshed, and only it is named.
+     */
+    @Test
+    void aTopicThatDoesNotAnswerIsNamedAndTheOthersAreRefreshed() {
+        TopicPartition gone = new TopicPartition("gone", 0);
+        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("none") {
+            @Override
+            public synchronized Map<TopicPartition, Long> endOffsets(java.util.Collection<TopicPartition> tps,
+                                                                     Duration timeout) {
+                if (tps.contains(gone)) {
+                    throw new org.apache.kafka.common.errors.TimeoutException("no leader for " + gone);
+                }
+                return super.endOffsets(tps, timeout);
+            }
+        };
+        consumer.assign(List.of(USERS_0, gone));
+        consumer.updateEndOffsets(Map.of(USERS_0, 7L));
+        PartitionOffsets offsets = new PartitionOffsets(consumer);
+        offsets.setPartitions("users", List.of(USERS_0));
+        offsets.setPartitions("gone", List.of(gone));
+
+        assertThat(offsets.refreshEnds(Set.of())).containsExactly("gone");
+        assertThat(offsets.latestEnd(USERS_0)).isEqualTo(7);
+        assertThat(offsets.refreshEnds(Set.of("gone"))).as("a topic known gone is not asked").isEmpty();
+        consumer.updateEndOffsets(Map.of(USERS_0, 9L));
+        offsets.refreshEnds(Set.of("gone"));
+        assertThat(offsets.latestEnd(USERS_0)).isEqualTo(9);
     }
 }
