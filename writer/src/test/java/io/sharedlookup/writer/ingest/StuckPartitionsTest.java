@@ -110,4 +110,33 @@ class StuckPartitionsTest {
         stuck.check(21 * SECOND, List.of(P1), Set.of(), position::get, end::get);
         assertThat(stuck.count("t")).isZero();
     }
+
+    /**
+     * Issue #39 item 7: a partition at its last stable offset (the consumer's end, read_committed) whose high watermark
+     * is beyond it is held by an open transaction: stuck past the bound, naming it, and clear once it moves.
+     */
+    @Test
+    void aPartitionHeldAtTheLastStableOffsetByAnOpenTransactionIsStuckNamingIt() {
+        end.put(P0, 5L); // the last stable offset: the position has reached it
+        Map<TopicPartition, Long> highWatermark = Map.of(P0, 9L, P1, 7L);
+        Map<TopicPartition, String> open = Map.of(P0, "open transaction of producer id 42");
+        for (long s = 0; s <= 10; s += 5) {
+            stuck.check(s * SECOND, List.of(P0, P1), Set.of(), position::get, end::get, highWatermark::get, open::get);
+        }
+        assertThat(stuck.count("t")).isOne();
+        assertThat(stuck.reason("t")).startsWith("partition 0 has been held at its last stable offset 5 for 10 s by "
+                + "open transaction of producer id 42: the records after it, up to offset 9, are not readable");
+
+        position.put(P0, 9L); // committed, and read
+        end.put(P0, 9L);
+        stuck.check(15 * SECOND, List.of(P0, P1), Set.of(), position::get, end::get, highWatermark::get, open::get);
+        assertThat(stuck.count("t")).isZero();
+    }
+
+    @Test
+    void withoutAHighWatermarkAPartitionAtItsLastStableOffsetIsNotStuck() {
+        end.put(P0, 5L);
+        everyFiveSecondsUntil(30, Set.of());
+        assertThat(stuck.count("t")).isZero();
+    }
 }
