@@ -23,12 +23,15 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Issue #39 items 2, 6 and 7, against a real broker: a topic deleted under a running writer, one deleted and recreated
  * while the writer is not fetching, and records held behind an open transaction.
  */
 class TopicLifecycleTest {
+    private static final Logger log = LoggerFactory.getLogger(TopicLifecycleTest.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path LOGS = Path.of("target", "child-logs");
     @RegisterExtension
@@ -97,6 +100,8 @@ class TopicLifecycleTest {
                 assertThat(notReady(port).has("alive")).as("alive unready: %s", notReady(port)).isFalse();
                 Thread.sleep(400); // pacing the producer, not synchronisation
             }
+            log.info("FIGURE deleted topic: slowest of 25 updates of the healthy topic visible after {} ms",
+                    slowestMillis);
             assertThat(slowestMillis).as("slowest update of the healthy topic, ms").isLessThan(2_000);
             await("the healthy topic's updated.at moves past the deletion").atMost(Duration.ofSeconds(20))
                     .pollInterval(Duration.ofMillis(200))
@@ -135,9 +140,12 @@ class TopicLifecycleTest {
             } finally {
                 signal("CONT", writer.jvm.pid());
             }
+            long resumed = System.nanoTime();
             await("the recreated topic's keys served, the old topic's gone").atMost(Duration.ofSeconds(40))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> "new".equals(writer.lookup(topic, "new0")) && writer.lookup(topic, "old0") == null);
+            log.info("FIGURE recreated topic: new keys served, old gone {} ms after SIGCONT",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumed));
             assertThat(writer.jvm.lines()).anyMatch(l -> l.contains("WARN") && l.contains("topic id"));
         }
     }
@@ -174,6 +182,7 @@ class TopicLifecycleTest {
                 producer.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i));
             }
             producer.flush();
+            long sent = System.nanoTime();
 
             await("records behind the open transaction counted as lag").atMost(Duration.ofSeconds(20))
                     .pollInterval(Duration.ofMillis(200))
@@ -184,6 +193,8 @@ class TopicLifecycleTest {
                         return why.contains("stuck") && why.contains("open transaction")
                                 && why.contains("producer id");
                     });
+            log.info("FIGURE open transaction: /ready says stuck naming it {} ms after its records were sent "
+                    + "(--stuck-after 2)", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent));
             assertThat(lookup(port, topic, "k1")).isNull();
 
             producer.commitTransaction();
