@@ -49,6 +49,7 @@ final class StuckPartitions {
     private final Map<TopicPartition, Watch> watched = new HashMap<>();
     /** Per stuck partition, its log's end at the last check (what {@code /ready} says is worked out from it). */
     private final Map<TopicPartition, Long> stuck = new HashMap<>();
+    private static final String UNDESCRIBED = "an open transaction (not described yet)";
     /** Per partition held at its last stable offset with records beyond it, the open transaction holding it. */
     private final Map<TopicPartition, String> heldBy = new HashMap<>();
 
@@ -101,7 +102,10 @@ final class StuckPartitions {
             long logEnd = Math.max(stable, highWatermark.applyAsLong(tp));
             if (at >= stable && logEnd > at) {
                 String open = openTransaction.apply(tp);
-                heldBy.put(tp, open != null ? open : "an open transaction (not described yet)");
+                String before = heldBy.put(tp, open != null ? open : UNDESCRIBED);
+                if (open != null && UNDESCRIBED.equals(before) && stuck.containsKey(tp)) {
+                    log.warn("Topic '{}' is stuck: {}", tp.topic(), why(tp)); // reported before it was described
+                }
             } else {
                 heldBy.remove(tp);
             }
