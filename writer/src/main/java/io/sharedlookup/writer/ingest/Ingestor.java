@@ -518,7 +518,7 @@ public final class Ingestor {
             TopicAuthorizationException unauthorized = null;
             watch.look(byTopic.keySet(), offsets.all(), offsets::latestEnd); // first: a topic gone is not asked below
             try {
-                watch.unanswered(offsets.refreshEnds(watch.missingTopics()));
+                watch.unanswered(offsets.refreshEnds(watch.missingTopics(), watch.brokerAnswering()));
             } catch (TopicAuthorizationException e) {
                 unauthorized = e; // the broker answered; the other topics' end offsets are refreshed
             }

@@ -241,13 +241,15 @@ final class PartitionOffsets {
      * enough to hold up the answer for all, so each topic is then asked alone, all of them within
      * {@link #ALONE_TIMEOUT}, and the others are refreshed and credited while the ones that do not answer are named.
      *
-     * @param skip topics not asked at all (known not to exist): they would only hold the call up
+     * @param skip      topics not asked at all (known not to exist): they would only hold the call up
+     * @param eachAlone whether to ask each topic alone when the call for all is not answered: pointless when the
+     *                  broker answers nothing else either (then it is only more time away from the read loop)
      * @return the topics asked that did not answer (the others were refreshed)
      * @throws TimeoutException                    when no topic answered: the broker is unreachable
      * @throws TopicAuthorizationException naming the topics the writer may no longer describe, after refreshing the
      *                                     others
      */
-    Set<String> refreshEnds(Set<String> skip) {
+    Set<String> refreshEnds(Set<String> skip, boolean eachAlone) {
         List<TopicPartition> asked = all().stream().filter(tp -> !skip.contains(tp.topic())).toList();
         if (asked.isEmpty()) {
             return Set.of();
@@ -266,7 +268,7 @@ final class PartitionOffsets {
         } catch (TimeoutException e) {
             Set<String> topics = new TreeSet<>();
             asked.forEach(tp -> topics.add(tp.topic()));
-            if (topics.size() == 1) {
+            if (topics.size() == 1 || !eachAlone) {
                 throw e;
             }
             Set<String> unanswered = endsOfEachAlone(topics);

@@ -64,6 +64,8 @@ final class TopicWatch implements AutoCloseable {
     private Look pending;
     private long looksSent;
     private final Set<String> missing = new HashSet<>();
+    /** Whether the last look read had any topic described: the broker answers. */
+    private boolean answering;
     private final Set<String> unanswered = new HashSet<>();
     private final Map<String, String> expectedIds = new HashMap<>();
     /** Per topic, how many looks had been sent when its id was last set: only later looks can tell it changed. */
@@ -155,6 +157,7 @@ final class TopicWatch implements AutoCloseable {
     }
 
     private void read(Look look) {
+        answering = look.topics().values().stream().anyMatch(f -> failure(f) == null);
         look.topics().forEach((topic, future) -> {
             Throwable failure = failure(future);
             if (failure == null) {
@@ -256,6 +259,11 @@ final class TopicWatch implements AutoCloseable {
     /** Per topic whose id is not the one it is read with (deleted and recreated), its id now. */
     Map<String, String> changedIds() {
         return Map.copyOf(changedIds);
+    }
+
+    /** Whether the broker described any topic at the last look read; true before any (nothing says otherwise). */
+    boolean brokerAnswering() {
+        return answering || admin == null || looksSent == 0;
     }
 
     /** Topics the broker said do not exist at the last look. */

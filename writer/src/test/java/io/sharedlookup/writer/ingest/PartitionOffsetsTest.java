@@ -1,6 +1,7 @@
 package io.sharedlookup.writer.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sharedlookup.writer.namespace.Positions;
 import java.time.Duration;
@@ -97,7 +98,7 @@ class PartitionOffsetsTest {
         // A later answer, beyond the positions: still current only as of the earlier one.
         consumer.updateEndOffsets(Map.of(USERS_0, 8L, users1, 2L));
         long asked = System.currentTimeMillis();
-        offsets.refreshEnds(Set.of());
+        offsets.refreshEnds(Set.of(), true);
         assertThat(offsets.reachedAsOfMillis("users")).isEqualTo(1_000);
         offsets.applied(USERS_0, 8);
         assertThat(offsets.reachedAsOfMillis("users")).isBetween(asked, System.currentTimeMillis());
@@ -132,11 +133,14 @@ class PartitionOffsetsTest {
         offsets.setPartitions("users", List.of(USERS_0));
         offsets.setPartitions("gone", List.of(gone));
 
-        assertThat(offsets.refreshEnds(Set.of())).containsExactly("gone");
+        assertThat(offsets.refreshEnds(Set.of(), true)).containsExactly("gone");
         assertThat(offsets.latestEnd(USERS_0)).isEqualTo(7);
-        assertThat(offsets.refreshEnds(Set.of("gone"))).as("a topic known gone is not asked").isEmpty();
+        assertThat(offsets.refreshEnds(Set.of("gone"), true)).as("a topic known gone is not asked").isEmpty();
         consumer.updateEndOffsets(Map.of(USERS_0, 9L));
-        offsets.refreshEnds(Set.of("gone"));
+        offsets.refreshEnds(Set.of("gone"), true);
         assertThat(offsets.latestEnd(USERS_0)).isEqualTo(9);
+        assertThatThrownBy(() -> offsets.refreshEnds(Set.of(), false))
+                .as("not asked alone while the broker answers nothing else: unreachable, as before")
+                .isInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
     }
 }
