@@ -153,11 +153,8 @@ public final class MappedMap {
     private static MappedMap openUninterrupted(Path file, Path sequenceFile, MapLayout layout) throws IOException {
         FileChannel channel = null;
         try {
+            channel = RegularFiles.openForReading(file, "Generation file");
             Object fileKey = fileKey(file);
-            channel = FileChannel.open(file, StandardOpenOption.READ);
-            if (!java.util.Objects.equals(fileKey, fileKey(file))) {
-                throw new IOException(file + " was replaced while it was being opened");
-            }
             long size = channel.size();
             if (size < layout.baseSize()) {
                 throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + size
@@ -175,7 +172,7 @@ public final class MappedMap {
                         tiers * layout.tierSize());
             }
             ByteBuffer sequences;
-            try (FileChannel seq = FileChannel.open(sequenceFile, StandardOpenOption.READ)) {
+            try (FileChannel seq = RegularFiles.openForReading(sequenceFile, "Sequence file")) {
                 long needed = (long) layout.segments() * SequenceFile.STRIDE;
                 if (seq.size() < needed) {
                     throw new StoreFormatException("Sequence file " + sequenceFile + " is truncated (" + seq.size()
@@ -212,7 +209,7 @@ public final class MappedMap {
 
     /** The identity of {@code file} (device and inode on Linux), which a file replaced under the same name changes. */
     static Object fileKey(Path file) throws IOException {
-        return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+        return RegularFiles.fileKey(file);
     }
 
     private static ByteBuffer map(FileChannel channel, long offset, long size) throws IOException {
