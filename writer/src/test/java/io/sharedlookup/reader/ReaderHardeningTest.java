@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,7 +78,7 @@ class ReaderHardeningTest {
                             && m.contains(fifo.toString()) && m.contains("not a regular file")));
                     assertThat(warnings()).allSatisfy(m -> assertThat(m).doesNotContain("\n"));
 
-                    users.update(Map.of("1", "Grace"), true);
+                    users.republish(Map.of("1", "Grace")); // a new generation: followed by the refresh only
                     await().atMost(PATIENCE).until(() -> "Grace".equals(usersLookup.get("1")));
                     assertThat(placesLookup.get("p")).as("the last good generation").isEqualTo("Paris");
                 } finally {
@@ -122,6 +123,92 @@ class ReaderHardeningTest {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * A published generation file truncated under the reader (an operator, a restore, an {@code rsync --inplace}):
+     * its pages past the new end fault (SIGBUS), which the JVM throws as an {@link InternalError}.
+     */
+    @Test
+    void aGenerationTruncatedUnderTheReader_failsLookupsAsSharedLookupException_andIsReopenedFromTheManifest()
+            throws Exception {
+        Map<String, String> content = new HashMap<>();
+        for (int i = 0; i < 200; i++) {
+            content.put("p" + i, "place " + i);
+        }
+        try (TestStores.Published users = TestStores.publish(store, "users", Map.of("1", "Ada"));
+             TestStores.Published places = TestStores.publish(store, "places", content);
+             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+            Lookup usersLookup = s.lookup("users");
+            Lookup placesLookup = s.lookup("places");
+            Path file = places.generation.file();
+            byte[] whole = Files.readAllBytes(file);
+            ValueBuffer value = new ValueBuffer();
+            StringBuilder builder = new StringBuilder();
+            ValueBuffer[] values = {new ValueBuffer(), new ValueBuffer()};
+            String[] keys = {"p1", "p2"};
+            // the writer's own mapping of this file, made whole again before the writer closes it
+            try (FileChannel truncated = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                assertThat(placesLookup.getInto("p1", value)).isTrue();
+                assertThat(placesLookup.getInto("p1", builder)).isTrue();
+                assertThat(placesLookup.getAllInto(keys, values, 2)).isEqualTo(2);
+                truncated.truncate(0);
+
+                assertThatThrownBy(() -> placesLookup.getInto("p1", value))
+                        .isInstanceOf(SharedLookupException.class)
+                        .hasMessageContaining("places").hasMessageContaining(file.toString())
+                        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+                assertThat(value.found()).isFalse();
+                assertThat(value.length()).isZero();
+                assertThatThrownBy(() -> placesLookup.getInto("p1", builder))
+                        .isInstanceOf(SharedLookupException.class);
+                assertThat(builder.length()).isZero();
+                assertThatThrownBy(() -> placesLookup.getAllInto(keys, values, 2))
+                        .isInstanceOf(SharedLookupException.class);
+                assertThat(values).allSatisfy(v -> assertThat(v.found() || v.length() > 0).isFalse());
+
+                users.republish(Map.of("1", "Grace")); // a new generation: followed by the refresh only
+                await().atMost(PATIENCE).until(() -> "Grace".equals(usersLookup.get("1")));
+
+                // the file restored as a new file under its name: the generation is opened again from the manifest
+                Path aside = file.resolveSibling("restored");
+                Files.write(aside, whole);
+                Files.move(aside, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                await().atMost(PATIENCE).ignoreExceptions().until(() -> "place 7".equals(placesLookup.get("p7")));
+                assertThat(placesLookup.getInto("p1", value)).isTrue();
+                assertThat(value.toString()).isEqualTo("place 1");
+                truncated.write(ByteBuffer.wrap(whole), 0);
+            }
+        }
+    }
+
+    /**
+     * {@code scheduleWithFixedDelay} cancels the refresh for good after one uncaught throwable: an {@link Error} from
+     * one namespace's refresh (injected before each of its refreshes) must not stop the others following.
+     */
+    @Test
+    void anErrorEscapingOneNamespacesRefresh_doesNotEndTheRefreshOfAnyNamespace() throws Exception {
+        try (TestStores.Published users = TestStores.publish(store, "users", Map.of("1", "Ada"));
+             TestStores.Published places = TestStores.publish(store, "places", Map.of("p", "Paris"));
+             CapturedLog storeLog = CapturedLog.of(SharedLookupStore.class);
+             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+            Lookup placesLookup = s.lookup("places");
+            Lookup usersLookup = s.lookup("users");
+            AtomicInteger thrown = new AtomicInteger();
+            s.beforeRefresh = namespace -> {
+                if (namespace.equals("places")) {
+                    thrown.incrementAndGet();
+                    throw new StackOverflowError("injected");
+                }
+            };
+            await().atMost(PATIENCE).until(() -> thrown.get() > 0); // changed after a refresh has thrown
+            users.republish(Map.of("1", "Grace")); // a new generation: followed by the refresh only
+            await().atMost(PATIENCE).until(() -> "Grace".equals(usersLookup.get("1")));
+            assertThat(storeLog.warnings()).anyMatch(m -> m.contains("places") && m.contains("injected"));
+            s.beforeRefresh = namespace -> { };
+            places.republish(Map.of("p", "Prague"));
+            await().atMost(PATIENCE).until(() -> "Prague".equals(placesLookup.get("p")));
         }
     }
 
