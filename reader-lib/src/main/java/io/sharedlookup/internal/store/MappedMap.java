@@ -9,10 +9,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -139,7 +136,7 @@ public final class MappedMap {
      */
     public static MappedMap open(Path file, Path sequenceFile, MapLayout layout) {
         try {
-            return Uninterruptibly.call(() -> openUninterrupted(file, sequenceFile, layout));
+            return MappingThread.call(() -> openUninterrupted(file, sequenceFile, layout));
         } catch (AccessDeniedException e) {
             throw new StoreFormatException("Cannot map " + e.getFile() + " for reading: permission denied (the reader "
                     + "needs read permission on the store files: add its user to the writer's group)", e);
@@ -1078,10 +1075,10 @@ public final class MappedMap {
         try {
             ByteBuffer buffer;
             try {
-                buffer = Uninterruptibly.call(() -> mapBulkAt(offset));
-            } catch (ClosedChannelException e) { // an interrupt that came in the middle of the call, or close()
+                buffer = MappingThread.call(() -> mapBulkAt(offset));
+            } catch (ClosedChannelException e) { // close() (interrupts never reach it: MappingThread)
                 channel = reopen();
-                buffer = Uninterruptibly.call(() -> mapBulkAt(offset));
+                buffer = MappingThread.call(() -> mapBulkAt(offset));
             }
             if (buffer == null) {
                 return null; // a half-read link to a bulk that does not exist: the read is retried
@@ -1104,7 +1101,7 @@ public final class MappedMap {
 
     /** A new channel to the same file (not another one under its name, which it would be after a rebuild). */
     private FileChannel reopen() throws IOException {
-        FileChannel reopened = Uninterruptibly.call(() -> FileChannel.open(file, StandardOpenOption.READ));
+        FileChannel reopened = MappingThread.call(() -> RegularFiles.openForReading(file, "Generation file"));
         if (fileKey != null && !fileKey.equals(fileKey(file))) {
             closeQuietly(reopened);
             throw new IOException(file + " was replaced by another file; the next refresh follows the manifest");
