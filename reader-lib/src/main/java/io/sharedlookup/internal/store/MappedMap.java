@@ -972,6 +972,9 @@ public final class MappedMap {
 
     /** Appends key, value, key, value… of every entry of {@code segment} to {@code pairs}; false when inconsistent. */
     private boolean copySegment(int segment, List<String> pairs, Utf8Text text) {
+        if (segmentSize(segment) < 0) { // a looping or broken tier chain, found by its links before any copying
+            return false;
+        }
         long tier = segment + 1L;
         for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
             ByteBuffer buffer = tierBuffer(tier);
