@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,7 +61,7 @@ class ExtraTierHardeningTest {
         generation.force();
     }
 
-    @org.junit.jupiter.api.AfterAll
+    @AfterAll
     static void close() throws Exception {
         generation.close();
         writer.close();
