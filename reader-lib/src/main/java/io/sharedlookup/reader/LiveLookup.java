@@ -231,7 +231,7 @@ final class LiveLookup implements Lookup {
         } catch (LockTimeoutException e) {
             out.setLength(0);
             throw timedOut(g, e);
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) { // InternalError: a fault surfacing past PublishedGeneration
             out.setLength(0);
             throw damaged(g, e);
         }
@@ -250,7 +250,7 @@ final class LiveLookup implements Lookup {
         } catch (LockTimeoutException e) {
             out.empty();
             throw timedOut(g, e);
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) { // InternalError: a fault surfacing past PublishedGeneration
             out.empty();
             throw damaged(g, e);
         }
@@ -289,7 +289,7 @@ final class LiveLookup implements Lookup {
         } catch (LockTimeoutException e) {
             emptyAll(values, count);
             throw timedOut(g, e);
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) { // InternalError: a fault surfacing past PublishedGeneration
             emptyAll(values, count);
             throw damaged(g, e);
         } finally {
@@ -432,9 +432,9 @@ final class LiveLookup implements Lookup {
     }
 
     /** A damaged file surfaces as the public API's exception, never as an internal type. */
-    private SharedLookupException damaged(PublishedGeneration g, StoreFormatException e) {
+    private SharedLookupException damaged(PublishedGeneration g, Throwable e) {
         return new SharedLookupException("Namespace '" + namespace + "', generation " + g.number() + ": "
-                + e.getMessage(), e);
+                + (e instanceof InternalError ? "a file was truncated under this reader: " : "") + e.getMessage(), e);
     }
 
     private LookupTimeoutException timedOut(PublishedGeneration g, LockTimeoutException e) {
