@@ -112,7 +112,7 @@ final class LiveLookup implements Lookup {
         }
         try {
             byte[] bytes = Manifest.readBytes(manifestFile);
-            if (!Arrays.equals(bytes, manifestBytes)) {
+            if (!Arrays.equals(bytes, manifestBytes) || current.faulted()) { // faulted: reopen what it names
                 switchTo(bytes, true);
             }
             if (stampFollowed) {
@@ -134,7 +134,7 @@ final class LiveLookup implements Lookup {
     private void switchTo(byte[] bytes, boolean backOff) {
         Manifest next = Manifest.parse(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), manifestFile);
         PublishedGeneration live = current;
-        if (live == null || !live.isNamedBy(namespaceDir, next)) {
+        if (live == null || live.faulted() || !live.isNamedBy(namespaceDir, next)) {
             Object named = PublishedGeneration.identity(namespaceDir, next);
             if (backOff && failures.waiting(named)) {
                 return;
@@ -146,12 +146,16 @@ final class LiveLookup implements Lookup {
                 failures.failed(named);
                 throw e;
             }
-            failures.clear();
+            if (live != null && live.faulted()) {
+                failures.failed(named); // reopened after a fault: should it fault again, not reopened at once
+            } else {
+                failures.clear();
+            }
             current = opened;
-            // Content first, then the manifest that names it, with nothing in between (the log line used to come
-            // first): new content shows with the old version() only for the
-            // width of two volatile writes, and a version never runs ahead of the content it names (a cache keyed
-            // by it must not store old results under a new key). generation() reads the generation itself.
+            // Content first, then the manifest that names it, with nothing in between: new content shows with the old
+            // version() only for the width of two volatile writes, and a version never runs ahead of the content it
+            // names (a cache keyed by it must not store old results under a new key). generation() reads the
+            // generation itself.
             manifest = next;
             if (live != null) {
                 LOG.info("Namespace '{}' now reads generation {}", namespace, next.generation());
@@ -227,7 +231,7 @@ final class LiveLookup implements Lookup {
         } catch (LockTimeoutException e) {
             out.setLength(0);
             throw timedOut(g, e);
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) { // InternalError: a fault surfacing past PublishedGeneration
             out.setLength(0);
             throw damaged(g, e);
         }
@@ -246,7 +250,7 @@ final class LiveLookup implements Lookup {
         } catch (LockTimeoutException e) {
             out.empty();
             throw timedOut(g, e);
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) { // InternalError: a fault surfacing past PublishedGeneration
             out.empty();
             throw damaged(g, e);
         }
@@ -285,7 +289,7 @@ final class LiveLookup implements Lookup {
         } catch (LockTimeoutException e) {
             emptyAll(values, count);
             throw timedOut(g, e);
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) { // InternalError: a fault surfacing past PublishedGeneration
             emptyAll(values, count);
             throw damaged(g, e);
         } finally {
@@ -428,9 +432,9 @@ final class LiveLookup implements Lookup {
     }
 
     /** A damaged file surfaces as the public API's exception, never as an internal type. */
-    private SharedLookupException damaged(PublishedGeneration g, StoreFormatException e) {
+    private SharedLookupException damaged(PublishedGeneration g, Throwable e) {
         return new SharedLookupException("Namespace '" + namespace + "', generation " + g.number() + ": "
-                + e.getMessage(), e);
+                + (e instanceof InternalError ? "a file was truncated under this reader: " : "") + e.getMessage(), e);
     }
 
     private LookupTimeoutException timedOut(PublishedGeneration g, LockTimeoutException e) {

@@ -1,6 +1,7 @@
 package io.sharedlookup.reader;
 
 import io.sharedlookup.internal.store.NamespaceNames;
+import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.internal.store.StoreLayout;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -15,6 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A shared-lookup store directory, opened for reading. Hands out one {@link Lookup} per namespace and keeps each
@@ -26,6 +30,7 @@ import java.util.concurrent.TimeUnit;
  * no call can read an unmapped page).
  */
 public final class SharedLookupStore implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SharedLookupStore.class);
     /** How often published manifests are checked by default. */
     public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofMillis(20);
     /**
@@ -39,6 +44,9 @@ public final class SharedLookupStore implements AutoCloseable {
     private final Map<String, LiveLookup> lookups = new ConcurrentHashMap<>();
     private final ScheduledExecutorService refresher;
     private volatile boolean closed;
+    private final RateLimitedLog refreshFailures = new RateLimitedLog(LOG, 10_000);
+    /** Runs before each namespace's refresh: a test's way to make a refresh throw. Does nothing otherwise. */
+    volatile Consumer<String> beforeRefresh = namespace -> { };
 
     private SharedLookupStore(Path dir, Duration refreshInterval, Duration lockTimeout) {
         this.layout = new StoreLayout(dir);
@@ -154,9 +162,24 @@ public final class SharedLookupStore implements AutoCloseable {
         refresher.shutdownNow();
     }
 
+    /**
+     * Refreshes every open namespace. Nothing may escape: {@code scheduleWithFixedDelay} cancels the task for good
+     * after one uncaught throwable, and every namespace of the store would then stop following its writer, silently.
+     * One namespace's failure does not skip the others either.
+     */
     private void refreshAll() {
         for (LiveLookup lookup : lookups.values()) {
-            lookup.refresh();
+            try {
+                beforeRefresh.accept(lookup.namespace());
+                lookup.refresh();
+            } catch (Throwable e) { // an Error too: a refresh thread that ends ends following for every namespace
+                try {
+                    refreshFailures.error("Namespace '{}': its refresh failed ({}); the other namespaces and its next "
+                            + "refresh go on", lookup.namespace(), e.toString());
+                } catch (Throwable ignored) {
+                    // logging itself failed (out of memory): the next refresh tries again
+                }
+            }
         }
     }
 

@@ -7,6 +7,7 @@ import io.sharedlookup.writer.ingest.UnresolvedBootstrapException;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.ResumeDecision;
+import io.sharedlookup.writer.store.ChronicleLayoutProbe;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.Snapshots;
 import io.sharedlookup.internal.store.StoreLayout;
@@ -62,6 +63,7 @@ public final class WriterApp implements AutoCloseable {
 
     private void doStart(WriterConfig cfg, PrintStream out) throws Exception {
         Path storeDir = prepareStoreDir(cfg.storeDir(), cfg.permissions());
+        requireLayoutReadersAssume(storeDir);
         config = cfg;
         checkTopicsExist(cfg);
         List<NamespaceSink> sinks = new ArrayList<>();
@@ -106,6 +108,18 @@ public final class WriterApp implements AutoCloseable {
                     + "): choose another --http-port or --http-host");
         }
         out.println("shared-lookup writer: store " + storeDir + ", HTTP " + httpAddress());
+    }
+
+    /** Refuses to start when readers would misread this Chronicle Map's files (see {@link ChronicleLayoutProbe}). */
+    private static void requireLayoutReadersAssume(Path storeDir) {
+        try {
+            ChronicleLayoutProbe.check(storeDir);
+        } catch (IllegalStateException e) {
+            throw new ConfigException(e.getMessage());
+        } catch (IOException e) {
+            throw new ConfigException("Cannot write the layout probe in store directory " + storeDir + " (" + e
+                    + "): free some space or fix its permissions");
+        }
     }
 
     private static Path prepareStoreDir(Path dir, StorePermissions permissions) {

@@ -9,10 +9,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -139,7 +136,7 @@ public final class MappedMap {
      */
     public static MappedMap open(Path file, Path sequenceFile, MapLayout layout) {
         try {
-            return Uninterruptibly.call(() -> openUninterrupted(file, sequenceFile, layout));
+            return MappingThread.call(() -> openUninterrupted(file, sequenceFile, layout));
         } catch (AccessDeniedException e) {
             throw new StoreFormatException("Cannot map " + e.getFile() + " for reading: permission denied (the reader "
                     + "needs read permission on the store files: add its user to the writer's group)", e);
@@ -153,11 +150,8 @@ public final class MappedMap {
     private static MappedMap openUninterrupted(Path file, Path sequenceFile, MapLayout layout) throws IOException {
         FileChannel channel = null;
         try {
+            channel = RegularFiles.openForReading(file, "Generation file");
             Object fileKey = fileKey(file);
-            channel = FileChannel.open(file, StandardOpenOption.READ);
-            if (!java.util.Objects.equals(fileKey, fileKey(file))) {
-                throw new IOException(file + " was replaced while it was being opened");
-            }
             long size = channel.size();
             if (size < layout.baseSize()) {
                 throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + size
@@ -175,7 +169,7 @@ public final class MappedMap {
                         tiers * layout.tierSize());
             }
             ByteBuffer sequences;
-            try (FileChannel seq = FileChannel.open(sequenceFile, StandardOpenOption.READ)) {
+            try (FileChannel seq = RegularFiles.openForReading(sequenceFile, "Sequence file")) {
                 long needed = (long) layout.segments() * SequenceFile.STRIDE;
                 if (seq.size() < needed) {
                     throw new StoreFormatException("Sequence file " + sequenceFile + " is truncated (" + seq.size()
@@ -212,7 +206,7 @@ public final class MappedMap {
 
     /** The identity of {@code file} (device and inode on Linux), which a file replaced under the same name changes. */
     static Object fileKey(Path file) throws IOException {
-        return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+        return RegularFiles.fileKey(file);
     }
 
     private static ByteBuffer map(FileChannel channel, long offset, long size) throws IOException {
@@ -978,6 +972,9 @@ public final class MappedMap {
 
     /** Appends key, value, key, value… of every entry of {@code segment} to {@code pairs}; false when inconsistent. */
     private boolean copySegment(int segment, List<String> pairs, Utf8Text text) {
+        if (segmentSize(segment) < 0) { // a looping or broken tier chain, found by its links before any copying
+            return false;
+        }
         long tier = segment + 1L;
         for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
             ByteBuffer buffer = tierBuffer(tier);
@@ -1081,10 +1078,10 @@ public final class MappedMap {
         try {
             ByteBuffer buffer;
             try {
-                buffer = Uninterruptibly.call(() -> mapBulkAt(offset));
-            } catch (ClosedChannelException e) { // an interrupt that came in the middle of the call, or close()
+                buffer = MappingThread.call(() -> mapBulkAt(offset));
+            } catch (ClosedChannelException e) { // close() (interrupts never reach it: MappingThread)
                 channel = reopen();
-                buffer = Uninterruptibly.call(() -> mapBulkAt(offset));
+                buffer = MappingThread.call(() -> mapBulkAt(offset));
             }
             if (buffer == null) {
                 return null; // a half-read link to a bulk that does not exist: the read is retried
@@ -1107,7 +1104,7 @@ public final class MappedMap {
 
     /** A new channel to the same file (not another one under its name, which it would be after a rebuild). */
     private FileChannel reopen() throws IOException {
-        FileChannel reopened = Uninterruptibly.call(() -> FileChannel.open(file, StandardOpenOption.READ));
+        FileChannel reopened = MappingThread.call(() -> RegularFiles.openForReading(file, "Generation file"));
         if (fileKey != null && !fileKey.equals(fileKey(file))) {
             closeQuietly(reopened);
             throw new IOException(file + " was replaced by another file; the next refresh follows the manifest");

@@ -16,6 +16,8 @@ public final class PublishedGeneration {
     private final Object fileKey;
     private final MappedMap data;
     private final MappedMap reverse;
+    /** Set when reading a mapping failed (a file truncated under it): the refresh reopens from the manifest. */
+    private volatile boolean faulted;
 
     private PublishedGeneration(long number, Object fileKey, MappedMap data, MappedMap reverse) {
         this.number = number;
@@ -86,7 +88,12 @@ public final class PublishedGeneration {
      * @throws LockTimeoutException when the key's segment stayed mid-change beyond {@code timeoutNanos}
      */
     public boolean getInto(CharSequence key, StringBuilder out, long timeoutNanos) {
-        int found = data.getInto(key, out, timeoutNanos);
+        int found;
+        try {
+            found = data.getInto(key, out, timeoutNanos);
+        } catch (InternalError e) {
+            throw faulted(data, e);
+        }
         if (found == MappedMap.TIMED_OUT) {
             throw stuck(data);
         }
@@ -95,7 +102,12 @@ public final class PublishedGeneration {
 
     /** Like {@link #getInto(CharSequence, StringBuilder, long)}, copying the value's bytes into {@code out}. */
     public boolean getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
-        int found = data.getInto(key, out, timeoutNanos);
+        int found;
+        try {
+            found = data.getInto(key, out, timeoutNanos);
+        } catch (InternalError e) {
+            throw faulted(data, e);
+        }
         if (found == MappedMap.TIMED_OUT) {
             throw stuck(data);
         }
@@ -109,7 +121,12 @@ public final class PublishedGeneration {
      * @throws LockTimeoutException when a key's segment stayed mid-change beyond {@code timeoutNanos}
      */
     public int getAllInto(CharSequence[] keys, int from, int n, LookupBatch batch, long timeoutNanos) {
-        int present = data.getAllInto(keys, from, n, batch, timeoutNanos);
+        int present;
+        try {
+            present = data.getAllInto(keys, from, n, batch, timeoutNanos);
+        } catch (InternalError e) {
+            throw faulted(data, e);
+        }
         if (present == MappedMap.TIMED_OUT) {
             throw stuck(data);
         }
@@ -118,12 +135,21 @@ public final class PublishedGeneration {
 
     /** {@link MappedMap#changeCount()} of the map file: moves with every change applied in place. */
     public long changeCount() {
-        return data.changeCount();
+        try {
+            return data.changeCount();
+        } catch (InternalError e) {
+            throw faulted(data, e);
+        }
     }
 
     /** The entry count. */
     public long size(long timeoutNanos) {
-        long size = data.size(timeoutNanos);
+        long size;
+        try {
+            size = data.size(timeoutNanos);
+        } catch (InternalError e) {
+            throw faulted(data, e);
+        }
         if (size < 0) {
             throw stuck(data);
         }
@@ -132,7 +158,11 @@ public final class PublishedGeneration {
 
     /** See {@link MappedMap#forEachWhile}. */
     public boolean forEachWhile(BiPredicate<String, String> action, long timeoutNanos) {
-        return data.forEachWhile(action, timeoutNanos);
+        try {
+            return data.forEachWhile(action, timeoutNanos);
+        } catch (InternalError e) {
+            throw faulted(data, e);
+        }
     }
 
     public boolean hasReverseIndex() {
@@ -148,7 +178,12 @@ public final class PublishedGeneration {
             return Optional.empty();
         }
         StringBuilder keys = new StringBuilder();
-        int found = reverse.getInto(value, keys, timeoutNanos);
+        int found;
+        try {
+            found = reverse.getInto(value, keys, timeoutNanos);
+        } catch (InternalError e) {
+            throw faulted(reverse, e);
+        }
         if (found == MappedMap.TIMED_OUT) {
             throw stuck(reverse);
         }
@@ -175,6 +210,27 @@ public final class PublishedGeneration {
             }
         }
         return Optional.of(holding);
+    }
+
+    /**
+     * Whether reading one of this generation's mappings failed: the file was truncated under the reader (an operator,
+     * a restore, an {@code rsync --inplace}), so its pages past the new end fault. The reader opens the generation
+     * the manifest names again rather than go on reading this one.
+     */
+    public boolean faulted() {
+        return faulted;
+    }
+
+    /**
+     * A read of a mapping that faulted: the JVM turns the SIGBUS of a page past a truncated file's end into an
+     * {@link InternalError}, thrown here as the damaged file it is.
+     */
+    private StoreFormatException faulted(MappedMap map, InternalError e) {
+        faulted = true;
+        return new StoreFormatException("Generation file " + map.file() + " could not be read (" + e.getMessage()
+                + "): it was truncated or damaged under this reader; the reader opens the published generation again "
+                + "at its next refresh (if this persists, delete the namespace directory and let the writer rebuild "
+                + "it)", e);
     }
 
     private static LockTimeoutException stuck(MappedMap map) {

@@ -36,21 +36,29 @@ public final class ReverseKeys {
         int n = encoded.length();
         while (i < n) {
             int colon = i;
-            int length = 0;
+            long length = 0; // a long, checked after each digit: an int overflows past ~214M chars
             while (colon < n && encoded.charAt(colon) != ':') {
                 char c = encoded.charAt(colon);
-                if (c < '0' || c > '9' || length > n) {
-                    throw new IllegalArgumentException("not a key list: " + encoded);
-                }
                 length = length * 10 + (c - '0');
+                if (c < '0' || c > '9' || length > n) {
+                    throw notAKeyList(encoded);
+                }
                 colon++;
             }
             if (colon >= n || colon + 1 + length > n) {
-                throw new IllegalArgumentException("not a key list: " + encoded);
+                throw notAKeyList(encoded);
             }
-            keys.add(encoded.subSequence(colon + 1, colon + 1 + length).toString());
-            i = colon + 1 + length;
+            int end = (int) (colon + 1 + length);
+            keys.add(encoded.subSequence(colon + 1, end).toString());
+            i = end;
         }
         return keys;
+    }
+
+    /** Names at most the start of {@code encoded}: a damaged entry may be millions of chars long. */
+    private static IllegalArgumentException notAKeyList(CharSequence encoded) {
+        int shown = Math.min(encoded.length(), 80);
+        return new IllegalArgumentException("not a key list: " + encoded.subSequence(0, shown)
+                + (shown < encoded.length() ? "… (" + encoded.length() + " chars)" : ""));
     }
 }
