@@ -7,6 +7,7 @@ import io.sharedlookup.writer.ingest.UnresolvedBootstrapException;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.ResumeDecision;
+import io.sharedlookup.writer.namespace.SampleBudget;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.Snapshots;
 import io.sharedlookup.internal.store.StoreLayout;
@@ -70,6 +71,8 @@ public final class WriterApp implements AutoCloseable {
         Map<String, String> attributes = new java.util.HashMap<>();
         cfg.valueField().ifPresent(f -> attributes.put(ResumeDecision.VALUE_FIELD, f));
         attributes.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(cfg.reverseIndex()));
+        // The records every namespace holds back to size its first generation share one heap budget.
+        SampleBudget sampleBudget = SampleBudget.shared(cfg.topics().size());
         try {
             for (TopicBinding b : cfg.topics()) {
                 NamespaceWriter w;
@@ -83,7 +86,7 @@ public final class WriterApp implements AutoCloseable {
                 if (cfg.seed().isPresent()) { // with the namespace's lock held: no other writer is building it
                     seed(cfg.seed().get(), w, b, attributes);
                 }
-                sinks.add(new NamespaceSink(b, w, metrics, attributes));
+                sinks.add(new NamespaceSink(b, w, metrics, attributes, sampleBudget));
             }
         } catch (IOException | RuntimeException e) {
             sinks.forEach(NamespaceSink::abandon);
