@@ -104,8 +104,6 @@ public final class WriterApp implements AutoCloseable {
                 }
                 if (cfg.seed().isPresent()) { // with the namespace's lock held: no other writer is building it
                     seeding.seeding(b.namespace(), cfg.seed().get());
-                    log.info("Namespace '{}': seeding from {}; HTTP answers meanwhile at {} (/health 200, /ready 503)",
-                            b.namespace(), cfg.seed().get(), httpAddress());
                     seeder.seed(cfg.seed().get(), w, b, attributes);
                 }
                 sinks.add(new NamespaceSink(b, w, metrics, attributes, sampleBudget));
