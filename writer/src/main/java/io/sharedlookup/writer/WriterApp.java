@@ -7,6 +7,7 @@ import io.sharedlookup.writer.ingest.UnresolvedBootstrapException;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.ResumeDecision;
+import io.sharedlookup.writer.namespace.SampleBudget;
 import io.sharedlookup.writer.store.ChronicleLayoutProbe;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.Snapshots;
@@ -36,7 +37,9 @@ public final class WriterApp implements AutoCloseable {
     private static final Duration INGEST_STOP = Duration.ofSeconds(7);
 
     private final WriterMetrics metrics = new WriterMetrics();
-    private Ingestor ingestor;
+    /** Null until ingestion starts; read by HTTP's threads. */
+    private volatile Ingestor ingestor;
+    private Seeding seeding;
     private SharedLookupStore store;
     private HttpServer http;
     private WriterConfig config;
@@ -51,9 +54,14 @@ public final class WriterApp implements AutoCloseable {
      * @throws ConfigException when the configuration cannot work (missing topic, unwritable store, port taken...)
      */
     public static WriterApp start(WriterConfig config, PrintStream out) throws Exception {
+        return start(config, out, WriterApp::seed);
+    }
+
+    /** {@link #start(WriterConfig, PrintStream)} seeding namespaces with {@code seeder} (a test's, to hold it up). */
+    static WriterApp start(WriterConfig config, PrintStream out, Seeding.Seeder seeder) throws Exception {
         WriterApp app = new WriterApp();
         try {
-            app.doStart(config, out);
+            app.doStart(config, out, seeder);
             return app;
         } catch (Exception | Error e) {
             app.close();
@@ -61,17 +69,31 @@ public final class WriterApp implements AutoCloseable {
         }
     }
 
-    private void doStart(WriterConfig cfg, PrintStream out) throws Exception {
+    private void doStart(WriterConfig cfg, PrintStream out, Seeding.Seeder seeder) throws Exception {
         Path storeDir = prepareStoreDir(cfg.storeDir(), cfg.permissions());
         requireLayoutReadersAssume(storeDir);
         config = cfg;
         checkTopicsExist(cfg);
+        // HTTP first: seeding copies and checks whole snapshots, and a liveness probe must get an answer meanwhile.
+        seeding = new Seeding(cfg.topics());
+        store = SharedLookupStore.open(storeDir);
+        try {
+            http = new HttpServer(cfg.httpHost(), cfg.httpPort(),
+                    new HttpApi(this::statusesNow, this::failure, seeding::phase, store, metrics), metrics);
+        } catch (IOException e) {
+            throw new ConfigException(e.getMessage()); // one line naming the address and what to do
+        } catch (Exception e) {
+            throw new ConfigException("Cannot listen on " + cfg.httpHost() + ":" + cfg.httpPort() + " (" + e
+                    + "): choose another --http-port or --http-host");
+        }
         List<NamespaceSink> sinks = new ArrayList<>();
         StoreLayout layout = new StoreLayout(storeDir);
         // Settings a generation was built with; a change of any of them at restart means a rebuild.
         Map<String, String> attributes = new java.util.HashMap<>();
         cfg.valueField().ifPresent(f -> attributes.put(ResumeDecision.VALUE_FIELD, f));
         attributes.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(cfg.reverseIndex()));
+        // The records every namespace holds back to size its first generation share one heap budget.
+        SampleBudget sampleBudget = SampleBudget.shared(cfg.topics().size());
         try {
             for (TopicBinding b : cfg.topics()) {
                 NamespaceWriter w;
@@ -83,9 +105,10 @@ public final class WriterApp implements AutoCloseable {
                     throw new ConfigException(e.getMessage());
                 }
                 if (cfg.seed().isPresent()) { // with the namespace's lock held: no other writer is building it
-                    seed(cfg.seed().get(), w, b, attributes);
+                    seeding.seeding(b.namespace(), cfg.seed().get());
+                    seeder.seed(cfg.seed().get(), w, b, attributes);
                 }
-                sinks.add(new NamespaceSink(b, w, metrics, attributes));
+                sinks.add(new NamespaceSink(b, w, metrics, attributes, sampleBudget));
             }
         } catch (IOException | RuntimeException e) {
             sinks.forEach(NamespaceSink::abandon);
@@ -94,19 +117,10 @@ public final class WriterApp implements AutoCloseable {
                     + "store's files belong to another user (a run as root?): give them to the writer's user, or "
                     + "choose another --store-dir" : io)) : e;
         }
-        ingestor = new Ingestor(cfg, sinks, metrics, () -> KafkaStartErrors.consumer(cfg));
-        ingestor.start();
-        store = SharedLookupStore.open(storeDir);
-        try {
-            http = new HttpServer(cfg.httpHost(), cfg.httpPort(),
-                    new HttpApi(ingestor::statuses, ingestor::failure, store, metrics),
-                    metrics);
-        } catch (IOException e) {
-            throw new ConfigException(e.getMessage()); // one line naming the address and what to do
-        } catch (Exception e) {
-            throw new ConfigException("Cannot listen on " + cfg.httpHost() + ":" + cfg.httpPort() + " (" + e
-                    + "): choose another --http-port or --http-host");
-        }
+        Ingestor started = new Ingestor(cfg, sinks, metrics, () -> KafkaStartErrors.consumer(cfg));
+        started.start();
+        ingestor = started;
+        seeding.done();
         out.println("shared-lookup writer: store " + storeDir + ", HTTP " + httpAddress());
     }
 
@@ -188,6 +202,18 @@ public final class WriterApp implements AutoCloseable {
         return ingestor.statuses();
     }
 
+    /** What HTTP shows: the start's statuses until ingestion has started, then the ingest thread's. */
+    private Map<String, NamespaceStatus> statusesNow() {
+        Ingestor running = ingestor;
+        return running == null ? seeding.statuses() : running.statuses();
+    }
+
+    /** Why the writer can no longer do its job; never while it starts. */
+    private java.util.Optional<String> failure() {
+        Ingestor running = ingestor;
+        return running == null ? java.util.Optional.empty() : running.failure();
+    }
+
     /** Clean stop: stop polling, close namespaces with their offsets (the next start resumes), stop serving. */
     public synchronized void stop() {
         if (stopped) {
@@ -217,8 +243,8 @@ public final class WriterApp implements AutoCloseable {
     }
 
     /** Seeds the namespace from the snapshot; a snapshot that cannot be used only costs the replay it would save. */
-    private static void seed(Path snapshot, NamespaceWriter writer, TopicBinding binding,
-                             Map<String, String> attributes) {
+    static void seed(Path snapshot, NamespaceWriter writer, TopicBinding binding,
+                     Map<String, String> attributes) {
         try {
             Snapshots.seed(snapshot, writer, m -> ResumeDecision.builtDifferently(m.topic(), m.attributes(),
                     binding.topic(), attributes));

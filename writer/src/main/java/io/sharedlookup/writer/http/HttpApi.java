@@ -29,6 +29,7 @@ public final class HttpApi {
 
     private final Supplier<Map<String, NamespaceStatus>> statuses;
     private final Supplier<Optional<String>> fatal;
+    private final Supplier<Optional<String>> starting;
     private final SharedLookupStore store;
     private final WriterMetrics metrics;
 
@@ -46,8 +47,19 @@ public final class HttpApi {
      */
     public HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, Supplier<Optional<String>> fatal,
                    SharedLookupStore store, WriterMetrics metrics) {
+        this(statuses, fatal, Optional::empty, store, metrics);
+    }
+
+    /**
+     * @param starting what the writer is doing before it ingests (seeding namespaces from a snapshot, which may take
+     *                 minutes), or empty: {@code /health} answers 200 with it, so that a liveness probe sees a process
+     *                 at work, while {@code /ready} says why each namespace is not ready
+     */
+    public HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, Supplier<Optional<String>> fatal,
+                   Supplier<Optional<String>> starting, SharedLookupStore store, WriterMetrics metrics) {
         this.statuses = statuses;
         this.fatal = fatal;
+        this.starting = starting;
         this.store = store;
         this.metrics = metrics;
     }
@@ -85,7 +97,7 @@ public final class HttpApi {
         return switch (path) {
             case "/health" -> fatal.get().map(why -> Response.text(503, why + "; restart the writer (it rebuilds "
                     + "its namespaces from their topics; readers keep what is published meanwhile)"))
-                    .orElseGet(() -> Response.text(200, "ok"));
+                    .orElseGet(() -> Response.text(200, starting.get().orElse("ok")));
             case "/ready" -> ready();
             case "/namespaces" -> json(200, namespaces());
             case "/metrics" -> new Response(200, WriterMetrics.contentType(), metrics.scrape());

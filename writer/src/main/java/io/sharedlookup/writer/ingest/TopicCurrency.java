@@ -24,6 +24,12 @@ import org.apache.kafka.common.TopicPartition;
  * credited with an earlier answer it has passed, not only with the latest: the last 24 answers are kept (two minutes
  * of health checks), and older ones one a minute for an hour, so that a topic up to an hour behind is still
  * credited, to within a minute.
+ *
+ * <p>Times come in and go out in wall-clock milliseconds, as the callers ask and as manifests store them, but are kept
+ * on the monotonic clock ({@link CurrencyClock}): a time given is taken as that long before now, and a time returned
+ * is now (on the wall clock) less the time that has passed since, on the monotonic clock. So a gap between two times
+ * is what the monotonic clock measured, whatever the wall clock was stepped by meanwhile; a stamp is never later than
+ * the wall clock now; and once a wall clock that ran ahead is set right, the stamps returned follow it.
  */
 final class TopicCurrency {
     /** Recent answers kept per partition, every one: two minutes of health checks when nothing else asks. */
@@ -32,9 +38,17 @@ final class TopicCurrency {
     private static final int OLDER_KEPT = 60;
     private static final long OLDER_SPACING_MILLIS = 60_000;
 
+    /** An answer: when it was asked for (monotonic milliseconds) and the end offset it gave. */
     private record Answer(long askedAtMillis, long end) {
     }
 
+    /** A change of the wall clock against the monotonic one larger than this is a step, and followed. */
+    private static final long STEP_MILLIS = 1_000;
+
+    private final CurrencyClock clock;
+    /** How far the wall clock is ahead of the monotonic one, in milliseconds (see {@link #monotonicMillis}). */
+    private long wallAhead;
+    private boolean wallAheadKnown;
     private final Map<TopicPartition, Deque<Answer>> answers = new HashMap<>();
     /** Per partition, answers older than {@link #answers}' (newest first). */
     private final Map<TopicPartition, Deque<Answer>> older = new HashMap<>();
@@ -42,18 +56,30 @@ final class TopicCurrency {
     private final Map<TopicPartition, Answer> reachedAt = new HashMap<>();
     /** Per partition, the end of the answer it had reached when its topic was last credited. */
     private final Map<TopicPartition, Long> creditedEnd = new HashMap<>();
-    /** Per topic, since when its positions are known current: credited by the caller (see {@link #credit}). */
+    /**
+     * Per topic, since when its positions are known current (monotonic milliseconds, as every time kept here):
+     * credited by the caller (see {@link #credit}).
+     */
     private final Map<String, Long> currentAsOf = new HashMap<>();
     /** Topics read again from their beginning ({@link #restart}), neither credited nor {@link #interrupted} since. */
     private final Set<String> readFromBeginning = new HashSet<>();
     /** Topics rebuilt because their positions were not current for too long, not credited since. */
     private final Set<String> rebuiltForGap = new HashSet<>();
 
-    /** The broker gave these end offsets to a request sent at {@code askedAtMillis}. */
+    TopicCurrency() {
+        this(CurrencyClock.SYSTEM);
+    }
+
+    TopicCurrency(CurrencyClock clock) {
+        this.clock = clock;
+    }
+
+    /** The broker gave these end offsets to a request sent at {@code askedAtMillis} (wall clock). */
     void answered(Map<TopicPartition, Long> ends, long askedAtMillis) {
+        long askedAt = monotonic(askedAtMillis);
         ends.forEach((tp, end) -> {
             Deque<Answer> kept = answers.computeIfAbsent(tp, p -> new ArrayDeque<>());
-            kept.addFirst(new Answer(askedAtMillis, end));
+            kept.addFirst(new Answer(askedAt, end));
             while (kept.size() > ANSWERS_KEPT) {
                 keepOlder(tp, kept.removeLast());
             }
@@ -89,7 +115,7 @@ final class TopicCurrency {
             }
             asOf = Math.min(asOf, at.askedAtMillis());
         }
-        return asOf == Long.MAX_VALUE ? Positions.UNKNOWN : asOf;
+        return asOf == Long.MAX_VALUE ? Positions.UNKNOWN : wall(asOf);
     }
 
     /** Notes the newest of {@code kept} that position {@code next} of {@code tp} has reached; whether there was one. */
@@ -107,7 +133,9 @@ final class TopicCurrency {
 
     /** The topic's positions (of {@code partitions}) are known current as of {@code asOfMillis} (never moves back). */
     void credit(String topic, Collection<TopicPartition> partitions, long asOfMillis) {
-        currentAsOf.merge(topic, asOfMillis, Math::max);
+        if (asOfMillis != Positions.UNKNOWN) {
+            currentAsOf.merge(topic, monotonic(asOfMillis), Math::max);
+        }
         readFromBeginning.remove(topic);
         rebuiltForGap.remove(topic);
         for (TopicPartition tp : partitions) {
@@ -163,7 +191,8 @@ final class TopicCurrency {
 
     /** Since when the topic's positions are known current, or {@link Positions#UNKNOWN}. */
     long currentAsOf(String topic) {
-        return currentAsOf.getOrDefault(topic, Positions.UNKNOWN);
+        Long asOf = currentAsOf.get(topic);
+        return asOf == null ? Positions.UNKNOWN : wall(asOf);
     }
 
     /**
@@ -174,7 +203,38 @@ final class TopicCurrency {
     void restart(String topic, Collection<TopicPartition> partitions, long askedAtMillis) {
         partitions.forEach(reachedAt::remove);
         partitions.forEach(creditedEnd::remove);
-        currentAsOf.put(topic, askedAtMillis);
+        currentAsOf.put(topic, monotonic(askedAtMillis));
         readFromBeginning.add(topic);
+    }
+
+    /**
+     * A wall-clock time given, on the monotonic clock: as long before now as the wall clock says. A time later than the
+     * wall clock now (a manifest stamped by a clock that ran ahead) counts as now.
+     */
+    private long monotonic(long wallMillis) {
+        long monotonicNow = monotonicMillis();
+        return Math.min(wallMillis - wallAhead, monotonicNow);
+    }
+
+    /** A monotonic time kept here, on the wall clock: now less the time that has passed since, never later than now. */
+    private long wall(long monotonicMillis) {
+        long monotonicNow = monotonicMillis();
+        return Math.min(monotonicMillis + wallAhead, monotonicNow + wallAhead);
+    }
+
+    /**
+     * The monotonic clock now, in milliseconds, having noted how far the wall clock is ahead of it. That difference is
+     * taken afresh only when it moved by more than {@link #STEP_MILLIS} (a step of the wall clock): the two clocks are
+     * read one after the other and each is rounded, so that taking it afresh every time would make a time given and
+     * read back differ by a millisecond.
+     */
+    private long monotonicMillis() {
+        long monotonicNow = Math.floorDiv(clock.monotonicNanos(), 1_000_000L);
+        long ahead = clock.wallMillis() - monotonicNow;
+        if (!wallAheadKnown || Math.abs(ahead - wallAhead) > STEP_MILLIS) {
+            wallAhead = ahead;
+            wallAheadKnown = true;
+        }
+        return monotonicNow;
     }
 }

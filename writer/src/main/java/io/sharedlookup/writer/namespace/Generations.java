@@ -221,14 +221,16 @@ final class Generations {
     /**
      * Since when the offsets are known current ({@code updated.at}): as the consumer knows it; else as the manifest
      * says (a resumed topic that has not reached the log's end in this run); else now (a first publish, which comes
-     * only once caught up).
+     * only once caught up). Never later than this host's clock now: a stamp from the future would make offsets of any
+     * age pass for fresh at a later start (see {@link ResumeDecision#CLOCK_SKEW_MILLIS}).
      */
     private long currentAsOf(Positions positions) {
+        long now = System.currentTimeMillis();
         long asOf = positions.currentAsOfMillis(topic);
         if (asOf != Positions.UNKNOWN) {
-            return asOf;
+            return Math.min(asOf, now);
         }
-        return writer.published().map(Manifest::updatedAtMillis).orElseGet(System::currentTimeMillis);
+        return Math.min(writer.published().map(Manifest::updatedAtMillis).orElse(now), now);
     }
 
     /** Records progress of a live generation for readers (content version) and for a later resume. */

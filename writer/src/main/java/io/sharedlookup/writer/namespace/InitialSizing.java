@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * How big the first generation of a rebuild is made, from the first records read, which are held back until it exists:
+ * How big the first generation of a rebuild is made, from the first records read, which are held back until it exists
+ * (within a heap budget shared by all namespaces, {@link SampleBudget}):
  * the distinct keys expected (the topic's record count times the share of distinct keys in the sample), each of the
  * sample's average key and value size, bounded by the disk space the file may take. Also the averages of a resumed
  * generation, which are not recorded with it.
@@ -40,10 +41,18 @@ final class InitialSizing {
     private static final int SAMPLE_RECORDS = 1000;
     private static final long SAMPLE_BYTES = 4 << 20;
 
+    private final SampleBudget budget;
     private boolean sampling;
     private long expectedEntries;
     private final List<String[]> samples = new ArrayList<>();
     private long sampleBytes;
+    /** What the records held here have reserved of the {@link SampleBudget}. */
+    private long reservedBytes;
+
+    /** @param budget the heap budget for held-back records this namespace shares with the others */
+    InitialSizing(SampleBudget budget) {
+        this.budget = budget;
+    }
 
     /**
      * Starts sampling for a rebuild that reads the topic from {@code beginning}.
@@ -64,10 +73,24 @@ final class InitialSizing {
         return sampling;
     }
 
-    /** Holds a record ({@code value == null} removes) back for the sample; true once the sample is big enough. */
-    boolean add(String key, String value) {
+    /**
+     * Holds a record ({@code value == null} removes) back for the sample when the heap budget allows: within this
+     * namespace's share of the {@link SampleBudget} and what is left of it. False when it does not: the sample is as
+     * big as it gets, and the record is for the generation sized from it.
+     */
+    boolean hold(String key, String value) {
+        long cost = SampleBudget.cost(key, value);
+        if (reservedBytes + cost > budget.share() || !budget.tryReserve(cost)) {
+            return false;
+        }
+        reservedBytes += cost;
         samples.add(new String[] {key, value});
         sampleBytes += key.length() + (value == null ? 0 : value.length());
+        return true;
+    }
+
+    /** Whether the sample is big enough: {@value #SAMPLE_RECORDS} records, or 4M characters. */
+    boolean full() {
         return samples.size() >= SAMPLE_RECORDS || sampleBytes >= SAMPLE_BYTES;
     }
 
@@ -122,16 +145,22 @@ final class InitialSizing {
         return Math.min(estimate, Math.max(ALWAYS_ALLOWED_ENTRIES, diskBound));
     }
 
-    /** Ends sampling once the generation exists: returns the records held back, in order, to apply to it. */
+    /**
+     * Ends sampling once the generation exists: returns the records held back, in order, to apply to it. Their
+     * reservations pass to the caller, which releases each ({@link SampleBudget#cost}) once it is applied.
+     */
     List<String[]> finish() {
         sampling = false;
         List<String[]> pending = new ArrayList<>(samples);
+        reservedBytes = 0;
         clear();
         return pending;
     }
 
-    /** Drops the records held back (the rebuild they were for is abandoned). */
+    /** Drops the records held back (the rebuild they were for is abandoned), and their reservations. */
     void clear() {
+        budget.release(reservedBytes);
+        reservedBytes = 0;
         samples.clear();
         sampleBytes = 0;
     }

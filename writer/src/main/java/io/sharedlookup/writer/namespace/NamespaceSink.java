@@ -38,7 +38,8 @@ public final class NamespaceSink {
     private final String nsLabel;
     private final LastError lastError = new LastError();
     private final Generations generations;
-    private final InitialSizing initialSizing = new InitialSizing();
+    private final SampleBudget sampleBudget;
+    private final InitialSizing initialSizing;
     /** Records held back for the sample, not yet applied to the generation built from it (see applyHeldBack). */
     private final java.util.ArrayDeque<String[]> heldBack = new java.util.ArrayDeque<>();
     private final Growth growth;
@@ -52,6 +53,18 @@ public final class NamespaceSink {
      */
     public NamespaceSink(TopicBinding binding, NamespaceWriter writer, WriterMetrics metrics,
                          Map<String, String> attributes) {
+        this(binding, writer, metrics, attributes, SampleBudget.shared(1));
+    }
+
+    /**
+     * @param attributes   the settings this writer records with each generation; a change of any of them at restart
+     *                     means a rebuild
+     * @param sampleBudget the heap budget for records held back while sampling, shared by all the writer's namespaces
+     */
+    public NamespaceSink(TopicBinding binding, NamespaceWriter writer, WriterMetrics metrics,
+                         Map<String, String> attributes, SampleBudget sampleBudget) {
+        this.sampleBudget = sampleBudget;
+        this.initialSizing = new InitialSizing(sampleBudget);
         this.binding = binding;
         this.writer = writer;
         this.metrics = metrics;
@@ -139,6 +152,7 @@ public final class NamespaceSink {
             generations.setDeleteRetention(retentionMillis);
         }
         initialSizing.clear();
+        heldBack.forEach(r -> sampleBudget.release(SampleBudget.cost(r[0], r[1])));
         heldBack.clear();
         lastError.clear();
         return rebuildFrom(reason, beginning, end);
@@ -173,10 +187,13 @@ public final class NamespaceSink {
     public void apply(String key, String value, Positions positions) {
         lastUpdateMillis = System.currentTimeMillis();
         if (initialSizing.sampling()) {
-            if (initialSizing.add(key, value)) {
-                finishSampling(positions);
+            if (initialSizing.hold(key, value)) {
+                if (initialSizing.full()) {
+                    finishSampling(positions);
+                }
+                return;
             }
-            return;
+            finishSampling(positions); // the heap budget for samples is spent: sized from what is held, then applied
         }
         applyHeldBack(positions); // records read before this one come first
         growth.checkWithinBatch(positions);
@@ -278,6 +295,7 @@ public final class NamespaceSink {
                 // counted in applyTo
             }
             heldBack.pollFirst();
+            sampleBudget.release(SampleBudget.cost(record[0], record[1]));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.sharedlookup.writer.namespace;
 
 import io.sharedlookup.internal.store.Manifest;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 
@@ -20,6 +21,9 @@ import java.util.Optional;
  *       generations record it since this rule exists);</li>
  *   <li>a stored offset is below its partition's log start offset;</li>
  *   <li>a stored offset is past its partition's log end offset (the topic was recreated);</li>
+ *   <li>the offsets are stamped current at a moment more than {@link #CLOCK_SKEW_MILLIS} later than this host's clock
+ *       now: the stamp came from a wall clock that ran ahead (here during the last run, or on the host a
+ *       {@code --seed} snapshot was taken on), so it cannot say how old the offsets are;</li>
  *   <li>the offsets are older than the topic's {@code delete.retention.ms} (deletes may have been missed), or than
  *       Kafka's default of a day when the topic's own cannot be read.</li>
  * </ol>
@@ -38,6 +42,13 @@ public final class ResumeDecision {
      * a week would resume, and deletes compacted away meanwhile would stay in the store for good.
      */
     public static final long DEFAULT_DELETE_RETENTION_MILLIS = 86_400_000L;
+    /**
+     * How much later than this host's clock a stored {@code updated.at} may be and still be believed: a minute, well
+     * above what NTP leaves between hosts (milliseconds) and what a clock stepped at boot corrects, well below
+     * any {@code delete.retention.ms} worth having (Kafka's default is a day). A stamp later than that came from a
+     * clock that was wrong, and would make offsets of any age pass for fresh.
+     */
+    public static final long CLOCK_SKEW_MILLIS = 60_000L;
     private static final ResumeDecision RESUME = new ResumeDecision(null);
 
     private final String rebuildReason;
@@ -117,6 +128,12 @@ public final class ResumeDecision {
                 return rebuild("stored offset " + stored + " of partition " + e.getKey()
                         + " is past the log end offset " + e.getValue() + " (was the topic recreated?)");
             }
+        }
+        if (m.updatedAtMillis() - nowMillis > CLOCK_SKEW_MILLIS) {
+            return rebuild("its offsets are stamped current as of " + Instant.ofEpochMilli(m.updatedAtMillis())
+                    + ", later than this host's clock (" + Instant.ofEpochMilli(nowMillis) + ") by more than "
+                    + CLOCK_SKEW_MILLIS / 1000 + " s: a wall clock ran ahead (here during the last run, or where a "
+                    + "--seed snapshot was taken), so their age, and whether deletes were missed, is unknown");
         }
         long retentionMillis = log.deleteRetentionMillis();
         boolean known = retentionMillis >= 0;

@@ -40,15 +40,40 @@ class InitialSizingTest {
 
     @Test
     void sizing_sampleWithRepeatedKeys_usesTheirShareAndAverages() {
-        InitialSizing sizing = new InitialSizing();
+        InitialSizing sizing = new InitialSizing(SampleBudget.shared(1));
         assertThat(sizing.start(Map.of(0, 0L), Map.of(0, 4_000_000L))).isEqualTo(4_000_000);
         for (int i = 0; i < 999; i++) {
-            sizing.add("k" + (i % 500), "v");
+            assertThat(sizing.hold("k" + (i % 500), "v")).isTrue();
         }
-        assertThat(sizing.add("k0", "v")).as("the sample is complete at 1000 records").isTrue();
+        assertThat(sizing.full()).isFalse();
+        assertThat(sizing.hold("k0", "v")).isTrue();
+        assertThat(sizing.full()).as("the sample is complete at 1000 records").isTrue();
         assertThat(sizing.distinctShare()).isEqualTo(0.5);
         GenerationSizing s = sizing.sizing(TB);
         assertThat(s.entries()).isEqualTo((long) (2_000_000 * GenerationSizing.HEADROOM));
         assertThat(s.averageValueBytes()).isEqualTo(1.0);
+    }
+
+    @Test
+    void hold_sharesOneHeapBudgetWithTheOtherNamespaces() {
+        long record = SampleBudget.cost("k", "v".repeat(4_096));
+        SampleBudget budget = new SampleBudget(10 * record, 2); // five records each, ten in all
+        InitialSizing first = new InitialSizing(budget);
+        InitialSizing second = new InitialSizing(budget);
+        first.start(Map.of(0, 0L), Map.of(0, 1_000L));
+        second.start(Map.of(0, 0L), Map.of(0, 1_000L));
+        for (int i = 0; i < 5; i++) {
+            assertThat(first.hold("k", "v".repeat(4_096))).isTrue();
+        }
+        assertThat(first.hold("k", "v".repeat(4_096))).as("its share is spent").isFalse();
+        assertThat(first.full()).as("not by its own measure").isFalse();
+        assertThat(budget.reserved()).isEqualTo(5 * record);
+
+        assertThat(first.finish()).hasSize(5); // reservations pass to whoever applies them
+        assertThat(budget.reserved()).isEqualTo(5 * record);
+        budget.release(5 * record);
+        second.hold("k", "v");
+        second.clear(); // an abandoned rebuild gives back what it held
+        assertThat(budget.reserved()).isZero();
     }
 }

@@ -108,9 +108,9 @@ class NamespaceSinkHeldBackTest {
     /** How long the sink's generation for {@code records} is when created: a probe sized from the same sample. */
     private static long createdLength(List<String[]> records, Map<Integer, Long> beginning, Map<Integer, Long> end,
                                       Path probe) throws Exception {
-        InitialSizing sample = new InitialSizing();
+        InitialSizing sample = new InitialSizing(SampleBudget.shared(1));
         sample.start(beginning, end);
-        records.forEach(r -> sample.add(r[0], r[1]));
+        records.forEach(r -> sample.hold(r[0], r[1]));
         try (GenerationFile g = GenerationFile.create(probe.resolve("g0000000001.cmap"),
                 sample.sizing(Long.MAX_VALUE), StorePermissions.DEFAULT)) {
             return Files.size(g.file());

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OffsetsAgeTest {
     private static final long DAY = TimeUnit.DAYS.toMillis(1);
+    private static final long HOUR = TimeUnit.HOURS.toMillis(1);
     private static final Map<Integer, Long> OFFSETS = Map.of(0, 1L);
 
     @TempDir
@@ -49,7 +50,8 @@ class OffsetsAgeTest {
         NamespaceSink sink = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
         sink.start(Map.of(0, 0L), OFFSETS, deleteRetentionMillis, null);
         sink.apply("1", "Ada", topic -> OFFSETS);
-        sink.afterBatch(true, topic -> OFFSETS);
+        // Current as of an hour ago, so that the tests' later stamps are not later than the clock (never written).
+        sink.afterBatch(true, currentAsOf(System.currentTimeMillis() - HOUR));
         return sink;
     }
 
@@ -116,7 +118,7 @@ class OffsetsAgeTest {
         NamespaceSink sink = liveSink(layout);
         sink.rebuild("the topic was recreated", Map.of(0, 0L), OFFSETS, null, 60_000);
         sink.apply("1", "Ada", topic -> OFFSETS);
-        sink.afterBatch(true, topic -> OFFSETS);
+        sink.afterBatch(true, currentAsOf(System.currentTimeMillis() - HOUR));
         long published = Manifest.read(layout.manifest("users")).updatedAtMillis();
         assertThat(Manifest.read(layout.manifest("users")).generation()).as("the rebuild published").isGreaterThan(1);
 
@@ -160,5 +162,20 @@ class OffsetsAgeTest {
         Manifest stopped = Manifest.read(layout.manifest("users"));
         assertThat(stopped.offsets()).isEqualTo(Map.of(0, 3L));
         assertThat(stopped.updatedAtMillis()).isEqualTo(lastAnswer);
+    }
+
+    @Test
+    void aStampLaterThanTheClockIsNeverWritten() throws Exception {
+        // Positions credited by a wall clock that ran ahead: what is stored is now, not the future, so that a later
+        // start with the clock set right does not take offsets of any age for fresh.
+        StoreLayout layout = new StoreLayout(dir.resolve("store"));
+        NamespaceSink sink = liveSink(layout);
+        long before = System.currentTimeMillis();
+        sink.checkpoint(currentAsOf(before + HOUR));
+        long stamped = Manifest.read(layout.manifest("users")).updatedAtMillis();
+        assertThat(stamped).isBetween(before, System.currentTimeMillis());
+        sink.close(currentAsOf(System.currentTimeMillis() + HOUR));
+        assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isLessThanOrEqualTo(
+                System.currentTimeMillis());
     }
 }

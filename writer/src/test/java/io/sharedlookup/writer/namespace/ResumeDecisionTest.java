@@ -151,6 +151,25 @@ class ResumeDecisionTest {
     }
 
     @Test
+    void decide_offsetsStampedLaterThanTheClockBeyondTheSkew_rebuilds() {
+        // A clock an hour ahead during the last run (or on the host a seed was taken on): the stamp cannot say how old
+        // the offsets are, however long ago the stop was.
+        Published fromTheFuture = new Published("users", CLEAN.attributes(), CLEAN.offsets(), NOW + 3_600_000L, true);
+        ResumeDecision d = decide(fromTheFuture);
+        assertThat(d.resume()).isFalse();
+        assertThat(d.rebuildReason()).contains("later than this host's clock", "ran ahead", "--seed");
+    }
+
+    @Test
+    void decide_offsetsStampedLaterThanTheClockWithinTheSkew_resume() {
+        long skew = ResumeDecision.CLOCK_SKEW_MILLIS;
+        assertThat(decide(new Published("users", CLEAN.attributes(), CLEAN.offsets(), NOW + skew, true)).resume())
+                .isTrue();
+        assertThat(decide(new Published("users", CLEAN.attributes(), CLEAN.offsets(), NOW + skew + 1, true))
+                .resume()).isFalse();
+    }
+
+    @Test
     void decide_partitionsAddedSinceTheStop_resumes() {
         // New partitions have no stored offset: they are read from their beginning, the others resume.
         TopicLog morePartitions = new TopicLog(Map.of(0, 10L, 1, 0L, 2, 0L), Map.of(0, 100L, 1, 70L, 2, 5L), -1);
