@@ -5,6 +5,7 @@ import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.store.EntryRoom;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
@@ -100,8 +101,9 @@ public final class NamespaceSink {
                 // bigger generation built before this run has seen records is sized for the entries it must hold
                 // (the 16/32-byte fallbacks made such a copy overflow Chronicle's tiers).
                 double[] averages = InitialSizing.averagesOf(live);
+                // What it holds was not seen in this run: its copies must take whatever its file can hold.
                 generations.setSizing(new GenerationSizing(m.capacity(), averages[0], averages[1],
-                        GenerationSizing.MAX_BLOAT_FACTOR));
+                        GenerationSizing.MAX_BLOAT_FACTOR, EntryRoom.maxEntryBytes(live)));
                 metrics.resumes.labelValues(nsLabel).inc();
                 log.info("Namespace '{}': resuming generation {} from stored offsets {}", nsLabel, m.generation(),
                         m.offsets());
