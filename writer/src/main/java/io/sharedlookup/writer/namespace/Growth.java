@@ -313,7 +313,12 @@ final class Growth {
                 throw e;
             }
         }
-        generations.switchTo(next, sizing, positions, positionsExact);
+        try {
+            generations.switchTo(next, sizing, positions, positionsExact);
+        } catch (IOException | RuntimeException e) {
+            discardUnpublished(next); // a failed publish left it to no one: it would stay on disk for good
+            throw e;
+        }
     }
 
     /** Deletes a copy that was not published (its publish failed), so that no failed growth leaves a file behind. */
