@@ -63,7 +63,7 @@ public final class NamespaceSink {
         // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
         for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
                 metrics.oversize, metrics.corruptRecords, metrics.rebuilds, metrics.growths, metrics.replacements,
-                metrics.resumes, metrics.stalls)) {
+                metrics.resumes, metrics.stalls, metrics.keysOnSeveralPartitions)) {
             counter.labelValues(nsLabel);
         }
     }
