@@ -53,6 +53,7 @@ final class Growth {
     private final RateLimitedLog growthFailures = new RateLimitedLog(log, 60_000);
 
     private final FreeSpaceLooks freeSpace = new FreeSpaceLooks();
+    private final SynchronousReplacement replacement;
     /** A bigger generation being filled in the background from the target; records go to both meanwhile. */
     private BackgroundCopy growing;
     private int opsSinceCheck;
@@ -70,6 +71,7 @@ final class Growth {
         this.metrics = metrics;
         this.lastError = lastError;
         this.nsLabel = namespace;
+        this.replacement = new SynchronousReplacement(generations, writer, sizes, namespace);
     }
 
     /** How long a write waits for a segment lock: longer while a background copy holds them one by one. */
@@ -159,6 +161,32 @@ final class Growth {
         } catch (IOException | RuntimeException io) {
             throw lastError.stall(growthFailed("generation full and cannot grow to " + bigger.entries() + " entries",
                     io), retryMillis(io));
+        }
+    }
+
+    /**
+     * A record's entry ({@code key}, {@code value}) does not fit the target's layout (Chronicle's one-tier limit, from
+     * the averages the target was sized with): moves to a copy of the same capacity made to take it, where the caller
+     * applies the record, rather than skip a value under {@code --max-value-bytes}.
+     *
+     * @return whether the target now takes it; false when it was made for such an entry already (Chronicle's own
+     *         limit) or no copy can be made now (the record is then skipped, as before)
+     */
+    boolean makeRoomFor(String key, String value, Positions positions) {
+        long bytes = StoredSizes.bytesOf(key, value);
+        if (bytes <= generations.sizing().largestEntryBytes()) {
+            return false;
+        }
+        sizes.mustTake(bytes);
+        GenerationSizing sizing = sizes.next(generations.sizing(), generations.target().size(), false);
+        log.warn("Namespace '{}': an entry of {} bytes does not fit generation {}; copying it into one that takes it",
+                nsLabel, bytes, generations.target().file().getFileName());
+        try {
+            replace(sizing, positions, false);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            growthFailed("cannot make a generation that takes an entry of " + bytes + " bytes", e);
+            return false;
         }
     }
 
@@ -275,60 +303,10 @@ final class Growth {
         return error;
     }
 
-    /**
-     * Copies the current target into a new generation of {@code newSizing} and switches to it; a published target
-     * is replaced by publishing the copy. Never leaves a half-built generation visible.
-     */
+    /** Copies the target synchronously into a generation of {@code newSizing} and switches to it. */
     private void replace(GenerationSizing newSizing, Positions positions, boolean positionsExact) throws IOException {
         cancel("replaced synchronously");
-        GenerationFile old = generations.target();
-        GenerationSizing sizing = newSizing;
-        GenerationFile next = writer.createGeneration(sizing, generations.reverseIndex());
-        long[] refused = new long[1];
-        while (true) {
-            GenerationFile to = next;
-            try {
-                old.forEach((k, v) -> {
-                    try {
-                        to.put(k, v, BackgroundCopy.COPY_LOCK_NANOS);
-                    } catch (EntryTooLargeException e) {
-                        refused[0] = StoredSizes.bytesOf(k, v);
-                        throw e;
-                    }
-                }, BackgroundCopy.COPY_LOCK_NANOS);
-                break;
-            } catch (EntryTooLargeException e) {
-                writer.discard(next);
-                if (refused[0] <= sizing.largestEntryBytes()) {
-                    throw e; // sized for it and still refused: no bigger size would do
-                }
-                // Never dropped: the entry is stored, so a generation made to take it is built instead.
-                sizes.mustTake(refused[0]);
-                sizing = sizing.withLargestEntry(refused[0]);
-                log.warn("Namespace '{}': an entry of {} bytes does not fit the new generation; building one that "
-                        + "takes it", nsLabel, refused[0]);
-                next = writer.createGeneration(sizing, generations.reverseIndex());
-            } catch (RuntimeException e) {
-                writer.discard(next);
-                throw e;
-            }
-        }
-        try {
-            generations.switchTo(next, sizing, positions, positionsExact);
-        } catch (IOException | RuntimeException e) {
-            discardUnpublished(next); // a failed publish left it to no one: it would stay on disk for good
-            throw e;
-        }
-    }
-
-    /** Deletes a copy that was not published (its publish failed), so that no failed growth leaves a file behind. */
-    private void discardUnpublished(GenerationFile next) {
-        try {
-            writer.discard(next);
-        } catch (IOException | RuntimeException e) {
-            log.warn("Namespace '{}': cannot delete unpublished generation {}: {}", nsLabel, next.file(),
-                    e.toString());
-        }
+        replacement.replace(newSizing, positions, positionsExact);
     }
 
     /**
@@ -391,7 +369,7 @@ final class Growth {
         try {
             generations.switchTo(copy.to, copy.sizing, positions, positionsExact);
         } catch (IOException | RuntimeException e) {
-            discardUnpublished(copy.to);
+            replacement.discardUnpublished(copy.to);
             defer(GROWTH_RETRY_MILLIS);
             String error = failed("cannot publish the grown generation: " + e.getMessage());
             log.error("Namespace '{}': {}", nsLabel, error);

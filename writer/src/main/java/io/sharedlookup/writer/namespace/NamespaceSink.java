@@ -188,21 +188,21 @@ public final class NamespaceSink {
     /** Applies a record to the generation records go to, growing it when a put finds no room. */
     private void applyToTarget(String key, String value, Positions positions) {
         try {
-            applyTo(generations.target(), key, value);
+            applyTo(generations.target(), key, value, positions);
             growth.alsoWriteToCopy(key, value);
         } catch (IllegalStateException e) {
             if (!String.valueOf(e.getMessage()).contains("extra segment tier")) {
                 throw e;
             }
             growth.growBecauseFull(positions);
-            applyTo(generations.target(), key, value);
+            applyTo(generations.target(), key, value, positions);
         } catch (LockTimeoutException e) {
             growth.replaceLocked(e, positions);
-            applyTo(generations.target(), key, value);
+            applyTo(generations.target(), key, value, positions);
         }
     }
 
-    private void applyTo(GenerationFile target, String key, String value) {
+    private void applyTo(GenerationFile target, String key, String value, Positions positions) {
         try {
             writer.requireMarkedOpen(target);
         } catch (IOException e) {
@@ -220,6 +220,10 @@ public final class NamespaceSink {
                 generations.markDirty();
             }
         } catch (EntryTooLargeException e) {
+            if (target == generations.target() && growth.makeRoomFor(key, value, positions)) {
+                applyTo(generations.target(), key, value, positions); // made for this entry: a second refusal skips
+                return;
+            }
             metrics.oversize.labelValues(nsLabel).inc();
             lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
             throw new RecordSkippedException(e.getMessage());
