@@ -170,12 +170,12 @@ final class Growth {
      * applies the record, rather than skip a value under {@code --max-value-bytes}.
      *
      * @return whether the target now takes it; false when it was made for such an entry already (Chronicle's own
-     *         limit) or no copy can be made now (the record is then skipped, as before)
+     *         limit), or no copy can be made now or growth waits for its retry time (the record is then skipped)
      */
     boolean makeRoomFor(String key, String value, Positions positions) {
         long bytes = StoredSizes.bytesOf(key, value);
-        if (bytes <= generations.sizing().largestEntryBytes()) {
-            return false;
+        if (bytes <= generations.sizing().largestEntryBytes() || deferred(System.nanoTime())) {
+            return false; // made for it already, or a copy failed a moment ago: not a whole copy per record
         }
         sizes.mustTake(bytes);
         GenerationSizing sizing = sizes.next(generations.sizing(), generations.target().size(), false);
