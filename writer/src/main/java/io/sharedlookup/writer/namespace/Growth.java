@@ -169,13 +169,19 @@ final class Growth {
      * the averages the target was sized with): moves to a copy of the same capacity made to take it, where the caller
      * applies the record, rather than skip a value under {@code --max-value-bytes}.
      *
-     * @return whether the target now takes it; false when it was made for such an entry already (Chronicle's own
-     *         limit), or no copy can be made now or growth waits for its retry time (the record is then skipped)
+     * @return true when the target now takes it; false when it was made for such an entry already (Chronicle's own
+     *         limit: the record is skipped)
+     * @throws StalledException when no such copy can be made now: the record waits, as for a full generation
      */
     boolean makeRoomFor(String key, String value, Positions positions) {
         long bytes = StoredSizes.bytesOf(key, value);
-        if (bytes <= generations.sizing().largestEntryBytes() || deferred(System.nanoTime())) {
-            return false; // made for it already, or a copy failed a moment ago: not a whole copy per record
+        if (bytes <= generations.sizing().largestEntryBytes()) {
+            return false;
+        }
+        String what = "cannot make a generation that takes an entry of " + bytes + " bytes";
+        if (deferred(System.nanoTime())) { // a copy failed a moment ago: not a whole copy per record
+            throw lastError.stall(what + " before growth's retry time",
+                    Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L));
         }
         sizes.mustTake(bytes);
         GenerationSizing sizing = sizes.next(generations.sizing(), generations.target().size(), false);
@@ -185,8 +191,7 @@ final class Growth {
             replace(sizing, positions, false);
             return true;
         } catch (IOException | RuntimeException e) {
-            growthFailed("cannot make a generation that takes an entry of " + bytes + " bytes", e);
-            return false;
+            throw lastError.stall(growthFailed(what, e), retryMillis(e));
         }
     }
 
