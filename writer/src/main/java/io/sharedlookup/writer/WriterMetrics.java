@@ -30,6 +30,11 @@ public final class WriterMetrics {
     public final Counter oversize = Counter.builder().name("sharedlookup_writer_oversize_skips_total")
             .help("Records skipped because the value exceeded --max-value-bytes or the entry did not fit")
             .labelNames("namespace").register(registry);
+    public final Counter keysOnSeveralPartitions = Counter.builder()
+            .name("sharedlookup_writer_keys_on_several_partitions_total")
+            .help("Records of a key read from another partition than the key's previous record (a changed "
+                    + "partitioner): hosts may keep different values for such keys; keys are hash-sampled")
+            .labelNames("namespace").register(registry);
     public final Counter corruptRecords = Counter.builder().name("sharedlookup_writer_corrupt_records_total")
             .help("Offsets skipped because the broker's copy of their record batch is damaged (checksum mismatch); "
                     + "their updates are missing until the keys are written again or the namespace is rebuilt")

@@ -49,6 +49,7 @@ final class BatchApplier {
     private final RecordDecoder decoder;
     private final int maxValueBytes;
     private final RateLimitedLog badRecords = new RateLimitedLog(log, 5_000);
+    private final KeyPartitions keyPartitions;
 
     BatchApplier(Consumer<byte[], byte[]> consumer, Map<String, NamespaceSink> byTopic, PartitionOffsets offsets,
                  Positions positions, TopicPauses pauses, Stall stall, BiConsumer<String, String> rebuild,
@@ -63,6 +64,7 @@ final class BatchApplier {
         this.metrics = metrics;
         this.decoder = new RecordDecoder(valueField);
         this.maxValueBytes = maxValueBytes;
+        this.keyPartitions = new KeyPartitions(metrics);
     }
 
     void apply(ConsumerRecords<byte[], byte[]> records) {
@@ -144,6 +146,7 @@ final class BatchApplier {
                 return false;
             }
             String key = decoder.key(r.key());
+            keyPartitions.seen(ns, key, topic, r.partition(), r.offset());
             String value = null;
             if (r.value() == null) {
                 metrics.tombstones.labelValues(ns).inc();

@@ -23,7 +23,8 @@ final class BackgroundCopy {
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean cancelled;
     private volatile Throwable failure;
-    private volatile long skipped;
+    /** UTF-8 key plus value bytes of the entry the new generation refused, when that ended the copy. */
+    private volatile long refusedEntryBytes;
 
     private BackgroundCopy(GenerationFile from, GenerationFile to, GenerationSizing sizing) {
         this.from = from;
@@ -48,7 +49,9 @@ final class BackgroundCopy {
                 try {
                     to.put(k, v, COPY_LOCK_NANOS);
                 } catch (EntryTooLargeException e) {
-                    skipped++;
+                    // Never skipped: the copy ends, and a generation made to take this entry is built instead.
+                    refusedEntryBytes = StoredSizes.bytesOf(k, v);
+                    throw e;
                 }
             }, COPY_LOCK_NANOS);
         } catch (Throwable t) {
@@ -80,8 +83,8 @@ final class BackgroundCopy {
         await();
     }
 
-    /** Entries of the old generation that did not fit the new one's layout. */
-    long skipped() {
-        return skipped;
+    /** UTF-8 key plus value bytes of the entry that ended the copy by not fitting the new generation, or 0. */
+    long refusedEntryBytes() {
+        return refusedEntryBytes;
     }
 }

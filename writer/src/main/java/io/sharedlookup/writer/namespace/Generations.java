@@ -208,9 +208,16 @@ final class Generations {
             GenerationFile old = live;
             writer.publish(next, topic, positions.of(topic), caughtUp && positionsExact, attributes,
                     currentAsOf(positions));
-            old.close();
+            // Published: from here on `next` is the live generation whatever happens, so a failure to close the old
+            // one must not reach a caller that would discard `next` as unpublished.
             live = next;
             dirty = false;
+            try {
+                old.close();
+            } catch (RuntimeException e) {
+                log.warn("Namespace '{}': cannot close generation {}: {}", nsLabel, old.file().getFileName(),
+                        e.toString());
+            }
         }
         sizing = newSizing;
         lastError.stallOver(); // a stall for room (a full generation, one left locked) ends with the new one

@@ -35,22 +35,9 @@ final class Growth {
     /**
      * The fill ratio is looked at once every this many records within a batch, or every 1/1024 of the capacity if
      * that is more: between {@link #GROW_NOW_AT} and Chronicle's limit (about 2.2) there is room for far more records
-     * than that, and each look may also ask Chronicle for its free space (see {@link #lowOnFreeSpace}).
+     * than that, and each look may also ask Chronicle for its free space (see {@link FreeSpaceLooks}).
      */
     private static final int RECORDS_PER_CHECK = 64;
-    /**
-     * Chronicle's free space (percent) below which a generation is replaced even though its entry count is low: when
-     * entries are larger than sampled, bytes run out first (seen: full at 0.39 x entries() with values 25x the
-     * sampled size). It fluctuates as tiers are added, so this only catches most cases early; a put that still
-     * fails for lack of a tier triggers growth and is retried.
-     */
-    private static final int LOW_FREE_SPACE = 20;
-    /**
-     * Chronicle computes its free space by counting the allocation bitmap of every segment: the cost grows with the
-     * map (it was half of the writer's bootstrap time at 1M entries when asked every 64 records). Asked at most this
-     * often instead; a put that still finds no room triggers growth by itself.
-     */
-    private static final long FREE_SPACE_CHECK_NANOS = 250_000_000L;
     private static final long GROWTH_RETRY_MILLIS = 30_000;
     /**
      * How soon a topic paused because the file system refused to extend a generation is tried again: a failed try
@@ -65,21 +52,17 @@ final class Growth {
     private final String nsLabel;
     private final RateLimitedLog growthFailures = new RateLimitedLog(log, 60_000);
 
+    private final FreeSpaceLooks freeSpace = new FreeSpaceLooks();
+    private final SynchronousReplacement replacement;
     /** A bigger generation being filled in the background from the target; records go to both meanwhile. */
     private BackgroundCopy growing;
     private int opsSinceCheck;
-    private long nextFreeSpaceCheck = System.nanoTime();
-    /** The generation {@link #lowOnFreeSpace} last looked at, and what it found. */
-    private GenerationFile lookedAtFreeSpaceOf;
-    private boolean lowAtLastLook;
     /** Growth is not tried again before this {@link System#nanoTime()} (a stepped wall clock cannot move it). */
     private long nextGrowthAttemptNanos = System.nanoTime();
     /** The last check stalled because the target is too full to wait for growth's retry: check the next record too. */
     private boolean stalledTooFull;
-    /** UTF-8 sizes of what was stored, for the averages a bigger generation is sized with. */
-    private long keyBytes;
-    private long valueBytes;
-    private long stored;
+    /** What was stored: the averages a bigger generation is sized with, and the largest entry it must take. */
+    private final StoredSizes sizes = new StoredSizes();
 
     Growth(Generations generations, NamespaceWriter writer, WriterMetrics metrics, LastError lastError,
            String namespace) {
@@ -88,6 +71,7 @@ final class Growth {
         this.metrics = metrics;
         this.lastError = lastError;
         this.nsLabel = namespace;
+        this.replacement = new SynchronousReplacement(generations, writer, sizes, namespace);
     }
 
     /** How long a write waits for a segment lock: longer while a background copy holds them one by one. */
@@ -95,11 +79,9 @@ final class Growth {
         return growing == null ? NamespaceSink.WRITE_LOCK_NANOS : GROWING_WRITE_LOCK_NANOS;
     }
 
-    /** Counts an entry stored in the target, for the average sizes of the next generation. */
+    /** Counts an entry stored in the target, for the sizes of the next generation. */
     void countStored(String key, String value) {
-        keyBytes += Utf8.length(key);
-        valueBytes += Utf8.length(value);
-        stored++;
+        sizes.countStored(key, value);
     }
 
     /** Within a batch: past {@link #GROW_NOW_AT} (or low on free space), grows now rather than after the batch. */
@@ -112,7 +94,7 @@ final class Growth {
         }
         opsSinceCheck = 0;
         stalledTooFull = false;
-        if ((double) t.size() / t.capacity() >= GROW_NOW_AT || lowOnFreeSpace(t)) {
+        if ((double) t.size() / t.capacity() >= GROW_NOW_AT || freeSpace.low(t)) {
             if (growing != null) {
                 finish(positions, false);
             } else {
@@ -131,9 +113,9 @@ final class Growth {
         }
         if (generations.target() != null && !sampling && growing == null) {
             GenerationFile t = generations.target();
-            if ((double) t.size() / t.capacity() >= Fill.GROW_AT || lowOnFreeSpace(t)) {
+            if ((double) t.size() / t.capacity() >= Fill.GROW_AT || freeSpace.low(t)) {
                 startGrowth();
-            } else if (!deferred(System.nanoTime()) && roomyAtLastLook(t)) {
+            } else if (!deferred(System.nanoTime()) && freeSpace.roomyAtLastLook(t)) {
                 lastError.stepSucceeded(LastError.GROWTH); // no longer needed (entries removed): its failure is over
             }
         }
@@ -151,8 +133,8 @@ final class Growth {
                 growing.to.put(key, value, GROWING_WRITE_LOCK_NANOS);
             }
         } catch (EntryTooLargeException e) {
-            // Counted when the old generation took it; the next generation is sized with current averages.
-            cancel("an entry does not fit the new generation: " + e.getMessage());
+            // The old generation took it, so the next one must too: started again, sized for it.
+            tooSmall(StoredSizes.bytesOf(key, value));
         } catch (RuntimeException e) {
             cancel(e.toString());
         }
@@ -172,14 +154,44 @@ final class Growth {
         if (growing != null && finish(positions, false)) {
             return; // copy complete and switched to: the record was written nowhere yet
         }
-        GenerationSizing bigger = generations.sizing().grownFor(generations.target().size(), averageKeyBytes(),
-                averageValueBytes());
+        GenerationSizing bigger = sizes.next(generations.sizing(), generations.target().size(), true);
         try {
             replace(bigger, positions, false);
             grown();
         } catch (IOException | RuntimeException io) {
             throw lastError.stall(growthFailed("generation full and cannot grow to " + bigger.entries() + " entries",
                     io), retryMillis(io));
+        }
+    }
+
+    /**
+     * A record's entry ({@code key}, {@code value}) does not fit the target's layout (Chronicle's one-tier limit, from
+     * the averages the target was sized with): moves to a copy of the same capacity made to take it, where the caller
+     * applies the record, rather than skip a value under {@code --max-value-bytes}.
+     *
+     * @return true when the target now takes it; false when it was made for such an entry already (Chronicle's own
+     *         limit: the record is skipped)
+     * @throws StalledException when no such copy can be made now: the record waits, as for a full generation
+     */
+    boolean makeRoomFor(String key, String value, Positions positions) {
+        long bytes = StoredSizes.bytesOf(key, value);
+        if (bytes <= generations.sizing().largestEntryBytes()) {
+            return false;
+        }
+        String what = "cannot make a generation that takes an entry of " + bytes + " bytes";
+        if (deferred(System.nanoTime())) { // a copy failed a moment ago: not a whole copy per record
+            throw lastError.stall(what + " before growth's retry time",
+                    Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L));
+        }
+        sizes.mustTake(bytes);
+        GenerationSizing sizing = sizes.next(generations.sizing(), generations.target().size(), false);
+        log.warn("Namespace '{}': an entry of {} bytes does not fit generation {}; copying it into one that takes it",
+                nsLabel, bytes, generations.target().file().getFileName());
+        try {
+            replace(sizing, positions, false);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            throw lastError.stall(growthFailed(what, e), retryMillis(e));
         }
     }
 
@@ -195,7 +207,7 @@ final class Growth {
         cancel("a lock was left held in the generation being copied");
         metrics.replacements.labelValues(nsLabel).inc();
         try {
-            replace(generations.sizing(), positions, false);
+            replace(sizes.next(generations.sizing(), generations.target().size(), false), positions, false);
         } catch (IOException | IllegalStateException | EntryTooLargeException io) {
             // Never let the ingest thread die on it (it used to, with /health still ok): report and retry.
             throw lastError.stall("cannot replace a generation left locked: " + io.getMessage(),
@@ -231,29 +243,7 @@ final class Growth {
         stalledTooFull = false;
         opsSinceCheck = 0;
         nextGrowthAttemptNanos = System.nanoTime();
-        keyBytes = 0;
-        valueBytes = 0;
-        stored = 0;
-    }
-
-    /** Chronicle's free space is below {@link #LOW_FREE_SPACE}; false when asked again too soon. */
-    private boolean lowOnFreeSpace(GenerationFile t) {
-        long now = System.nanoTime();
-        if (now - nextFreeSpaceCheck < 0) {
-            return false;
-        }
-        nextFreeSpaceCheck = now + FREE_SPACE_CHECK_NANOS;
-        lookedAtFreeSpaceOf = t;
-        lowAtLastLook = t.fill().percentageFreeSpace() < LOW_FREE_SPACE;
-        return lowAtLastLook;
-    }
-
-    /**
-     * Whether the last real look at free space was at {@code t} and found room: {@link #lowOnFreeSpace} answers false
-     * when asked too soon, which must not be taken for "no growth needed".
-     */
-    private boolean roomyAtLastLook(GenerationFile t) {
-        return lookedAtFreeSpaceOf == t && !lowAtLastLook;
+        sizes.clear();
     }
 
     /** Starts filling a bigger generation in the background; records are written to both until it is done. */
@@ -262,7 +252,7 @@ final class Growth {
             return;
         }
         GenerationFile t = generations.target();
-        GenerationSizing bigger = generations.sizing().grownFor(t.size(), averageKeyBytes(), averageValueBytes());
+        GenerationSizing bigger = sizes.next(generations.sizing(), t.size(), true);
         GenerationFile next;
         try {
             next = writer.createGeneration(bigger, generations.reverseIndex());
@@ -285,7 +275,7 @@ final class Growth {
             }
             return;
         }
-        GenerationSizing bigger = generations.sizing().grownFor(t.size(), averageKeyBytes(), averageValueBytes());
+        GenerationSizing bigger = sizes.next(generations.sizing(), t.size(), true);
         log.info("Namespace '{}': generation {} holds {} of {} entries; building one for {}", nsLabel,
                 t.file().getFileName(), t.size(), t.capacity(), bigger.entries());
         try {
@@ -318,27 +308,27 @@ final class Growth {
         return error;
     }
 
-    /**
-     * Copies the current target into a new generation of {@code newSizing} and switches to it; a published target
-     * is replaced by publishing the copy. Never leaves a half-built generation visible.
-     */
+    /** Copies the target synchronously into a generation of {@code newSizing} and switches to it. */
     private void replace(GenerationSizing newSizing, Positions positions, boolean positionsExact) throws IOException {
         cancel("replaced synchronously");
-        GenerationFile old = generations.target();
-        GenerationFile next = writer.createGeneration(newSizing, generations.reverseIndex());
-        try {
-            old.forEach((k, v) -> {
-                try {
-                    next.put(k, v, BackgroundCopy.COPY_LOCK_NANOS);
-                } catch (EntryTooLargeException e) {
-                    metrics.oversize.labelValues(nsLabel).inc();
-                }
-            }, BackgroundCopy.COPY_LOCK_NANOS);
-        } catch (RuntimeException e) {
-            writer.discard(next);
-            throw e;
+        replacement.replace(newSizing, positions, positionsExact);
+    }
+
+    /**
+     * The background copy refused an entry of {@code entryBytes}: the copy is dropped and, unless it was sized for
+     * such an entry already, the next try (not deferred) is sized for it, so that no stored entry is ever dropped.
+     */
+    private void tooSmall(long entryBytes) {
+        sizes.mustTake(entryBytes);
+        BackgroundCopy copy = growing;
+        if (entryBytes <= copy.sizing.largestEntryBytes()) {
+            cancel("an entry of " + entryBytes + " bytes does not fit the new generation sized for it");
+            return;
         }
-        generations.switchTo(next, newSizing, positions, positionsExact);
+        dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file,
+                e.toString()));
+        log.warn("Namespace '{}': an entry of {} bytes does not fit the new generation {}; building one that takes it",
+                nsLabel, entryBytes, copy.to.file().getFileName());
     }
 
     /** Abandons a background copy, deletes its file and retries growth after {@link #GROWTH_RETRY_MILLIS}. */
@@ -373,7 +363,10 @@ final class Growth {
     private boolean finish(Positions positions, boolean positionsExact) {
         BackgroundCopy copy = growing;
         Throwable failure = copy.await();
-        if (failure != null) {
+        if (failure instanceof EntryTooLargeException) {
+            tooSmall(copy.refusedEntryBytes());
+            return false;
+        } else if (failure != null) {
             cancel("copy failed: " + failure);
             return false;
         }
@@ -381,18 +374,11 @@ final class Growth {
         try {
             generations.switchTo(copy.to, copy.sizing, positions, positionsExact);
         } catch (IOException | RuntimeException e) {
-            try {
-                writer.discard(copy.to);
-            } catch (IOException | RuntimeException ignored) {
-                // reported below
-            }
+            replacement.discardUnpublished(copy.to);
             defer(GROWTH_RETRY_MILLIS);
             String error = failed("cannot publish the grown generation: " + e.getMessage());
             log.error("Namespace '{}': {}", nsLabel, error);
             return false;
-        }
-        if (copy.skipped() > 0) {
-            metrics.oversize.labelValues(nsLabel).inc(copy.skipped());
         }
         grown();
         return true;
@@ -425,15 +411,5 @@ final class Growth {
 
     private static long retryMillis(Throwable e) {
         return GenerationFile.ioCause(e) != null ? DISK_FULL_RETRY_MILLIS : GROWTH_RETRY_MILLIS;
-    }
-
-    private double averageKeyBytes() {
-        GenerationSizing sizing = generations.sizing();
-        return stored == 0 ? sizing.averageKeyBytes() : (double) keyBytes / stored;
-    }
-
-    private double averageValueBytes() {
-        GenerationSizing sizing = generations.sizing();
-        return stored == 0 ? sizing.averageValueBytes() : (double) valueBytes / stored;
     }
 }

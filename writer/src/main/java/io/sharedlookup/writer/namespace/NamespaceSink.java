@@ -5,6 +5,7 @@ import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.store.EntryRoom;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
@@ -75,7 +76,7 @@ public final class NamespaceSink {
         // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
         for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
                 metrics.oversize, metrics.corruptRecords, metrics.rebuilds, metrics.growths, metrics.replacements,
-                metrics.resumes, metrics.stalls)) {
+                metrics.resumes, metrics.stalls, metrics.keysOnSeveralPartitions)) {
             counter.labelValues(nsLabel);
         }
     }
@@ -113,8 +114,9 @@ public final class NamespaceSink {
                 // bigger generation built before this run has seen records is sized for the entries it must hold
                 // (the 16/32-byte fallbacks made such a copy overflow Chronicle's tiers).
                 double[] averages = InitialSizing.averagesOf(live);
+                // What it holds was not seen in this run: its copies must take whatever its file can hold.
                 generations.setSizing(new GenerationSizing(m.capacity(), averages[0], averages[1],
-                        GenerationSizing.MAX_BLOAT_FACTOR));
+                        GenerationSizing.MAX_BLOAT_FACTOR, EntryRoom.maxEntryBytes(live)));
                 metrics.resumes.labelValues(nsLabel).inc();
                 log.info("Namespace '{}': resuming generation {} from stored offsets {}", nsLabel, m.generation(),
                         m.offsets());
@@ -203,21 +205,21 @@ public final class NamespaceSink {
     /** Applies a record to the generation records go to, growing it when a put finds no room. */
     private void applyToTarget(String key, String value, Positions positions) {
         try {
-            applyTo(generations.target(), key, value);
+            applyTo(generations.target(), key, value, positions);
             growth.alsoWriteToCopy(key, value);
         } catch (IllegalStateException e) {
             if (!String.valueOf(e.getMessage()).contains("extra segment tier")) {
                 throw e;
             }
             growth.growBecauseFull(positions);
-            applyTo(generations.target(), key, value);
+            applyTo(generations.target(), key, value, positions);
         } catch (LockTimeoutException e) {
             growth.replaceLocked(e, positions);
-            applyTo(generations.target(), key, value);
+            applyTo(generations.target(), key, value, positions);
         }
     }
 
-    private void applyTo(GenerationFile target, String key, String value) {
+    private void applyTo(GenerationFile target, String key, String value, Positions positions) {
         try {
             writer.requireMarkedOpen(target);
         } catch (IOException e) {
@@ -235,6 +237,10 @@ public final class NamespaceSink {
                 generations.markDirty();
             }
         } catch (EntryTooLargeException e) {
+            if (target == generations.target() && growth.makeRoomFor(key, value, positions)) {
+                applyTo(generations.target(), key, value, positions); // made for this entry: a second refusal skips
+                return;
+            }
             metrics.oversize.labelValues(nsLabel).inc();
             lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
             throw new RecordSkippedException(e.getMessage());

@@ -88,7 +88,7 @@ public final class GenerationFile implements AutoCloseable {
         if (reverseIndex) {
             try {
                 GenerationSizing reverseSizing = new GenerationSizing(sizing.entries(), sizing.averageValueBytes(),
-                        sizing.averageKeyBytes() + 3, sizing.maxBloatFactor());
+                        sizing.averageKeyBytes() + 3, sizing.maxBloatFactor(), sizing.largestEntryBytes());
                 generation.reverse = new ReverseIndex(create(StoreLayout.reverseIndexFile(file), reverseSizing,
                         permissions));
             } catch (IOException | RuntimeException e) {
@@ -145,11 +145,7 @@ public final class GenerationFile implements AutoCloseable {
         Files.createFile(file, permissions.fileAttributes());
         try {
             permissions.applyToFile(file);
-            ChronicleMap<CharSequence, CharSequence> map = builder()
-                    .entries(sizing.entries())
-                    .averageKeySize(sizing.averageKeyBytes())
-                    .averageValueSize(sizing.averageValueBytes())
-                    .maxBloatFactor(sizing.maxBloatFactor())
+            ChronicleMap<CharSequence, CharSequence> map = EntryRoom.configure(builder(), sizing)
                     .createPersistedTo(file.toFile());
             try {
                 return new GenerationFile(file, map, sizing.entries(),

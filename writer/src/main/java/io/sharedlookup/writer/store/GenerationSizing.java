@@ -12,8 +12,13 @@ import io.sharedlookup.internal.store.*;
  * @param averageKeyBytes   average UTF-8 key size, from samples
  * @param averageValueBytes average UTF-8 value size, from samples
  * @param maxBloatFactor    extra room Chronicle may take beyond {@code entries} before refusing puts
+ * @param largestEntryBytes UTF-8 key plus value bytes of the largest entry the generation must take, or 0 for no
+ *                          demand beyond the averages. Chronicle limits an entry to one segment tier, whose size
+ *                          follows from the averages: a copy of a generation whose averages many small updates pulled
+ *                          down must still take the largest value stored, or it would drop it.
  */
-public record GenerationSizing(long entries, double averageKeyBytes, double averageValueBytes, double maxBloatFactor) {
+public record GenerationSizing(long entries, double averageKeyBytes, double averageValueBytes, double maxBloatFactor,
+                               long largestEntryBytes) {
     /** Expected entries are multiplied by this. */
     public static final double HEADROOM = 1.5;
     /** No generation is smaller than this. */
@@ -29,6 +34,18 @@ public record GenerationSizing(long entries, double averageKeyBytes, double aver
         }
         averageKeyBytes = sane(averageKeyBytes, DEFAULT_KEY_BYTES);
         averageValueBytes = sane(averageValueBytes, DEFAULT_VALUE_BYTES);
+        largestEntryBytes = Math.max(0, largestEntryBytes);
+    }
+
+    /** A sizing with no demand on the largest entry beyond what the averages give. */
+    public GenerationSizing(long entries, double averageKeyBytes, double averageValueBytes, double maxBloatFactor) {
+        this(entries, averageKeyBytes, averageValueBytes, maxBloatFactor, 0);
+    }
+
+    /** The same sizing, made to take entries of up to {@code bytes} (UTF-8 key plus value) as well. */
+    public GenerationSizing withLargestEntry(long bytes) {
+        return bytes <= largestEntryBytes ? this
+                : new GenerationSizing(entries, averageKeyBytes, averageValueBytes, maxBloatFactor, bytes);
     }
 
     private static double sane(double sampled, double fallback) {
@@ -47,7 +64,18 @@ public record GenerationSizing(long entries, double averageKeyBytes, double aver
 
     /** Sizing for the generation that replaces one holding {@code currentEntries}: double, with headroom. */
     public GenerationSizing grownFor(long currentEntries, double sampledKeyBytes, double sampledValueBytes) {
+        return grownFor(currentEntries, sampledKeyBytes, sampledValueBytes, 0);
+    }
+
+    /**
+     * Like {@link #grownFor(long, double, double)}, for a generation that must take entries of up to
+     * {@code largestStoredBytes} (and of up to this sizing's own largest): the averages alone may make its tiers
+     * too small for a value already stored.
+     */
+    public GenerationSizing grownFor(long currentEntries, double sampledKeyBytes, double sampledValueBytes,
+                                     long largestStoredBytes) {
         long next = Math.max(entries * 2, (long) Math.ceil(currentEntries * HEADROOM * 2));
-        return new GenerationSizing(next, sampledKeyBytes, sampledValueBytes, maxBloatFactor);
+        return new GenerationSizing(next, sampledKeyBytes, sampledValueBytes, maxBloatFactor,
+                Math.max(largestEntryBytes, largestStoredBytes));
     }
 }

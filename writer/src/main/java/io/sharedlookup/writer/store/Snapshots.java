@@ -10,6 +10,7 @@ import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -43,6 +44,8 @@ import org.slf4j.LoggerFactory;
 public final class Snapshots {
     private static final Logger log = LoggerFactory.getLogger(Snapshots.class);
     private static final java.time.Duration SCAN_BOUND = java.time.Duration.ofSeconds(30);
+    /** A namespace that outgrows this many copies in a row is changing too fast to snapshot now. */
+    private static final int MAX_COPIES = 5;
 
     private Snapshots() {
     }
@@ -57,6 +60,12 @@ public final class Snapshots {
      * @throws IOException when the snapshot cannot be written
      */
     public static Taken take(Path store, String namespace, Path out, StorePermissions permissions) throws IOException {
+        return take(store, namespace, out, permissions, () -> { });
+    }
+
+    /** {@link #take}, with {@code afterCounting} run between the counting pass and the copy (for tests). */
+    static Taken take(Path store, String namespace, Path out, StorePermissions permissions, Runnable afterCounting)
+            throws IOException {
         NamespaceNames.requireValid(namespace);
         if (Files.exists(out, LinkOption.NOFOLLOW_LINKS)) {
             try (var entries = Files.list(out)) {
@@ -70,35 +79,86 @@ public final class Snapshots {
         // snapshot is not latency-bound: allow it seconds rather than a lookup's 50 ms.
         try (SharedLookupStore reader = SharedLookupStore.builder(store).lockTimeout(SCAN_BOUND).open()) {
             Lookup source = reader.lookup(namespace);
-            long[] totals = {0, 0, 0};
+            long[] totals = {0, 0, 0, 0};
             source.forEach((k, v) -> {
                 totals[0]++;
                 totals[1] += k.length();
                 totals[2] += v.length();
+                totals[3] = Math.max(totals[3], k.length() + v.length());
             });
             long n = Math.max(1, totals[0]);
             GenerationSizing sizing = GenerationSizing.forExpected(totals[0], (double) totals[1] / n * 1.2,
-                    (double) totals[2] / n * 1.2);
+                    (double) totals[2] / n * 1.2).withLargestEntry(totals[3]);
+            afterCounting.run();
             try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(out), namespace, permissions,
                     Instant.now().getEpochSecond() - 1)) {
-                GenerationFile generation = writer.createGeneration(sizing, NamespaceWriter.hasReverseIndex(before));
-                try {
-                    source.forEach((k, v) -> generation.put(k, v, TimeUnit.SECONDS.toNanos(1)));
-                    writer.publish(generation, before.topic(), before.offsets(), before.caughtUp(),
-                            before.attributes());
-                    long entries = generation.size();
-                    long digest = generation.contentDigest();
-                    // The source's updated.at, not now: the offsets are as current as the source knew them to be,
-                    // and a host seeded from this snapshot measures their age against delete.retention.ms.
-                    writer.closeCleanly(generation, before.offsets(), before.caughtUp(), false,
-                            before.updatedAtMillis());
-                    return new Taken(out.resolve(namespace), entries, digest, writer.published().orElseThrow());
-                } catch (IOException | RuntimeException e) {
-                    generation.close();
-                    throw e;
+                for (int attempt = 1; ; attempt++) {
+                    GenerationFile generation = writer.createGeneration(sizing,
+                            NamespaceWriter.hasReverseIndex(before));
+                    GenerationSizing bigger;
+                    try {
+                        bigger = copy(source, generation, sizing);
+                        if (bigger == null) {
+                            return publish(writer, generation, before, out.resolve(namespace));
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        generation.close();
+                        throw e;
+                    }
+                    // The namespace changed between the passes (grew past what the count allowed for, or took a
+                    // larger value): the copy starts again in a generation sized for what it found.
+                    writer.discard(generation);
+                    if (attempt == MAX_COPIES) {
+                        throw new IOException("Namespace '" + namespace + "' kept outgrowing its snapshot while "
+                                + "it was copied (" + attempt + " tries); take the snapshot again when it is quieter");
+                    }
+                    log.info("Namespace '{}': grew while its snapshot was copied; copying again into a generation "
+                            + "for {} entries", namespace, bigger.entries());
+                    sizing = bigger;
                 }
             }
         }
+    }
+
+    /**
+     * Copies {@code source} into {@code generation}.
+     *
+     * @return null when every entry was copied; otherwise, the copy having stopped because the generation has no
+     *         room left or refused an entry as too large, the sizing to copy into instead
+     */
+    private static GenerationSizing copy(Lookup source, GenerationFile generation, GenerationSizing sizing) {
+        long[] seen = {0, 0};
+        try {
+            source.forEach((k, v) -> {
+                try {
+                    generation.put(k, v, TimeUnit.SECONDS.toNanos(1));
+                    seen[0]++;
+                } catch (EntryTooLargeException e) {
+                    seen[1] = (long) k.toString().getBytes(StandardCharsets.UTF_8).length
+                            + v.toString().getBytes(StandardCharsets.UTF_8).length;
+                    throw e;
+                }
+            });
+            return null;
+        } catch (EntryTooLargeException e) {
+            return sizing.withLargestEntry(seen[1]);
+        } catch (IllegalStateException e) {
+            if (!String.valueOf(e.getMessage()).contains("extra segment tier")) {
+                throw e;
+            }
+            return sizing.grownFor(seen[0], sizing.averageKeyBytes(), sizing.averageValueBytes());
+        }
+    }
+
+    private static Taken publish(NamespaceWriter writer, GenerationFile generation, Manifest before, Path dir)
+            throws IOException {
+        writer.publish(generation, before.topic(), before.offsets(), before.caughtUp(), before.attributes());
+        long entries = generation.size();
+        long digest = generation.contentDigest();
+        // The source's updated.at, not now: the offsets are as current as the source knew them to be, and a host
+        // seeded from this snapshot measures their age against delete.retention.ms.
+        writer.closeCleanly(generation, before.offsets(), before.caughtUp(), false, before.updatedAtMillis());
+        return new Taken(dir, entries, digest, writer.published().orElseThrow());
     }
 
     /**

@@ -55,6 +55,32 @@ class NamespaceSinkGrowthTest {
         }
     }
 
+    /**
+     * A value far larger than any sampled (under --max-value-bytes) does not fit the generation's layout: the writer
+     * moves to a copy made to take it instead of skipping it (the key used to keep its old value).
+     */
+    @Test
+    void aValueTooLargeForTheGenerationsLayoutIsStoredInACopyMadeForIt() throws Exception {
+        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "wide", StorePermissions.DEFAULT);
+        NamespaceSink sink = TestSinks.over(writer);
+        Map<Integer, Long> offsets = Map.of(0, 0L);
+        Positions positions = topic -> offsets;
+        sink.start(offsets, offsets, -1, null);
+        for (int i = 0; i < 10; i++) {
+            sink.apply("k" + i, "v", positions);
+        }
+        sink.afterBatch(true, positions);
+        String huge = "x".repeat(300_000);
+        sink.apply("k3", huge, positions);
+        sink.afterBatch(true, positions);
+        assertThat(sink.status(Map.of(), null).lastError()).isNull();
+        sink.close(positions);
+        try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+            assertThat(reader.lookup("wide").get("k3")).isEqualTo(huge);
+            assertThat(reader.lookup("wide").size()).isEqualTo(10);
+        }
+    }
+
     @Test
     void aGenerationThatCannotBeCreatedStallsVisiblyAndRecovers() throws Exception {
         StoreLayout layout = new StoreLayout(store);

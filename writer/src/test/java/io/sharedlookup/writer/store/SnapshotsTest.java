@@ -40,6 +40,35 @@ class SnapshotsTest {
         return m;
     }
 
+    /**
+     * The snapshot is sized by a first pass that counts the entries; when the namespace more than doubles before the
+     * copy (and takes a value far larger than any counted), the copy used to fail with Chronicle's tier limit. It is
+     * now made again in a generation sized for what it found.
+     */
+    @Test
+    void aNamespaceThatGrowsManyTimesOverBetweenCountAndCopyIsStillSnapshotted() throws Exception {
+        Path store = dir.resolve("store");
+        Path snapshot = dir.resolve("snapshot");
+        Map<String, String> expected = content(100, "");
+        try (TestStores.Published live = TestStores.publish(store, "users", content(10_000, ""))) {
+            // A roomy live generation holding 100 entries when the snapshot counts them.
+            for (int i = 100; i < 10_000; i++) {
+                live.generation.remove("k" + i, TestStores.TIMEOUT);
+            }
+            String huge = "h".repeat(50_000); // the live generation takes it; one sized from the count does not
+            Snapshots.Taken taken = Snapshots.take(store, "users", snapshot, StorePermissions.DEFAULT, () -> {
+                for (int i = 100; i < 8_000; i++) {
+                    live.generation.put("k" + i, "v" + i, TestStores.TIMEOUT);
+                    expected.put("k" + i, "v" + i);
+                }
+                live.generation.put("huge", huge, TestStores.TIMEOUT);
+                expected.put("huge", huge);
+            });
+            assertThat(taken.entries()).isEqualTo(8_001);
+            assertThat(TestStores.contents(snapshot, "users")).isEqualTo(expected);
+        }
+    }
+
     @Test
     void aSnapshotTakenWhileTheWriterUpdates_seedsAStoreThatResumesFromItsOffsetsWithItsDigest() throws Exception {
         Path store = dir.resolve("store");

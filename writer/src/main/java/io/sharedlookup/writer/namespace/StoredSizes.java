@@ -1,0 +1,57 @@
+package io.sharedlookup.writer.namespace;
+
+import io.sharedlookup.writer.store.GenerationSizing;
+
+/**
+ * The sizes of what a namespace stored since it was last built from its topic: the average key and value sizes a
+ * bigger generation is sized with, and the largest entry it must take. Averages alone are not enough: many small
+ * updates pull them down, and a generation sized from them alone can be too small for a value already stored
+ * (Chronicle keeps an entry within one segment tier), which a copy would then have to drop.
+ */
+final class StoredSizes {
+    private long keyBytes;
+    private long valueBytes;
+    private long stored;
+    /** UTF-8 key plus value bytes of the largest entry stored (or refused by a copy) since the last rebuild. */
+    private long largestEntryBytes;
+
+    /** Counts an entry stored in the target. */
+    void countStored(CharSequence key, CharSequence value) {
+        int k = Utf8.length(key);
+        int v = Utf8.length(value);
+        keyBytes += k;
+        valueBytes += v;
+        stored++;
+        largestEntryBytes = Math.max(largestEntryBytes, (long) k + v);
+    }
+
+    /** An entry a generation must take although this run did not store it (a copy refused it): remembered. */
+    void mustTake(long entryBytes) {
+        largestEntryBytes = Math.max(largestEntryBytes, entryBytes);
+    }
+
+    /** UTF-8 key plus value bytes of an entry. */
+    static long bytesOf(CharSequence key, CharSequence value) {
+        return (long) Utf8.length(key) + Utf8.length(value);
+    }
+
+    /**
+     * What a generation replacing one of {@code current} (holding {@code entries}) is sized with: grown from
+     * {@code current}, or of its size when not {@code grow}, with the averages stored (the current sizing's when
+     * nothing was), and taking the largest entry stored and whatever {@code current} was made to take (for a resumed
+     * generation: everything its file can hold, since what it holds was not seen in this run).
+     */
+    GenerationSizing next(GenerationSizing current, long entries, boolean grow) {
+        double k = stored == 0 ? current.averageKeyBytes() : (double) keyBytes / stored;
+        double v = stored == 0 ? current.averageValueBytes() : (double) valueBytes / stored;
+        return grow ? current.grownFor(entries, k, v, largestEntryBytes) : current.withLargestEntry(largestEntryBytes);
+    }
+
+    /** Forgets everything: the namespace is rebuilt from its topic, whose entries are all counted again. */
+    void clear() {
+        keyBytes = 0;
+        valueBytes = 0;
+        stored = 0;
+        largestEntryBytes = 0;
+    }
+}
