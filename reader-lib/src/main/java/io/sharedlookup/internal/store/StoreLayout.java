@@ -1,6 +1,8 @@
 package io.sharedlookup.internal.store;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -49,6 +51,22 @@ public final class StoreLayout {
 
     public Path writerLock(String namespace) {
         return namespaceDir(namespace).resolve(WRITER_LOCK);
+    }
+
+    /**
+     * When {@code dir}, given where a store directory is expected, is one of a store's namespace directories (it holds
+     * a manifest or a writer lock, which a store directory never does): the one-line advice to use the store instead.
+     * A cheap check (two file lookups) for a mistake newcomers make: pointing at {@code store/users}.
+     */
+    public static Optional<String> namespaceGivenAsStore(Path dir) {
+        Path absolute = dir.toAbsolutePath().normalize();
+        Path parent = absolute.getParent();
+        if (parent == null || !(Files.isRegularFile(absolute.resolve(MANIFEST))
+                || Files.isRegularFile(absolute.resolve(WRITER_LOCK)))) {
+            return Optional.empty();
+        }
+        return Optional.of(dir + " is namespace '" + absolute.getFileName() + "' of store " + parent + ": use "
+                + parent);
     }
 
     public static String generationFileName(long generation) {
