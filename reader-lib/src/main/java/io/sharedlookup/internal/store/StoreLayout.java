@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
  *     g0000000007.rev.seq        the reverse index's sequence file
  *     g0000000008.cmap           a generation being built: invisible until a manifest names it
  *     writer.lock                held (OS file lock) by the one writer of this namespace
+ *     skipped-records.tsv        the last records the writer skipped, for inspect; readers ignore it
  * </pre>
  */
 public final class StoreLayout {
