@@ -27,7 +27,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * the environment and the file (picocli splits default values as it splits arguments).
  *
  * <p>The file's values are looked up by picocli's own {@link CommandLine.PropertiesDefaultProvider} (keyed by the
- * option's longest name without dashes). What it does not do stays here: the environment, finding the file named by
+ * option's longest name without its leading {@code --}). What it does not do stays here: the environment, finding the file named by
  * {@code --config} or {@code SHARED_LOOKUP_CONFIG} before picocli parses, a one-line error for an unreadable file,
  * ignoring blank values, rejecting keys that are not options (picocli's provider ignores them, so a typo would be
  * silently dropped) and warning of {@code SHARED_LOOKUP_*} variables that are not.
