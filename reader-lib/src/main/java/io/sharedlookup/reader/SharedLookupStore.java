@@ -222,7 +222,7 @@ public final class SharedLookupStore implements AutoCloseable {
         /**
          * Opens the store.
          *
-         * @throws SharedLookupException when the directory is missing or unreadable
+         * @throws SharedLookupException when the directory is missing or unreadable, or is a namespace's directory
          */
         public SharedLookupStore open() {
             Path dir = storeDir.toAbsolutePath().normalize();
@@ -234,6 +234,9 @@ public final class SharedLookupStore implements AutoCloseable {
                 throw new SharedLookupException("Store directory " + dir + " is not readable by this process: add "
                         + "its user to the writer's group (store files are group-readable)");
             }
+            StoreLayout.namespaceGivenAsStore(storeDir).ifPresent(wrongLevel -> {
+                throw new SharedLookupException(wrongLevel);
+            });
             return new SharedLookupStore(dir, refreshInterval, lockTimeout);
         }
     }

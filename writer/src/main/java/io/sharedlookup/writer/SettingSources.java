@@ -27,7 +27,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * the environment and the file (picocli splits default values as it splits arguments).
  *
  * <p>The file's values are looked up by picocli's own {@link CommandLine.PropertiesDefaultProvider} (keyed by the
- * option's longest name without dashes). What it does not do stays here: the environment, finding the file named by
+ * option's longest name without its leading {@code --}). What it does not do stays here: the environment, finding the file named by
  * {@code --config} or {@code SHARED_LOOKUP_CONFIG} before picocli parses, a one-line error for an unreadable file,
  * ignoring blank values, rejecting keys that are not options (picocli's provider ignores them, so a typo would be
  * silently dropped) and warning of {@code SHARED_LOOKUP_*} variables that are not.
@@ -92,10 +92,36 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
     void rejectUnknownFileKeys(CommandLine.Model.CommandSpec spec) {
         for (String key : file.stringPropertyNames()) {
             if (spec.findOption("--" + key) == null || key.equals("config") || key.equals("help")) {
-                throw new ConfigException("Unknown setting '" + key + "' in the --config file: use option names "
-                        + "without dashes, e.g. bootstrap-servers=127.0.0.1:9092 (see --help)");
+                throw new ConfigException("Unknown setting '" + key + "' in the --config file: " + fileKeyHint(key,
+                        spec));
             }
         }
+    }
+
+    /**
+     * How to spell {@code key}: a key is an option's name without its two leading dashes ({@code value-field} for
+     * {@code --value-field}, hyphens kept). Names the nearest key when the given one is a few letters off.
+     */
+    private static String fileKeyHint(String key, CommandLine.Model.CommandSpec spec) {
+        Set<String> keys = spec.options().stream().map(o -> o.longestName().replaceFirst("^--", ""))
+                .filter(k -> !k.equals("config") && !k.equals("help") && !k.equals("version"))
+                .collect(Collectors.toSet());
+        String bare = key.replaceFirst("^-+", "");
+        Optional<String> meant = keys.contains(bare) ? Optional.of(bare) : nearest(bare, keys, "");
+        return meant.map(k -> "did you mean " + k + "=...? (keys are the options without their leading --: " + k
+                + " for --" + k + ")").orElse("keys are the options without their leading --, e.g. "
+                + "bootstrap-servers=... for --bootstrap-servers (see --help for the list)");
+    }
+
+    /**
+     * The option nearest to an unknown command-line option {@code typed} ({@code --bootstrap-server=k:9092} is read
+     * as {@code --bootstrap-server}), if a few typed letters away.
+     */
+    static Optional<String> nearestOption(String typed, CommandLine.Model.CommandSpec spec) {
+        String name = typed.contains("=") ? typed.substring(0, typed.indexOf('=')) : typed;
+        Set<String> names = spec.options().stream().map(OptionSpec::longestName).filter(n -> n.startsWith("--"))
+                .collect(Collectors.toSet());
+        return nearest(name, names, "--");
     }
 
     /**
@@ -114,14 +140,17 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
                 continue;
             }
             log.warn("Ignoring {}: no such setting{}", name,
-                    nearest(name, settings).map(n -> " (did you mean " + n + "?)").orElse(""));
+                    nearest(name, settings, ENV_PREFIX).map(n -> " (did you mean " + n + "?)").orElse(""));
         }
     }
 
-    /** The setting closest to {@code name}, if a few typed letters away (a third of its length at most). */
-    private static Optional<String> nearest(String name, Set<String> settings) {
+    /**
+     * The setting closest to {@code name}, if a few typed letters away: at most a third of the part after the common
+     * {@code prefix} (two at least). Environment variables, command-line options and config-file keys share it.
+     */
+    private static Optional<String> nearest(String name, Set<String> settings, String prefix) {
         return settings.stream().min(Comparator.comparingInt(s -> editDistance(name, s)))
-                .filter(s -> editDistance(name, s) <= Math.max(2, (s.length() - ENV_PREFIX.length()) / 3));
+                .filter(s -> editDistance(name, s) <= Math.max(2, (s.length() - prefix.length()) / 3));
     }
 
     /** Levenshtein distance: the fewest inserted, deleted or replaced characters that turn {@code a} into {@code b}. */

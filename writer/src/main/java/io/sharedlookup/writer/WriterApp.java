@@ -137,6 +137,9 @@ public final class WriterApp implements AutoCloseable {
     }
 
     private static Path prepareStoreDir(Path dir, StorePermissions permissions) {
+        StoreLayout.namespaceGivenAsStore(dir).ifPresent(wrongLevel -> {
+            throw new ConfigException(wrongLevel + " as --store-dir");
+        });
         try {
             // A directory this writer creates gets the store's directory mode; an existing one is left as it is.
             permissions.createDirectory(dir);

@@ -148,7 +148,8 @@ final class WriterCommand {
     int ingestHoldLimit;
 
     @Option(names = "--config", paramLabel = "FILE",
-            description = "Properties file with any of these options, named without dashes (bootstrap-servers=...).")
+            description = "Properties file with any of these options, each keyed by its name without the leading -- "
+                    + "(bootstrap-servers=..., value-field=...).")
     Path config;
 
     /** Validates the options; every problem is a {@link ConfigException} with a one-line fix. */

@@ -94,7 +94,10 @@ public final class WriterMain {
                 throw new ConfigException("The writer has no embedded broker or demo: they moved to the demo jar ("
                         + DEMO_HINT + ")");
             }
-            throw new ConfigException("Unknown option or argument " + e.getUnmatched()
+            String unmatched = e.getUnmatched().get(0);
+            String meant = unmatched.startsWith("-") ? SettingSources.nearestOption(unmatched, cli.getCommandSpec())
+                    .map(o -> " (did you mean " + o + "?)").orElse("") : "";
+            throw new ConfigException("Unknown option or argument " + e.getUnmatched() + meant
                     + ": run with --help to list the options");
         } catch (CommandLine.ParameterException e) {
             if (e.getCause() instanceof ConfigException fromConverter) {

@@ -1,6 +1,8 @@
 package io.sharedlookup.internal.store;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -18,6 +20,7 @@ import java.util.regex.Pattern;
  *     g0000000007.rev.seq        the reverse index's sequence file
  *     g0000000008.cmap           a generation being built: invisible until a manifest names it
  *     writer.lock                held (OS file lock) by the one writer of this namespace
+ *     skipped-records.tsv        the last records the writer skipped, for inspect; readers ignore it
  * </pre>
  */
 public final class StoreLayout {
@@ -49,6 +52,22 @@ public final class StoreLayout {
 
     public Path writerLock(String namespace) {
         return namespaceDir(namespace).resolve(WRITER_LOCK);
+    }
+
+    /**
+     * When {@code dir}, given where a store directory is expected, is one of a store's namespace directories (it holds
+     * a manifest or a writer lock, which a store directory never does): the one-line advice to use the store instead.
+     * A cheap check (two file lookups) for a mistake newcomers make: pointing at {@code store/users}.
+     */
+    public static Optional<String> namespaceGivenAsStore(Path dir) {
+        Path absolute = dir.toAbsolutePath().normalize();
+        Path parent = absolute.getParent();
+        if (parent == null || !(Files.isRegularFile(absolute.resolve(MANIFEST))
+                || Files.isRegularFile(absolute.resolve(WRITER_LOCK)))) {
+            return Optional.empty();
+        }
+        return Optional.of(dir + " is namespace '" + absolute.getFileName() + "' of store " + parent + ": use "
+                + parent);
     }
 
     public static String generationFileName(long generation) {

@@ -1,7 +1,9 @@
 package io.sharedlookup.internal.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -53,9 +55,30 @@ class RateLimitedLogTest {
         assertThat(logger.throwables).containsExactly(cause, cause);
     }
 
+    /** Issue 40: the suppressed count rode on the next message, which may never come; the offsets were lost. */
+    @Test
+    void whatWasSuppressedIsSummarisedWhenNoFurtherMessageComes() {
+        RateLimitedLog log = new RateLimitedLog(logger, 200);
+        for (int offset = 7; offset <= 9; offset++) {
+            log.warn("Skipped a record at users-0 offset {}", offset);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> logger.lines.size() == 2);
+        assertThat(logger.lines).containsExactly("WARN Skipped a record at users-0 offset 7",
+                "WARN 2 similar messages were suppressed (one is logged per 200 ms); the last: Skipped a record at "
+                        + "users-0 offset 9");
+        // Taken once: a message after the interval starts a new count.
+        log.error("step failed: {}", "disk full");
+        log.error("step failed: {}", "disk still full");
+        await().atMost(Duration.ofSeconds(10)).until(() -> logger.lines.size() == 4);
+        assertThat(logger.lines.subList(2, 4)).containsExactly("ERROR step failed: disk full",
+                "ERROR 1 similar message was suppressed (one is logged per 200 ms); the last: step failed: disk "
+                        + "still full");
+    }
+
     /** A logger that keeps each line it is given, formatted, with its level. */
     private static final class Captured extends LegacyAbstractLogger {
-        final List<String> lines = new ArrayList<>();
+        // The summary thread adds lines too.
+        final List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
         final List<Throwable> throwables = new ArrayList<>();
 
         @Override

@@ -6,6 +6,7 @@ import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.NamespaceNames;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
+import io.sharedlookup.writer.namespace.SkippedRecords;
 import io.sharedlookup.reader.LookupTimeoutException;
 import io.sharedlookup.reader.NamespaceNotFoundException;
 import io.sharedlookup.reader.SharedLookupException;
@@ -14,6 +15,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -114,12 +116,14 @@ public final class HttpApi {
     record NamespaceJson(String topic, String state, boolean ready,
                          @JsonInclude(JsonInclude.Include.NON_NULL) String notReadyReason, boolean caughtUp,
                          long generation, long entries, long capacity, double fillRatio, Map<Integer, Long> lag,
-                         String lastUpdate, String lastError, Map<Integer, Long> offsets, String digest) {
+                         String lastUpdate, String lastError, Map<Integer, Long> offsets, String digest,
+                         List<SkippedRecords.Skipped> skippedRecords) {
         static NamespaceJson of(NamespaceStatus s) {
             return new NamespaceJson(s.topic(), s.state().name(), s.ready(), s.notReadyReason(), s.caughtUp(),
                     s.generation(), s.entries(), s.capacity(), Math.round(s.fillRatio() * 10000) / 10000.0, s.lag(),
                     s.lastUpdateMillis() == 0 ? null : Instant.ofEpochMilli(s.lastUpdateMillis()).toString(),
-                    s.lastError(), s.offsets(), s.digest() == null ? null : ContentDigest.hex(s.digest()));
+                    s.lastError(), s.offsets(), s.digest() == null ? null : ContentDigest.hex(s.digest()),
+                    s.skippedRecords());
         }
     }
 

@@ -115,6 +115,7 @@ final class BatchApplier {
                 offsets.applied(tp, r.offset() + 1);
             }
             metrics.records.labelValues(sink.binding().namespace()).inc(read);
+            sink.writeSkippedRecords(); // once per batch, only when it skipped any
             offsets.countApplied(topic, applied);
             if (whole) {
                 // The consumer's position may be past the last record (transaction markers, compaction gaps).
@@ -141,6 +142,7 @@ final class BatchApplier {
         try {
             if (r.key() == null) {
                 metrics.nullKeys.labelValues(ns).inc();
+                sink.skipped().add(r.partition(), r.offset(), "null key");
                 badRecords.warn("Skipped a record with a null key at {}-{} offset {}", topic, r.partition(),
                         r.offset());
                 return false;
@@ -152,6 +154,8 @@ final class BatchApplier {
                 metrics.tombstones.labelValues(ns).inc();
             } else if (r.value().length > maxValueBytes) {
                 metrics.oversize.labelValues(ns).inc();
+                sink.skipped().add(r.partition(), r.offset(), "value of " + r.value().length
+                        + " bytes, over --max-value-bytes " + maxValueBytes);
                 badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
                         r.value().length, maxValueBytes, topic, r.partition(), r.offset());
                 return false;
@@ -162,9 +166,11 @@ final class BatchApplier {
             return true;
         } catch (RecordDecoder.DecodeException e) {
             metrics.decodeErrors.labelValues(ns).inc();
+            sink.skipped().add(r.partition(), r.offset(), "cannot be decoded: " + e.getMessage());
             badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
                     r.partition(), r.offset(), e.getMessage());
         } catch (RecordSkippedException e) {
+            sink.skipped().add(r.partition(), r.offset(), e.getMessage());
             badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
                     e.getMessage());
         }

@@ -38,6 +38,7 @@ public final class NamespaceSink {
     private final Map<String, String> attributes;
     private final String nsLabel;
     private final LastError lastError = new LastError();
+    private final SkippedRecords skipped = new SkippedRecords();
     private final Generations generations;
     private final SampleBudget sampleBudget;
     private final InitialSizing initialSizing;
@@ -83,6 +84,16 @@ public final class NamespaceSink {
 
     public TopicBinding binding() {
         return binding;
+    }
+
+    /** The last records skipped for this namespace; {@link #writeSkippedRecords} puts them where inspect finds them. */
+    public SkippedRecords skipped() {
+        return skipped;
+    }
+
+    /** Writes the skipped-records file when records were skipped since the last call (ingest thread). */
+    public void writeSkippedRecords() {
+        skipped.writeIfChanged(writer, nsLabel);
     }
 
     /**
@@ -405,6 +416,7 @@ public final class NamespaceSink {
         }
         return new NamespaceStatus(nsLabel, binding.topic(), state, generation, entries, capacity,
                 capacity == 0 ? 0 : (double) entries / capacity, lag, lastUpdateMillis, error,
-                isPublishedAndCaughtUp(), notReadyReason, published == null ? Map.of() : published.offsets(), digest);
+                isPublishedAndCaughtUp(), notReadyReason, published == null ? Map.of() : published.offsets(), digest,
+                skipped.list());
     }
 }

@@ -1,5 +1,6 @@
 package io.sharedlookup.writer.namespace;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -8,7 +9,8 @@ import java.util.Map;
  */
 public record NamespaceStatus(String namespace, String topic, State state, long generation, long entries, long capacity,
                        double fillRatio, Map<Integer, Long> lag, long lastUpdateMillis, String lastError,
-                       boolean caughtUp, String notReadyReason, Map<Integer, Long> offsets, Long digest) {
+                       boolean caughtUp, String notReadyReason, Map<Integer, Long> offsets, Long digest,
+                       List<SkippedRecords.Skipped> skippedRecords) {
     public enum State {
         /** Connecting, discovering partitions, deciding between resume and rebuild. */
         STARTING,
@@ -23,16 +25,26 @@ public record NamespaceStatus(String namespace, String topic, State state, long 
     /**
      * {@code offsets} and {@code digest} are the published manifest's: the content digest as of those offsets, so that
      * hosts can be compared (null before anything is published, or for a manifest from before digests).
+     * {@code skippedRecords} are the last records skipped, oldest first (see {@link SkippedRecords}).
      */
     public NamespaceStatus {
         lag = Map.copyOf(lag);
         offsets = Map.copyOf(offsets);
+        skippedRecords = List.copyOf(skippedRecords);
+    }
+
+    /** A snapshot of a namespace that has skipped no record (yet). */
+    public NamespaceStatus(String namespace, String topic, State state, long generation, long entries, long capacity,
+                           double fillRatio, Map<Integer, Long> lag, long lastUpdateMillis, String lastError,
+                           boolean caughtUp, String notReadyReason, Map<Integer, Long> offsets, Long digest) {
+        this(namespace, topic, state, generation, entries, capacity, fillRatio, lag, lastUpdateMillis, lastError,
+                caughtUp, notReadyReason, offsets, digest, List.of());
     }
 
     /** This snapshot with {@code reason} as why the namespace is not ready. */
     public NamespaceStatus notReadyBecause(String reason) {
         return new NamespaceStatus(namespace, topic, state, generation, entries, capacity, fillRatio, lag,
-                lastUpdateMillis, lastError, caughtUp, reason, offsets, digest);
+                lastUpdateMillis, lastError, caughtUp, reason, offsets, digest, skippedRecords);
     }
 
     /** Whether {@code /ready} counts this namespace ready: nothing holds it back. */

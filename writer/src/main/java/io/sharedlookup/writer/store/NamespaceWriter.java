@@ -415,6 +415,11 @@ public final class NamespaceWriter implements AutoCloseable {
         return permissions;
     }
 
+    /** Replaces this namespace's {@link SkippedRecordsFile} with {@code lines}. */
+    public void writeSkippedRecords(java.util.List<String> lines) throws IOException {
+        SkippedRecordsFile.write(directory(), permissions, lines);
+    }
+
     /** Publishes a snapshot's manifest whose files {@link Snapshots#seed} copied into this namespace and checked. */
     void publishSeeded(Manifest snapshot) throws IOException {
         if (published != null) {

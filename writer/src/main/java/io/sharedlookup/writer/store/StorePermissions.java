@@ -226,9 +226,13 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
         if (attributes.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
             Set<PosixFilePermission> fixed = new HashSet<>(attributes.permissions());
             fixed.remove(PosixFilePermission.OTHERS_WRITE);
+            String fix = SharedDirectories.isShared(dir, attributes)
+                    ? "use a directory of your own below it, e.g. --store-dir " + dir.resolve("shared-lookup")
+                    + " (the writer creates it, not world-writable); never change the mode of a shared directory"
+                    : "run chmod o-w " + dir + " (" + PosixFilePermissions.toString(fixed) + ")";
             throw new UnsafeStoreException(what + " " + dir + " is world-writable ("
                     + PosixFilePermissions.toString(attributes.permissions()) + "), so anyone could replace store "
-                    + "files: run chmod o-w " + dir + " (" + PosixFilePermissions.toString(fixed) + ")");
+                    + "files: " + fix);
         }
     }
 }

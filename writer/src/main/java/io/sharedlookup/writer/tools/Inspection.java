@@ -5,6 +5,7 @@ import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.NamespaceNames;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.writer.store.SkippedRecordsFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.DirectoryStream;
@@ -71,6 +72,31 @@ final class Inspection {
                 + (m.contentDigest() == null ? "none (written before digests)" : ContentDigest.hex(m.contentDigest())));
         if (!m.attributes().isEmpty()) {
             out.println("  attributes   " + m.attributes());
+        }
+        skipped(dir, out);
+    }
+
+    /**
+     * The last records the writer skipped, from the file it keeps in the namespace directory (inspect runs in another
+     * process, maybe after the writer stopped: a file outlives both). Oldest first; none said as such.
+     */
+    private static void skipped(Path dir, PrintWriter out) {
+        List<String> lines;
+        try {
+            lines = SkippedRecordsFile.read(dir);
+        } catch (IOException e) {
+            out.println("  skipped      cannot be read: " + e);
+            return;
+        }
+        if (lines.isEmpty()) {
+            out.println("  skipped      none");
+            return;
+        }
+        out.println("  skipped      the last " + lines.size() + " (partition, offset, time, reason):");
+        for (String line : lines) {
+            String[] f = line.split("\t", 4);
+            out.println("    " + (f.length == 4 ? "partition " + f[0] + " offset " + f[1] + " at " + f[2] + ": " + f[3]
+                    : line));
         }
     }
 

@@ -82,6 +82,9 @@ public final class StoreTools {
                     + "writer's --store-dir");
         }
         requireReadable(store, "Store directory ");
+        StoreLayout.namespaceGivenAsStore(store).ifPresent(wrongLevel -> {
+            throw new ToolException(wrongLevel);
+        });
         return store;
     }
 

@@ -4,15 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.NamespaceStatus.State;
+import io.sharedlookup.writer.namespace.SkippedRecords;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The JSON of /ready and /namespaces, byte for byte: field names, order, nulls and the omitted reason. */
 class HttpApiJsonTest {
     private static final NamespaceStatus LIVE = new NamespaceStatus("users", "users-topic", State.LIVE, 3, 10, 100,
-            0.123456, Map.of(0, 0L), 1_700_000_000_000L, null, true, null, Map.of(0, 42L), 0xabcdefL);
+            0.123456, Map.of(0, 0L), 1_700_000_000_000L, null, true, null, Map.of(0, 42L), 0xabcdefL,
+            List.of(new SkippedRecords.Skipped(0, 7, "null key", "2023-11-14T22:13:19Z")));
     private static final NamespaceStatus STARTING = new NamespaceStatus("items", "items", State.STARTING, 0, 0, 0,
             0, Map.of(), 0, "broker unreachable", false, "not caught up", Map.of(), null);
 
@@ -63,7 +66,13 @@ class HttpApiJsonTest {
                     "offsets" : {
                       "0" : 42
                     },
-                    "digest" : "0000000000abcdef"
+                    "digest" : "0000000000abcdef",
+                    "skippedRecords" : [ {
+                      "partition" : 0,
+                      "offset" : 7,
+                      "reason" : "null key",
+                      "at" : "2023-11-14T22:13:19Z"
+                    } ]
                   },
                   "items" : {
                     "topic" : "items",
@@ -79,7 +88,8 @@ class HttpApiJsonTest {
                     "lastUpdate" : null,
                     "lastError" : "broker unreachable",
                     "offsets" : { },
-                    "digest" : null
+                    "digest" : null,
+                    "skippedRecords" : [ ]
                   }
                 }""");
     }

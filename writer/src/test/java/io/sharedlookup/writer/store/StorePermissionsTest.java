@@ -3,10 +3,16 @@ package io.sharedlookup.writer.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StorePermissionsTest {
+    @TempDir
+    Path tmp;
+
     @Test
     void defaultsToGroupReadableFilesAndDirectories() {
         assertThat(PosixFilePermissions.toString(StorePermissions.DEFAULT.file())).isEqualTo("rw-r-----");
@@ -39,5 +45,27 @@ class StorePermissionsTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give the owner rwx");
         }
         assertThat(StorePermissions.parse("0600", "0700").file()).hasSize(2);
+    }
+
+    /** Advice for a shared directory must never be chmod o-w: following it breaks the host (issue 40). */
+    @Test
+    void aWorldWritableSharedDirectoryGetsSubdirectoryAdviceAndOnlyAnOwnOneGetsChmod() throws Exception {
+        assertThatThrownBy(() -> StorePermissions.requireNotWorldWritable(Path.of("/tmp"), "Store directory"))
+                .isInstanceOf(UnsafeStoreException.class).hasMessageContaining("Store directory /tmp is world-writable")
+                .hasMessageContaining("use a directory of your own below it, e.g. --store-dir /tmp/shared-lookup")
+                .hasMessageNotContaining("chmod");
+
+        Path sticky = Files.createDirectory(tmp.resolve("sticky"));
+        assertThat(new ProcessBuilder("chmod", "1777", sticky.toString()).start().waitFor()).isZero();
+        assertThatThrownBy(() -> StorePermissions.requireNotWorldWritable(sticky, "Store directory"))
+                .hasMessageEndingWith("use a directory of your own below it, e.g. --store-dir "
+                        + sticky.resolve("shared-lookup") + " (the writer creates it, not world-writable); never "
+                        + "change the mode of a shared directory");
+
+        Path own = Files.createDirectory(tmp.resolve("own"));
+        Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertThatThrownBy(() -> StorePermissions.requireNotWorldWritable(own, "Store directory"))
+                .hasMessage("Store directory " + own + " is world-writable (rwxrwxrwx), so anyone could replace "
+                        + "store files: run chmod o-w " + own + " (rwxrwxr-x)");
     }
 }
