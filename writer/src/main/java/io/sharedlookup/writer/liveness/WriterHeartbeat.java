@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -78,6 +79,11 @@ public final class WriterHeartbeat implements AutoCloseable {
 
     /** Maps {@code file} read-write, creating it zeroed (written, not mapped past its end) when missing or short. */
     private static ByteBuffer open(Path file, StorePermissions permissions) throws IOException {
+        if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)
+                && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) { // a FIFO would block the open for ever
+            throw new IOException(file + " is not a regular file (a link, a FIFO or a directory): delete it and "
+                    + "start the writer again");
+        }
         try (FileChannel channel = permissions.openOrCreate(file)) {
             if (channel.size() < WriterStatusDescriptor.SIZE) {
                 ByteBuffer zeros = ByteBuffer.allocate(WriterStatusDescriptor.SIZE);
