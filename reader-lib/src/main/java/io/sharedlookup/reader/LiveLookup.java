@@ -8,6 +8,7 @@ import io.sharedlookup.internal.store.PublishedGeneration;
 import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.internal.store.WriterLiveness;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
@@ -41,6 +42,7 @@ final class LiveLookup implements Lookup {
     private final Path manifestFile;
     private final Path namespaceDir;
     private final long lockTimeoutNanos;
+    private final WriterWatch writer;
     private final RateLimitedLog refreshWarnings = new RateLimitedLog(LOG, 10_000);
     private final FailedGeneration failures = new FailedGeneration();
     private volatile PublishedGeneration current;
@@ -55,11 +57,12 @@ final class LiveLookup implements Lookup {
     private byte[] manifestBytes;
     private boolean closed;
 
-    private LiveLookup(String namespace, StoreLayout layout, long lockTimeoutNanos) {
+    private LiveLookup(String namespace, StoreLayout layout, long lockTimeoutNanos, long liveWaitNanos) {
         this.namespace = namespace;
         this.manifestFile = layout.manifest(namespace);
         this.namespaceDir = layout.namespaceDir(namespace);
         this.lockTimeoutNanos = lockTimeoutNanos;
+        this.writer = new WriterWatch(namespace, WriterLiveness.of(namespaceDir), liveWaitNanos);
     }
 
     /**
@@ -68,8 +71,8 @@ final class LiveLookup implements Lookup {
      * @throws NamespaceNotFoundException when nothing is published under that name
      * @throws SharedLookupException      when the manifest or generation cannot be used
      */
-    static LiveLookup open(String namespace, StoreLayout layout, long lockTimeoutNanos) {
-        LiveLookup lookup = new LiveLookup(namespace, layout, lockTimeoutNanos);
+    static LiveLookup open(String namespace, StoreLayout layout, long lockTimeoutNanos, long liveWaitNanos) {
+        LiveLookup lookup = new LiveLookup(namespace, layout, lockTimeoutNanos, liveWaitNanos);
         // A generation can be replaced (and its file deleted) between reading the manifest and opening the file,
         // especially while the first open in a JVM takes seconds: then the manifest has changed, so try again.
         for (int attempt = 1; ; attempt++) {
@@ -110,6 +113,7 @@ final class LiveLookup implements Lookup {
         if (closed) {
             return;
         }
+        writer.observe();
         try {
             byte[] bytes = Manifest.readBytes(manifestFile);
             if (!Arrays.equals(bytes, manifestBytes) || current.faulted()) { // faulted: reopen what it names
@@ -141,7 +145,7 @@ final class LiveLookup implements Lookup {
             }
             PublishedGeneration opened;
             try {
-                opened = PublishedGeneration.open(namespaceDir, next);
+                opened = writer.follow(PublishedGeneration.open(namespaceDir, next));
             } catch (Throwable e) {
                 failures.failed(named);
                 throw e;
@@ -230,10 +234,10 @@ final class LiveLookup implements Lookup {
             return g.getInto(key, out, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             out.setLength(0);
-            throw timedOut(g, e);
+            throw CallFailures.timedOut(namespace, g, e, writer.liveness());
         } catch (StoreFormatException | InternalError e) { // InternalError: a fault surfacing past PublishedGeneration
             out.setLength(0);
-            throw damaged(g, e);
+            throw CallFailures.damaged(namespace, g, e);
         }
     }
 
@@ -249,10 +253,10 @@ final class LiveLookup implements Lookup {
             return out.found = g.getInto(key, out.text, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             out.empty();
-            throw timedOut(g, e);
+            throw CallFailures.timedOut(namespace, g, e, writer.liveness());
         } catch (StoreFormatException | InternalError e) { // InternalError: a fault surfacing past PublishedGeneration
             out.empty();
-            throw damaged(g, e);
+            throw CallFailures.damaged(namespace, g, e);
         }
     }
 
@@ -288,10 +292,10 @@ final class LiveLookup implements Lookup {
             }
         } catch (LockTimeoutException e) {
             emptyAll(values, count);
-            throw timedOut(g, e);
+            throw CallFailures.timedOut(namespace, g, e, writer.liveness());
         } catch (StoreFormatException | InternalError e) { // InternalError: a fault surfacing past PublishedGeneration
             emptyAll(values, count);
-            throw damaged(g, e);
+            throw CallFailures.damaged(namespace, g, e);
         } finally {
             Arrays.fill(batch.out, null); // the thread's batch keeps no caller's buffer alive
             batch.inUse = false;
@@ -312,9 +316,9 @@ final class LiveLookup implements Lookup {
         try {
             return g.size(lockTimeoutNanos);
         } catch (LockTimeoutException e) {
-            throw timedOut(g, e);
+            throw CallFailures.timedOut(namespace, g, e, writer.liveness());
         } catch (StoreFormatException e) {
-            throw damaged(g, e);
+            throw CallFailures.damaged(namespace, g, e);
         }
     }
 
@@ -383,9 +387,9 @@ final class LiveLookup implements Lookup {
         try {
             return g.forEachWhile(action::test, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
-            throw timedOut(g, e);
+            throw CallFailures.timedOut(namespace, g, e, writer.liveness());
         } catch (StoreFormatException e) {
-            throw damaged(g, e);
+            throw CallFailures.damaged(namespace, g, e);
         }
     }
 
@@ -425,21 +429,16 @@ final class LiveLookup implements Lookup {
             return toScan.isEmpty() || g.forEachWhile((k, v) -> !toScan.contains(v) || action.test(k),
                     lockTimeoutNanos);
         } catch (LockTimeoutException e) {
-            throw timedOut(g, e);
+            throw CallFailures.timedOut(namespace, g, e, writer.liveness());
         } catch (StoreFormatException e) {
-            throw damaged(g, e);
+            throw CallFailures.damaged(namespace, g, e);
         }
     }
 
-    /** A damaged file surfaces as the public API's exception, never as an internal type. */
-    private SharedLookupException damaged(PublishedGeneration g, Throwable e) {
-        return new SharedLookupException("Namespace '" + namespace + "', generation " + g.number() + ": "
-                + (e instanceof InternalError ? "a file was truncated under this reader: " : "") + e.getMessage(), e);
-    }
-
-    private LookupTimeoutException timedOut(PublishedGeneration g, LockTimeoutException e) {
-        return new LookupTimeoutException("Namespace '" + namespace + "', generation " + g.number() + ": "
-                + e.getMessage());
+    @Override
+    public LookupStatus status() {
+        requireOpen(current);
+        return writer.status(manifest);
     }
 
     @Override

@@ -12,8 +12,11 @@ import java.util.function.Predicate;
  *
  * <p>Thread-safe. Follows new generations by itself: shortly after the writer publishes one (within the store's
  * refresh interval), calls use it; no call waits for the switch. Reads take no lock and write nothing; a read that
- * races with the writer is retried, and no key's lookup waits longer than the store's bound; past it the call throws
- * {@link LookupTimeoutException} (the writer died in the middle of a change; its successor rebuilds the namespace).
+ * races with the writer is retried. A lookup that meets a segment the writer is in the middle of changing waits while
+ * the writer's heartbeat says it is alive (up to the store's {@code liveWriterWait}, 10 s by default), and only the
+ * store's short {@code lockTimeout} once it is not; past the bound the call throws {@link LookupTimeoutException} (the
+ * writer died or stopped in the middle of a change; its successor rebuilds the namespace). {@link #status()} says
+ * whether the writer is alive and how fresh the content is.
  * A damaged store file surfaces as {@link SharedLookupException}. A lookup that throws leaves its output empty (and,
  * for a {@link ValueBuffer}, not {@linkplain ValueBuffer#found() found}).
  *
@@ -130,4 +133,11 @@ public interface Lookup {
 
     /** Whether the current generation carries a reverse index (writer option {@code --reverse-index}). */
     boolean hasReverseIndex();
+
+    /**
+     * How fresh this namespace is: whether its writer is alive (judged from the heartbeat it keeps in the store, by
+     * this process's own clock, as of the last refresh), when it was last seen alive, since when the content has been
+     * current with the topic, and the writer's lag in records. Cheap: reads a few words, allocates one small value.
+     */
+    LookupStatus status();
 }

@@ -38,9 +38,15 @@ public final class SharedLookupStore implements AutoCloseable {
      * {@link LookupTimeoutException}.
      */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMillis(50);
+    /**
+     * How long a lookup waits by default for a segment mid-change while the namespace's writer is alive (its heartbeat
+     * moves) before throwing {@link LookupTimeoutException}.
+     */
+    public static final Duration DEFAULT_LIVE_WRITER_WAIT = Duration.ofSeconds(10);
 
     private final StoreLayout layout;
     private final long lockTimeoutNanos;
+    private final long liveWriterWaitNanos;
     private final Map<String, LiveLookup> lookups = new ConcurrentHashMap<>();
     private final ScheduledExecutorService refresher;
     private volatile boolean closed;
@@ -48,9 +54,10 @@ public final class SharedLookupStore implements AutoCloseable {
     /** Runs before each namespace's refresh: a test's way to make a refresh throw. Does nothing otherwise. */
     volatile Consumer<String> beforeRefresh = namespace -> { };
 
-    private SharedLookupStore(Path dir, Duration refreshInterval, Duration lockTimeout) {
+    private SharedLookupStore(Path dir, Duration refreshInterval, Duration lockTimeout, Duration liveWriterWait) {
         this.layout = new StoreLayout(dir);
         this.lockTimeoutNanos = lockTimeout.toNanos();
+        this.liveWriterWaitNanos = liveWriterWait.toNanos();
         this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "shared-lookup-refresh " + dir);
             t.setDaemon(true);
@@ -88,7 +95,8 @@ public final class SharedLookupStore implements AutoCloseable {
         if (closed) {
             throw closedStore();
         }
-        LiveLookup lookup = lookups.computeIfAbsent(namespace, ns -> LiveLookup.open(ns, layout, lockTimeoutNanos));
+        LiveLookup lookup = lookups.computeIfAbsent(namespace, ns -> LiveLookup.open(ns, layout, lockTimeoutNanos,
+                liveWriterWaitNanos));
         if (closed) { // closed while opening: do not leave a mapping behind
             lookup.close();
             throw closedStore();
@@ -188,6 +196,7 @@ public final class SharedLookupStore implements AutoCloseable {
         private final Path storeDir;
         private Duration refreshInterval = DEFAULT_REFRESH_INTERVAL;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
+        private Duration liveWriterWait = DEFAULT_LIVE_WRITER_WAIT;
 
         private Builder(Path storeDir) {
             this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
@@ -204,9 +213,11 @@ public final class SharedLookupStore implements AutoCloseable {
 
         /**
          * The longest a lookup waits for a segment that the writer is in the middle of changing (readers take no lock;
-         * they retry a read the writer raced with). The writer changes a segment in microseconds (tens of milliseconds
-         * when preempted or paused for GC on a busy host); a segment that stays mid-change longer was left so by a
-         * writer killed mid-update, and waiting longer would not help: its successor rebuilds the namespace. A scan
+         * they retry a read the writer raced with) once the writer's heartbeat has stopped, or when the store has no
+         * heartbeat (an older writer); while the writer is alive, waits go on up to {@link #liveWriterWait}. The
+         * writer changes a segment in microseconds (longer when preempted or paused for GC on a busy host); a segment
+         * that stays mid-change while the writer is not alive was left so by a writer killed mid-update, and waiting
+         * longer would not help: its successor rebuilds the namespace. A scan
          * ({@code forEach}, a reverse lookup without an index) copies a whole segment per read, and a writer applying
          * updates to that segment faster than the copy takes keeps it retrying: scans of a very busy namespace want
          * a longer bound. Zero retries a read the writer raced with once and then gives up.
@@ -216,6 +227,19 @@ public final class SharedLookupStore implements AutoCloseable {
                 throw new IllegalArgumentException("lockTimeout must not be negative: " + timeout);
             }
             this.lockTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The longest a lookup waits for a segment mid-change while the namespace's writer is alive (its heartbeat
+         * moved within the last ~1.5 s): a live writer preempted or paused in the middle of a change on a saturated
+         * host finishes it, and a lookup that threw would fail a query. Never shorter than {@link #lockTimeout}.
+         */
+        public Builder liveWriterWait(Duration wait) {
+            if (wait.isNegative()) {
+                throw new IllegalArgumentException("liveWriterWait must not be negative: " + wait);
+            }
+            this.liveWriterWait = wait;
             return this;
         }
 
@@ -237,7 +261,7 @@ public final class SharedLookupStore implements AutoCloseable {
             StoreLayout.namespaceGivenAsStore(storeDir).ifPresent(wrongLevel -> {
                 throw new SharedLookupException(wrongLevel);
             });
-            return new SharedLookupStore(dir, refreshInterval, lockTimeout);
+            return new SharedLookupStore(dir, refreshInterval, lockTimeout, liveWriterWait);
         }
     }
 }

@@ -4,6 +4,7 @@ import io.sharedlookup.writer.http.HttpApi;
 import io.sharedlookup.writer.http.HttpServer;
 import io.sharedlookup.writer.ingest.Ingestor;
 import io.sharedlookup.writer.ingest.UnresolvedBootstrapException;
+import io.sharedlookup.writer.liveness.WriterHeartbeat;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.ResumeDecision;
@@ -40,6 +41,7 @@ public final class WriterApp implements AutoCloseable {
     /** Null until ingestion starts; read by HTTP's threads. */
     private volatile Ingestor ingestor;
     private Seeding seeding;
+    private WriterHeartbeat heartbeat;
     private SharedLookupStore store;
     private HttpServer http;
     private WriterConfig config;
@@ -110,6 +112,9 @@ public final class WriterApp implements AutoCloseable {
                 }
                 sinks.add(new NamespaceSink(b, w, metrics, attributes, sampleBudget));
             }
+            // Readers wait for a live writer: its heartbeat runs from the moment it holds its namespaces.
+            heartbeat = WriterHeartbeat.start(layout, cfg.topics().stream().map(TopicBinding::namespace).toList(),
+                    cfg.permissions(), () -> ingestor == null ? Map.of() : ingestor.statuses());
         } catch (IOException | RuntimeException e) {
             sinks.forEach(NamespaceSink::abandon);
             throw e instanceof IOException io ? new ConfigException("Cannot open namespaces in " + storeDir + ": "
@@ -230,6 +235,9 @@ public final class WriterApp implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (heartbeat != null) { // after ingestion: no change is left in flight for readers to wait on
+            heartbeat.close();
         }
         if (http != null) {
             http.close();

@@ -12,7 +12,6 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiPredicate;
 
 /**
@@ -21,8 +20,8 @@ import java.util.function.BiPredicate;
  *
  * <p>Every read of a segment is validated against that segment's counter in the generation's sequence file (see
  * {@link SequenceFile}): read the counter (even), read, re-read it; a change means the writer touched the segment
- * meanwhile, so the read is retried. A counter that stays odd longer than the caller's bound means a writer died in
- * the middle of a change: {@link #TIMED_OUT}. Nothing here writes to any file or waits on anything the writer waits
+ * meanwhile, so the read is retried, waiting as {@link SegmentWaits} says: a counter that stays odd past the bound
+ * means a writer died in the middle of a change, or stopped in it for long: {@link #TIMED_OUT}. Nothing here writes to any file or waits on anything the writer waits
  * for, so a reader that dies, pauses or scans slowly cannot hold the writer up.
  *
  * <p>Every offset derived from the file is checked against its tier before it is used: a read that races with the
@@ -39,13 +38,8 @@ public final class MappedMap {
     public static final int TIMED_OUT = -1;
 
     private static final int INCONSISTENT = -2;
-    /** From {@link #afterRace}: the wait lasted longer than the bound (never a start time it returns otherwise). */
-    private static final long GAVE_UP = Long.MIN_VALUE;
-    /**
-     * How long a segment's counter must have stood at one odd value, seen by a wait that gave up, before calls give up
-     * on it at once: far longer than any live writer's change, preempted or paused for GC included.
-     */
-    static final long LEFT_MID_CHANGE_NANOS = 1_000_000_000L;
+    /** From {@link SegmentWaits#afterRace}: the wait is over. */
+    private static final long GAVE_UP = SegmentWaits.GAVE_UP;
     /** From {@link #probeFirstTier}: not decided by the first attempt. */
     private static final int UNDECIDED = 3;
     /** The longest key the first attempt takes: its bytes fit in two 8-byte words. */
@@ -93,8 +87,8 @@ public final class MappedMap {
     private final int segmentShift;
     private final ByteBuffer firstWindow;
     private volatile ByteBuffer[] bulks = new ByteBuffer[0];
-    /** Per segment, the last wait that gave up on it ({@link #leftMidChange}); made at the first one. */
-    private volatile AtomicReferenceArray<MidChange> midChange;
+    /** How reads wait for a segment the writer is changing; read only once a read has raced with the writer. */
+    private volatile SegmentWaits waits;
 
     private MappedMap(Path file, MapLayout layout, FileChannel channel, Object fileKey, ByteBuffer headers,
                       ByteBuffer[] windows, int tiersPerWindow, ByteBuffer sequences) {
@@ -121,12 +115,22 @@ public final class MappedMap {
         this.segmentMask = Integer.bitCount(layout.segments()) == 1 ? layout.segments() - 1 : -1;
         this.segmentShift = Integer.numberOfTrailingZeros(layout.segments());
         this.firstWindow = windows[0];
+        this.waits = new SegmentWaits(layout.segments(), WriterLiveness.unknown(), 0);
         this.firstTierBuffer = new ByteBuffer[layout.segments()];
         this.firstTierBase = new int[layout.segments()];
         for (int segment = 0; segment < layout.segments(); segment++) {
             firstTierBuffer[segment] = tierBuffer(segment + 1L);
             firstTierBase[segment] = tierBase(segment + 1L);
         }
+    }
+
+    /**
+     * Makes reads of this map wait for a segment mid-change while {@code liveness} says the writer is alive, up to
+     * {@code liveBoundNanos}, rather than give up at the caller's short bound (see {@link SegmentWaits}). Until
+     * called, and with a liveness that is unknown, the short bound holds.
+     */
+    public void followWriter(WriterLiveness liveness, long liveBoundNanos) {
+        this.waits = new SegmentWaits(layout.segments(), liveness, liveBoundNanos);
     }
 
     /**
@@ -597,7 +601,7 @@ public final class MappedMap {
                     return found;
                 }
             }
-            start = afterRace(segment, before, start, attempt, timeoutNanos);
+            start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
             if (start == GAVE_UP) {
                 out.clear();
                 return TIMED_OUT;
@@ -639,7 +643,7 @@ public final class MappedMap {
                         break;
                     }
                 }
-                start = afterRace(segment, before, start, attempt, timeoutNanos);
+                start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
                 if (start == GAVE_UP) {
                     return -1;
                 }
@@ -677,7 +681,7 @@ public final class MappedMap {
                         break;
                     }
                 }
-                start = afterRace(segment, before, start, attempt, timeoutNanos);
+                start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
                 if (start == GAVE_UP) {
                     // Stuck: odd and unmoved all along (a writer died mid-change); else a busy writer kept moving it.
                     String segmentOfFile = "Segment " + segment + " of " + file;
@@ -700,69 +704,6 @@ public final class MappedMap {
 
     private long sequence(int segment) {
         return (long) SEQ.getAcquire(sequences, segment * SequenceFile.STRIDE);
-    }
-
-    /**
-     * After a read of a segment that was changing (attempt {@code attempt}, the first failed one being 0, having seen
-     * the counter at {@code seen}): notes when the waiting began, gives up past {@code timeoutNanos}, else backs off —
-     * spins briefly (the writer changes a segment in microseconds), then yields so that the writer can run on a busy
-     * host. Gives up at once on a segment {@link #leftMidChange left in the middle of a change}.
-     *
-     * @param waitingSince when the waiting began (ignored on attempt 0)
-     * @return when the waiting began, or {@link #GAVE_UP} when it has lasted longer than {@code timeoutNanos}
-     */
-    private long afterRace(int segment, long seen, long waitingSince, int attempt, long timeoutNanos) {
-        long now = System.nanoTime(); // any value, negative included: only differences count
-        if (attempt == 0) {
-            waitingSince = now;
-            if ((seen & 1) != 0 && leftMidChange(segment, seen, now)) {
-                return GAVE_UP;
-            }
-        } else if (now - waitingSince > timeoutNanos) {
-            if ((seen & 1) != 0) {
-                noteLeftMidChange(segment, seen, now);
-            }
-            return GAVE_UP;
-        }
-        if (attempt < 64) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
-        return waitingSince;
-    }
-
-    /** A wait that gave up, at {@code since}, on a segment whose counter stood at the odd {@code sequence}. */
-    private record MidChange(long sequence, long since) {
-    }
-
-    /**
-     * Whether the segment's counter has stood at {@code seen} (odd) since a wait gave up on it at that value, over
-     * {@link #LEFT_MID_CHANGE_NANOS} ago (counters only grow, so it stood there all along): a writer died in the
-     * middle of that change, and waiting the bound again would not help. Its generation stays published until the next writer has rebuilt the namespace (minutes on a large
-     * topic); without this, every call for a key of that segment would spend the whole bound waiting again: one bound
-     * per row of a Druid query, one per request on the writer's single HTTP thread.
-     */
-    private boolean leftMidChange(int segment, long seen, long now) {
-        AtomicReferenceArray<MidChange> known = midChange;
-        MidChange m = known == null ? null : known.get(segment);
-        return m != null && m.sequence() == seen && now - m.since() >= LEFT_MID_CHANGE_NANOS;
-    }
-
-    private void noteLeftMidChange(int segment, long seen, long since) {
-        AtomicReferenceArray<MidChange> known = midChange;
-        if (known == null) {
-            synchronized (this) {
-                known = midChange;
-                if (known == null) {
-                    midChange = known = new AtomicReferenceArray<>(layout.segments());
-                }
-            }
-        }
-        MidChange m = known.get(segment);
-        if (m == null || m.sequence() != seen) { // the same change given up on again keeps the earlier time
-            known.set(segment, new MidChange(seen, since));
-        }
     }
 
     private StoreFormatException corrupt(int segment) {

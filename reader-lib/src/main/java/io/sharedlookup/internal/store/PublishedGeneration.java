@@ -48,6 +48,15 @@ public final class PublishedGeneration {
         return new PublishedGeneration(manifest.generation(), fileKey, data, reverse);
     }
 
+    /** Makes waits in this generation's maps follow the writer's liveness ({@link MappedMap#followWriter}). */
+    public PublishedGeneration followWriter(WriterLiveness liveness, long liveBoundNanos) {
+        data.followWriter(liveness, liveBoundNanos);
+        if (reverse != null) {
+            reverse.followWriter(liveness, liveBoundNanos);
+        }
+        return this;
+    }
+
     /**
      * Whether {@code manifest} names this very generation: the same number and the same file (not another one under
      * the same name, as when a namespace directory is deleted and rebuilt from generation 1).
@@ -234,8 +243,9 @@ public final class PublishedGeneration {
     }
 
     private static LockTimeoutException stuck(MappedMap map) {
-        return new LockTimeoutException("A segment of " + map.file() + " stayed in the middle of a change for over "
-                + "the lock timeout (its writer probably died mid-update; the next writer rebuilds the namespace), or "
-                + "kept changing throughout it (a busy writer: a longer lockTimeout helps)");
+        return new LockTimeoutException("A segment of " + map.file() + " stayed in the middle of a change past the "
+                + "wait's bound (lockTimeout once the writer is not alive: it died or stopped mid-update, and the next "
+                + "writer rebuilds the namespace; liveWriterWait while it is), or kept changing throughout it (a busy "
+                + "writer: a longer bound helps)");
     }
 }

@@ -68,6 +68,7 @@ final class Inspection {
         out.println("  writer       " + m.writerState().name().toLowerCase() + ", caught up " + m.caughtUp()
                 + ", published " + Instant.ofEpochMilli(m.publishedAtMillis()) + ", offsets current as of "
                 + Instant.ofEpochMilli(m.updatedAtMillis()));
+        out.println("  freshness    " + freshness(reader, namespace));
         out.println("  content      version " + m.contentVersion() + ", digest "
                 + (m.contentDigest() == null ? "none (written before digests)" : ContentDigest.hex(m.contentDigest())));
         if (!m.attributes().isEmpty()) {
@@ -97,6 +98,18 @@ final class Inspection {
             String[] f = line.split("\t", 4);
             out.println("    " + (f.length == 4 ? "partition " + f[0] + " offset " + f[1] + " at " + f[2] + ": " + f[3]
                     : line));
+        }
+    }
+
+    /**
+     * What a reader sees of the namespace's writer and freshness ({@code Lookup.status()}): at a reader's first look,
+     * a heartbeat stamped within the last 1.5 s counts as alive.
+     */
+    private static String freshness(SharedLookupStore reader, String namespace) {
+        try {
+            return reader.lookup(namespace).status().toString();
+        } catch (RuntimeException e) {
+            return "cannot be read: " + e.getMessage();
         }
     }
 

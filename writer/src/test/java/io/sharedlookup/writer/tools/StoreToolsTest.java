@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.writer.liveness.WriterHeartbeat;
+import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -16,6 +18,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,6 +67,23 @@ class StoreToolsTest {
             assertThat(r.rc()).isZero();
             assertThat(r.out()).contains("users", "generation   1 (g0000000001.cmap", "entries      4 of capacity",
                     "digest " + ContentDigest.hex(digest(USERS)), "writer       open");
+        }
+    }
+
+    /** Item 3 of issue 38: inspect says whether the writer is alive and how fresh the namespace is. */
+    @Test
+    void inspect_printsTheWritersLivenessAndFreshness() throws Exception {
+        try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {
+            assertThat(run("inspect", store.toString()).out()).contains("freshness    writer UNKNOWN");
+            WriterHeartbeat heartbeat = WriterHeartbeat.start(new StoreLayout(store), List.of("users"),
+                    StorePermissions.DEFAULT, Map::of);
+            try {
+                assertThat(run("inspect", store.toString()).out()).contains("freshness    writer ALIVE, last seen "
+                        + "alive ", ", content current as of 20", ", lag unknown");
+            } finally {
+                heartbeat.close();
+            }
+            assertThat(run("inspect", store.toString()).out()).contains("freshness    writer NOT_ALIVE");
         }
     }
 
