@@ -165,8 +165,13 @@ final class BatchApplier {
             badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
                     r.partition(), r.offset(), e.getMessage());
         } catch (RecordSkippedException e) {
-            badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
-                    e.getMessage());
+            if (e.isError()) {
+                badRecords.error("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
+                        e.getMessage());
+            } else {
+                badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
+                        e.getMessage());
+            }
         }
         return false;
     }
