@@ -192,7 +192,7 @@ final class Growth {
                     Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L));
         }
         GenerationFile t = generations.target();
-        boolean grow = false;
+        boolean grow = growing != null || (double) t.size() / t.capacity() >= Fill.GROW_AT;
         GenerationSizing sizing = sizes.next(generations.sizing(), t.size(), grow).withLargestEntry(bytes);
         String refusal = EntryRoom.refusal(sizing, generations.reverseIndex(), writer.usableSpace());
         if (refusal != null) {
@@ -206,7 +206,14 @@ final class Growth {
         log.warn("Namespace '{}': an entry of {} bytes does not fit generation {}; copying it into one that takes it",
                 nsLabel, bytes, t.file().getFileName());
         try {
-            replace(sizing, positions, false);
+            if (growing != null) { // replaced by this copy, not failed: growth is not deferred
+                dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete replaced generation {}: {}", nsLabel,
+                        file, e.toString()));
+            }
+            replacement.replace(sizing, positions, false);
+            if (grow) {
+                grown();
+            }
             return true;
         } catch (IOException | RuntimeException e) {
             throw lastError.stall(growthFailed(what, e), retryMillis(e));

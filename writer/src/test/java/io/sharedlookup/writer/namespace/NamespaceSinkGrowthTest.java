@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -249,6 +250,51 @@ class NamespaceSinkGrowthTest {
             assertThat(after.lastError()).startsWith("cannot write the manifest: ");
             assertThat(after.state()).isEqualTo(NamespaceStatus.State.LIVE);
         });
+        sink.abandon();
+    }
+
+    /**
+     * A value too large for the target's layout arriving while a background growth runs: the copy made to take it
+     * is the growth (it used to be a copy of the same capacity that abandoned the growth, deferred the next one by
+     * 30 s and showed "growth abandoned" in {@code /namespaces} although nothing failed).
+     */
+    @Test
+    void aLargeValueWhileABackgroundGrowthRunsIsCopiedIntoTheGrownGeneration() throws Exception {
+        Positions positions = topic -> Map.of(0, 0L);
+        NamespaceSink sink = publishedWithTenEntries("busy", positions);
+        long capacity = sink.status(Map.of(), null).capacity();
+        int entries = (int) Math.ceil(capacity * Fill.GROW_AT) + 1;
+        for (int i = 10; i < entries; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.afterBatch(true, positions); // filled to GROW_AT: a bigger generation is filled in the background
+        String huge = "x".repeat(300_000);
+        sink.apply("k3", huge, positions);
+        NamespaceStatus grown = sink.status(Map.of(), null);
+        assertThat(grown.capacity()).isGreaterThan(capacity);
+        assertThat(grown.lastError()).isNull();
+        sink.afterBatch(true, positions);
+        assertThat(sink.status(Map.of(), null).lastError()).isNull();
+        sink.close(positions);
+        try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+            assertThat(reader.lookup("busy").get("k3")).isEqualTo(huge);
+            assertThat(reader.lookup("busy").size()).isEqualTo(entries);
+        }
+    }
+
+    /** The same without a background copy yet: a target filled to GROW_AT is copied into a grown generation. */
+    @Test
+    void aLargeValueForATargetDueToGrowIsCopiedIntoTheGrownGeneration() throws Exception {
+        Positions positions = topic -> Map.of(0, 0L);
+        NamespaceSink sink = publishedWithTenEntries("due", positions);
+        long capacity = sink.status(Map.of(), null).capacity();
+        for (int i = 10; i < capacity * Fill.GROW_AT + 1; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.apply("k3", "x".repeat(300_000), positions);
+        NamespaceStatus grown = sink.status(Map.of(), null);
+        assertThat(grown.capacity()).isGreaterThan(capacity);
+        assertThat(grown.lastError()).isNull();
         sink.abandon();
     }
 
