@@ -171,8 +171,13 @@ final class BatchApplier {
                     r.partition(), r.offset(), e.getMessage());
         } catch (RecordSkippedException e) {
             sink.skipped().add(r.partition(), r.offset(), e.getMessage());
-            badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
-                    e.getMessage());
+            if (e.isError()) {
+                badRecords.error("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
+                        e.getMessage());
+            } else {
+                badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
+                        e.getMessage());
+            }
         }
         return false;
     }

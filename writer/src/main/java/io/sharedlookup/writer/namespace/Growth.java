@@ -3,11 +3,14 @@ package io.sharedlookup.writer.namespace;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.store.EntryRoom;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NoRoomForEntryException;
+import io.sharedlookup.writer.store.Utf8;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.function.BiConsumer;
@@ -166,12 +169,17 @@ final class Growth {
 
     /**
      * A record's entry ({@code key}, {@code value}) does not fit the target's layout (Chronicle's one-tier limit, from
-     * the averages the target was sized with): moves to a copy of the same capacity made to take it, where the caller
-     * applies the record, rather than skip a value under {@code --max-value-bytes}.
+     * the averages the target was sized with): moves to a copy made to take it, where the caller applies the record,
+     * rather than skip a value under {@code --max-value-bytes}. The copy is of the same capacity unless the target is
+     * due to grow (a background copy runs, or it is filled to {@link Fill#GROW_AT}): then it is the growth, since it
+     * replaces the background copy, and growth is neither deferred nor shown as failed for it.
      *
      * @return true when the target now takes it; false when it was made for such an entry already (Chronicle's own
      *         limit: the record is skipped)
-     * @throws StalledException when no such copy can be made now: the record waits, as for a full generation
+     * @throws RecordSkippedException (counted as an oversize skip) when no generation taking it should be made: its
+     *                                tiers would pass what readers map or a share of the free disk
+     *                                ({@link EntryRoom#refusal}); never a stall, which no retry would end
+     * @throws StalledException       when no such copy can be made now: the record waits, as for a full generation
      */
     boolean makeRoomFor(String key, String value, Positions positions) {
         long bytes = StoredSizes.bytesOf(key, value);
@@ -183,12 +191,29 @@ final class Growth {
             throw lastError.stall(what + " before growth's retry time",
                     Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L));
         }
-        sizes.mustTake(bytes);
-        GenerationSizing sizing = sizes.next(generations.sizing(), generations.target().size(), false);
+        GenerationFile t = generations.target();
+        boolean grow = growing != null || (double) t.size() / t.capacity() >= Fill.GROW_AT;
+        GenerationSizing sizing = sizes.next(generations.sizing(), t.size(), grow).withLargestEntry(bytes);
+        String refusal = EntryRoom.refusal(sizing, generations.reverseIndex(), writer.usableSpace());
+        if (refusal != null) {
+            metrics.oversize.labelValues(nsLabel).inc();
+            lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
+            throw new RecordSkippedException("value of key '" + (key.length() <= 200 ? key : key.substring(0, 200)
+                    + "...") + "' skipped: " + refusal + ". Raise nothing; to skip such values at once, lower "
+                    + "--max-value-bytes below " + Utf8.length(value), true);
+        }
+        sizes.mustTake(bytes); // only once it is taken: a skipped value must not lengthen later generations
         log.warn("Namespace '{}': an entry of {} bytes does not fit generation {}; copying it into one that takes it",
-                nsLabel, bytes, generations.target().file().getFileName());
+                nsLabel, bytes, t.file().getFileName());
         try {
-            replace(sizing, positions, false);
+            if (growing != null) { // replaced by this copy, not failed: growth is not deferred
+                dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete replaced generation {}: {}", nsLabel,
+                        file, e.toString()));
+            }
+            replacement.replace(sizing, positions, false);
+            if (grow) {
+                grown();
+            }
             return true;
         } catch (IOException | RuntimeException e) {
             throw lastError.stall(growthFailed(what, e), retryMillis(e));
@@ -405,7 +430,15 @@ final class Growth {
         long retryMillis = retryMillis(e);
         defer(retryMillis);
         String error = failed(what + " (retrying in " + retryMillis / 1000 + " s): " + e.getMessage());
-        growthFailures.warn("Namespace '{}': {}", nsLabel, error);
+        if (e instanceof NoRoomForEntryException) {
+            // A stored entry no generation readers can map would take: it is kept, in the old generation, rather than
+            // dropped by a copy; the namespace stalls once that one is full. Every retry says so.
+            log.error("Namespace '{}': {}; the generation is kept as it is. Free disk, or shorten that value in the "
+                    + "topic; lower --max-value-bytes so that such values are skipped before they are stored", nsLabel,
+                    error);
+        } else {
+            growthFailures.warn("Namespace '{}': {}", nsLabel, error);
+        }
         return error;
     }
 

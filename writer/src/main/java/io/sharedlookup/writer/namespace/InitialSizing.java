@@ -3,6 +3,7 @@ package io.sharedlookup.writer.namespace;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
+import io.sharedlookup.writer.store.Utf8;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -5,7 +5,6 @@ import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.store.EntryRoom;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
@@ -125,9 +124,11 @@ public final class NamespaceSink {
                 // bigger generation built before this run has seen records is sized for the entries it must hold
                 // (the 16/32-byte fallbacks made such a copy overflow Chronicle's tiers).
                 double[] averages = InitialSizing.averagesOf(live);
-                // What it holds was not seen in this run: its copies must take whatever its file can hold.
+                // Its largest entry is not known (not seen in this run): learnt as copies meet entries they refuse
+                // (each then starts again sized for it), not taken from the file's limit, which would keep every
+                // later generation's tiers as long as this one's even once its large values are gone.
                 generations.setSizing(new GenerationSizing(m.capacity(), averages[0], averages[1],
-                        GenerationSizing.MAX_BLOAT_FACTOR, EntryRoom.maxEntryBytes(live)));
+                        GenerationSizing.MAX_BLOAT_FACTOR, 0));
                 metrics.resumes.labelValues(nsLabel).inc();
                 log.info("Namespace '{}': resuming generation {} from stored offsets {}", nsLabel, m.generation(),
                         m.offsets());
@@ -309,7 +310,9 @@ public final class NamespaceSink {
             try {
                 applyToTarget(record[0], record[1], positions);
             } catch (RecordSkippedException skipped) {
-                // counted in applyTo
+                if (skipped.isError()) { // counted in applyTo; its offset is no longer known here
+                    log.error("Namespace '{}': skipped a record read while sampling: {}", nsLabel, skipped.getMessage());
+                }
             }
             heldBack.pollFirst();
             sampleBudget.release(SampleBudget.cost(record[0], record[1]));

@@ -1,6 +1,7 @@
 package io.sharedlookup.writer.namespace;
 
 import io.sharedlookup.writer.store.GenerationSizing;
+import io.sharedlookup.writer.store.Utf8;
 
 /**
  * The sizes of what a namespace stored since it was last built from its topic: the average key and value sizes a

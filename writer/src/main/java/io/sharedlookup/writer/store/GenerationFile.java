@@ -127,7 +127,7 @@ public final class GenerationFile implements AutoCloseable {
         return reverse == null ? java.util.Optional.empty() : reverse.keysOf(value, timeoutNanos);
     }
 
-    private static ChronicleMapBuilder<CharSequence, CharSequence> builder() {
+    static ChronicleMapBuilder<CharSequence, CharSequence> builder() {
         // Chronicle's own exit hook would close maps while the writer's shutdown (or a reader's last lookups) still
         // use them; every owner here closes its generations itself.
         // No entry checksums: they only serve Chronicle's own recovery, which the writer never runs (a damaged
@@ -140,13 +140,12 @@ public final class GenerationFile implements AutoCloseable {
     /** Creates a new, empty generation file; refuses to touch an existing one. */
     public static GenerationFile create(Path file, GenerationSizing sizing, StorePermissions permissions)
             throws IOException {
-        // Created empty first so that permissions are right before anything is mapped, and so that an existing file
-        // is never reused: Chronicle would silently open it.
+        var configured = EntryRoom.configure(builder(), sizing); // first: a NoRoomForEntryException leaves no file
+        // Created empty so that permissions are right before anything is mapped, and an existing file is never reused
         Files.createFile(file, permissions.fileAttributes());
         try {
             permissions.applyToFile(file);
-            ChronicleMap<CharSequence, CharSequence> map = EntryRoom.configure(builder(), sizing)
-                    .createPersistedTo(file.toFile());
+            ChronicleMap<CharSequence, CharSequence> map = configured.createPersistedTo(file.toFile());
             try {
                 return new GenerationFile(file, map, sizing.entries(),
                         SegmentCounters.create(file, map.segments(), permissions));

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
+import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -249,6 +251,130 @@ class NamespaceSinkGrowthTest {
             assertThat(after.state()).isEqualTo(NamespaceStatus.State.LIVE);
         });
         sink.abandon();
+    }
+
+    /**
+     * A value too large for the target's layout arriving while a background growth runs: the copy made to take it
+     * is the growth (it used to be a copy of the same capacity that abandoned the growth, deferred the next one by
+     * 30 s and showed "growth abandoned" in {@code /namespaces} although nothing failed).
+     */
+    @Test
+    void aLargeValueWhileABackgroundGrowthRunsIsCopiedIntoTheGrownGeneration() throws Exception {
+        Positions positions = topic -> Map.of(0, 0L);
+        NamespaceSink sink = publishedWithTenEntries("busy", positions);
+        long capacity = sink.status(Map.of(), null).capacity();
+        int entries = (int) Math.ceil(capacity * Fill.GROW_AT) + 1;
+        for (int i = 10; i < entries; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.afterBatch(true, positions); // filled to GROW_AT: a bigger generation is filled in the background
+        String huge = "x".repeat(300_000);
+        sink.apply("k3", huge, positions);
+        NamespaceStatus grown = sink.status(Map.of(), null);
+        assertThat(grown.capacity()).isGreaterThan(capacity);
+        assertThat(grown.lastError()).isNull();
+        sink.afterBatch(true, positions);
+        assertThat(sink.status(Map.of(), null).lastError()).isNull();
+        sink.close(positions);
+        try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+            assertThat(reader.lookup("busy").get("k3")).isEqualTo(huge);
+            assertThat(reader.lookup("busy").size()).isEqualTo(entries);
+        }
+    }
+
+    /** The same without a background copy yet: a target filled to GROW_AT is copied into a grown generation. */
+    @Test
+    void aLargeValueForATargetDueToGrowIsCopiedIntoTheGrownGeneration() throws Exception {
+        Positions positions = topic -> Map.of(0, 0L);
+        NamespaceSink sink = publishedWithTenEntries("due", positions);
+        long capacity = sink.status(Map.of(), null).capacity();
+        for (int i = 10; i < capacity * Fill.GROW_AT + 1; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.apply("k3", "x".repeat(300_000), positions);
+        NamespaceStatus grown = sink.status(Map.of(), null);
+        assertThat(grown.capacity()).isGreaterThan(capacity);
+        assertThat(grown.lastError()).isNull();
+        sink.abandon();
+    }
+
+    /**
+     * A value whose generation every segment would need tiers of 80 MiB for (here 32 of them to a bulk: over the 2 GiB
+     * readers map) is skipped as oversize, loudly, and the namespace carries on. It used to stall the topic and retry
+     * for ever: no retry could make such a generation.
+     */
+    @Test
+    void aValueNoMappableGenerationCouldTakeIsSkippedAsOversizeWithoutAStall() throws Exception {
+        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "vast", StorePermissions.DEFAULT);
+        WriterMetrics metrics = new WriterMetrics();
+        NamespaceSink sink = TestSinks.over(writer, metrics);
+        Map<Integer, Long> end = Map.of(0, 700_000L); // a generation for about a million entries: 256 segments
+        Positions positions = topic -> end;
+        sink.start(Map.of(0, 0L), end, -1, null);
+        for (int i = 0; i < 10; i++) {
+            sink.apply("k" + i, "v" + i, positions);
+        }
+        sink.afterBatch(true, positions);
+        assertThat(sink.status(Map.of(), null).capacity()).isGreaterThanOrEqualTo(1_000_000);
+
+        String vast = "x".repeat(80 << 20);
+        assertThatThrownBy(() -> sink.apply("k3", vast, positions))
+                .isInstanceOfSatisfying(RecordSkippedException.class, e -> {
+                    assertThat(e.isError()).isTrue();
+                    assertThat(e.getMessage()).contains("'k3'").contains("over what readers can map")
+                            .contains("--max-value-bytes");
+                });
+        NamespaceStatus after = sink.status(Map.of(), null);
+        assertThat(after.state()).isNotEqualTo(NamespaceStatus.State.STALLED);
+        assertThat(after.lastError()).isNull();
+        assertThat(metrics.oversize.labelValues("vast").get()).isEqualTo(1.0);
+        sink.apply("k10", "v10", positions); // the partition carries on
+        sink.close(positions);
+        try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+            assertThat(reader.lookup("vast").get("k3")).isEqualTo("v3");
+            assertThat(reader.lookup("vast").get("k10")).isEqualTo("v10");
+        }
+    }
+
+    /**
+     * A resumed generation's largest entry was not seen in this run and is no longer taken from its file's limit
+     * (which kept every later generation's tiers that long): the growth copy that meets it learns it, starts again
+     * sized for it, and keeps it.
+     */
+    @Test
+    void aGrowthOfAResumedGenerationKeepsTheLargeValueItHolds() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        Positions positions = topic -> Map.of(0, 0L);
+        NamespaceSink first = TestSinks.over(NamespaceWriter.open(layout, "kept", StorePermissions.DEFAULT));
+        first.start(Map.of(0, 0L), Map.of(0, 0L), -1, null);
+        for (int i = 0; i < 1500; i++) { // the averages a resumed generation is sampled for stay small
+            first.apply("k" + i, "v" + i, positions);
+        }
+        first.afterBatch(true, positions);
+        String huge = "x".repeat(300_000);
+        first.apply("huge", huge, positions);
+        first.afterBatch(true, positions);
+        first.close(positions);
+
+        NamespaceSink resumed = TestSinks.over(NamespaceWriter.open(layout, "kept", StorePermissions.DEFAULT));
+        resumed.start(Map.of(0, 0L), Map.of(0, 0L), -1, null);
+        long capacity = resumed.status(Map.of(), null).capacity();
+        int entries = 1501;
+        for (int i = 1500; resumed.status(Map.of(), null).capacity() == capacity && i < 4 * capacity; i++) {
+            resumed.apply("k" + i, "v" + i, positions);
+            entries++;
+            if (i % 500 == 0) {
+                resumed.afterBatch(true, positions);
+            }
+        }
+        resumed.afterBatch(true, positions);
+        assertThat(resumed.status(Map.of(), null).capacity()).as("grown").isGreaterThan(capacity);
+        assertThat(resumed.status(Map.of(), null).lastError()).isNull();
+        resumed.close(positions);
+        try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+            assertThat(reader.lookup("kept").get("huge")).isEqualTo(huge);
+            assertThat(reader.lookup("kept").size()).isEqualTo(entries);
+        }
     }
 
     /** A new sink for {@code namespace} whose first generation, sized for and holding ten small entries, is live. */

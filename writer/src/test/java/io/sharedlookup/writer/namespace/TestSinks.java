@@ -11,7 +11,11 @@ final class TestSinks {
     }
 
     static NamespaceSink over(NamespaceWriter writer) {
-        return new NamespaceSink(new TopicBinding(writer.namespace(), writer.namespace()), writer, new WriterMetrics(),
-                Map.of());
+        return over(writer, new WriterMetrics());
+    }
+
+    /** Like {@link #over(NamespaceWriter)}, counting into {@code metrics}. */
+    static NamespaceSink over(NamespaceWriter writer, WriterMetrics metrics) {
+        return new NamespaceSink(new TopicBinding(writer.namespace(), writer.namespace()), writer, metrics, Map.of());
     }
 }

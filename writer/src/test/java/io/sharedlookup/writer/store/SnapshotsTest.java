@@ -122,6 +122,21 @@ class SnapshotsTest {
         assertThat(TestStores.contents(seeded, "users")).isEqualTo(copied);
     }
 
+    /**
+     * The counting pass sizes the snapshot in UTF-8 bytes, as Chronicle stores entries: counted in chars, a non-ASCII
+     * value's generation was made for half its size (or a third), refused it, and the whole copy was made twice.
+     */
+    @Test
+    void theCountingPassMeasuresNonAsciiEntriesInUtf8Bytes() {
+        Snapshots.Counts counts = new Snapshots.Counts();
+        counts.add("ключ", "é".repeat(40_000)); // 8 + 80,000 bytes, 40,004 chars
+        counts.add("k", "€€");                  // 1 + 6 bytes
+        GenerationSizing sizing = counts.sizing();
+        assertThat(sizing.largestEntryBytes()).isEqualTo(80_008);
+        assertThat(sizing.averageKeyBytes()).isEqualTo((8 + 1) / 2.0 * 1.2);
+        assertThat(sizing.averageValueBytes()).isEqualTo((80_000 + 6) / 2.0 * 1.2);
+    }
+
     @Test
     void aSeedDirectoryThatIsGone_seedsNothingAndSaysSo() throws Exception {
         Path gone = dir.resolve("gone");

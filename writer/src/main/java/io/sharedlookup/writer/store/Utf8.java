@@ -1,11 +1,12 @@
-package io.sharedlookup.writer.namespace;
+package io.sharedlookup.writer.store;
 
 /** UTF-8 byte lengths without encoding: sizing needs averages of what Chronicle stores, not the bytes themselves. */
-final class Utf8 {
+public final class Utf8 {
     private Utf8() {
     }
 
-    static int length(CharSequence s) {
+    /** The number of bytes {@code s} takes in UTF-8 (an unpaired surrogate counts as 3, as Java encodes it). */
+    public static int length(CharSequence s) {
         int n = 0;
         for (int i = 0, len = s.length(); i < len; i++) {
             char c = s.charAt(i);
