@@ -193,7 +193,7 @@ final class LiveLookup implements Lookup {
         current = null;
     }
 
-    private PublishedGeneration acquire() {
+    PublishedGeneration acquire() {
         PublishedGeneration g = current;
         requireOpen(g);
         return g;
@@ -313,7 +313,7 @@ final class LiveLookup implements Lookup {
             return g.size(lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) {
             throw damaged(g, e);
         }
     }
@@ -384,7 +384,7 @@ final class LiveLookup implements Lookup {
             return g.forEachWhile(action::test, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) {
             throw damaged(g, e);
         }
     }
@@ -426,15 +426,15 @@ final class LiveLookup implements Lookup {
                     lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw timedOut(g, e);
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) {
             throw damaged(g, e);
         }
     }
 
-    /** A damaged file surfaces as the public API's exception, never as an internal type. */
-    private SharedLookupException damaged(PublishedGeneration g, Throwable e) {
-        return new SharedLookupException("Namespace '" + namespace + "', generation " + g.number() + ": "
-                + (e instanceof InternalError ? "a file was truncated under this reader: " : "") + e.getMessage(), e);
+    /** A damaged file surfaces as the public API's exception; a fault caught here gets the generation reopened too. */
+    SharedLookupException damaged(PublishedGeneration g, Throwable e) {
+        String why = (e instanceof InternalError fault ? g.markFaulted(fault) : e).getMessage(); // a fault seen late
+        return new SharedLookupException("Namespace '" + namespace + "', generation " + g.number() + ": " + why, e);
     }
 
     private LookupTimeoutException timedOut(PublishedGeneration g, LockTimeoutException e) {

@@ -226,6 +226,21 @@ public final class PublishedGeneration {
      * {@link InternalError}, thrown here as the damaged file it is.
      */
     private StoreFormatException faulted(MappedMap map, InternalError e) {
+        return markFaulted(map, e);
+    }
+
+    /**
+     * Marks this generation faulted after {@code e}, a fault that surfaced in the caller rather than in a read here
+     * (the JVM may throw a mapping fault of compiled code a little after the read that caused it), so that the next
+     * refresh opens the published generation again.
+     *
+     * @return the exception saying so, to throw
+     */
+    public StoreFormatException markFaulted(InternalError e) {
+        return markFaulted(data, e);
+    }
+
+    private StoreFormatException markFaulted(MappedMap map, InternalError e) {
         faulted = true;
         return new StoreFormatException("Generation file " + map.file() + " could not be read (" + e.getMessage()
                 + "): it was truncated or damaged under this reader; the reader opens the published generation again "
