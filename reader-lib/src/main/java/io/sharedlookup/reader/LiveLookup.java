@@ -141,7 +141,7 @@ final class LiveLookup implements Lookup {
             }
             PublishedGeneration opened;
             try {
-                opened = PublishedGeneration.open(namespaceDir, next);
+                opened = PublishedGeneration.open(namespaceDir, next, lockTimeoutNanos);
             } catch (Throwable e) {
                 failures.failed(named);
                 throw e;

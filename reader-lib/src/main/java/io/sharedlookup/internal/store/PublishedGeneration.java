@@ -27,19 +27,21 @@ public final class PublishedGeneration {
     }
 
     /**
-     * Maps the generation {@code manifest} names, in {@code namespaceDir}.
+     * Maps the generation {@code manifest} names, in {@code namespaceDir}; a lookup waits at most
+     * {@code lockTimeoutNanos} for an extra tier bulk to be mapped (then throws {@link LockTimeoutException}).
      *
      * @throws StoreFormatException when a file is missing, unreadable or does not match its layout
      */
-    public static PublishedGeneration open(Path namespaceDir, Manifest manifest) {
+    public static PublishedGeneration open(Path namespaceDir, Manifest manifest, long lockTimeoutNanos) {
         Path file = namespaceDir.resolve(manifest.dataFile());
         Object fileKey = fileKey(file); // before mapping: a file replaced in between is noticed at the next refresh
-        MappedMap data = MappedMap.open(file, SequenceFile.of(file), manifest.layout());
+        MappedMap data = MappedMap.open(file, SequenceFile.of(file), manifest.layout(), lockTimeoutNanos);
         MappedMap reverse = null;
         if (manifest.reverseLayout() != null) {
             Path reverseFile = StoreLayout.reverseIndexFile(file);
             try {
-                reverse = MappedMap.open(reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout());
+                reverse = MappedMap.open(reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout(),
+                        lockTimeoutNanos);
             } catch (RuntimeException e) {
                 data.close(); // not left to the garbage collector: a refresh may try this generation again and again
                 throw e;
