@@ -9,10 +9,15 @@ final class CallFailures {
     private CallFailures() {
     }
 
-    /** A damaged file (or one truncated under the reader) as {@link SharedLookupException}. */
+    /**
+     * A damaged file (or one truncated under the reader) as {@link SharedLookupException}. A mapping fault seen here
+     * surfaced past PublishedGeneration's own catch (the JVM may throw it a little after the read): the generation is
+     * marked faulted, so that the next refresh opens the published generation again, as after a fault caught there.
+     */
     static SharedLookupException damaged(String namespace, PublishedGeneration g, Throwable e) {
+        Throwable why = e instanceof InternalError fault ? g.markFaulted(fault) : e;
         return new SharedLookupException("Namespace '" + namespace + "', generation " + g.number() + ": "
-                + (e instanceof InternalError ? "a file was truncated under this reader: " : "") + e.getMessage(), e);
+                + why.getMessage(), e);
     }
 
     /** A wait for a segment mid-change that gave up, saying what the writer's heartbeat said meanwhile. */

@@ -145,7 +145,7 @@ final class LiveLookup implements Lookup {
             }
             PublishedGeneration opened;
             try {
-                opened = writer.follow(PublishedGeneration.open(namespaceDir, next));
+                opened = writer.follow(PublishedGeneration.open(namespaceDir, next, lockTimeoutNanos));
             } catch (Throwable e) {
                 failures.failed(named);
                 throw e;
@@ -197,7 +197,7 @@ final class LiveLookup implements Lookup {
         current = null;
     }
 
-    private PublishedGeneration acquire() {
+    PublishedGeneration acquire() {
         PublishedGeneration g = current;
         requireOpen(g);
         return g;
@@ -317,7 +317,7 @@ final class LiveLookup implements Lookup {
             return g.size(lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw CallFailures.timedOut(namespace, g, e, writer.liveness());
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) {
             throw CallFailures.damaged(namespace, g, e);
         }
     }
@@ -388,7 +388,7 @@ final class LiveLookup implements Lookup {
             return g.forEachWhile(action::test, lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw CallFailures.timedOut(namespace, g, e, writer.liveness());
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) {
             throw CallFailures.damaged(namespace, g, e);
         }
     }
@@ -430,7 +430,7 @@ final class LiveLookup implements Lookup {
                     lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw CallFailures.timedOut(namespace, g, e, writer.liveness());
-        } catch (StoreFormatException e) {
+        } catch (StoreFormatException | InternalError e) {
             throw CallFailures.damaged(namespace, g, e);
         }
     }

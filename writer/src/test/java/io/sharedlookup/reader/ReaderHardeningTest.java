@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.MappedMap;
+import io.sharedlookup.internal.store.PublishedGeneration;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
@@ -180,6 +181,28 @@ class ReaderHardeningTest {
                 assertThat(value.toString()).isEqualTo("place 1");
                 truncated.write(ByteBuffer.wrap(whole), 0);
             }
+        }
+    }
+
+    /**
+     * The JVM may throw a mapping fault of compiled code a little after the read that caused it, past
+     * PublishedGeneration's catch, into LiveLookup's. Such a fault cannot be timed from a test, so the catch's handling
+     * ({@code CallFailures.damaged}, which every lookup method's catch calls) is given one directly: the generation must be reopened
+     * at the next refresh, as after a fault caught in PublishedGeneration, though the manifest has not changed.
+     */
+    @Test
+    void aFaultSurfacingInLiveLookup_getsTheGenerationReopenedFromTheManifest() throws Exception {
+        try (TestStores.Published places = TestStores.publish(store, "places", Map.of("p", "Paris"));
+             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+            LiveLookup lookup = (LiveLookup) s.lookup("places");
+            PublishedGeneration before = lookup.acquire();
+            SharedLookupException thrown = CallFailures.damaged("places", before,
+                    new InternalError("a fault occurred in an unsafe memory access operation in compiled Java code"));
+            assertThat(thrown.getMessage()).contains("places").contains(places.generation.file().toString())
+                    .doesNotContain("\n");
+            await().atMost(PATIENCE).until(() -> lookup.acquire() != before);
+            assertThat(lookup.acquire().faulted()).isFalse();
+            assertThat(lookup.get("p")).isEqualTo("Paris");
         }
     }
 

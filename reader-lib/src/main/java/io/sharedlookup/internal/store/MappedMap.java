@@ -6,7 +6,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
@@ -36,6 +35,8 @@ public final class MappedMap {
     public static final int ABSENT = 0;
     public static final int PRESENT = 1;
     public static final int TIMED_OUT = -1;
+    /** How long a read waits for an extra tier bulk to be mapped, for callers that name no bound. */
+    public static final long DEFAULT_MAPPING_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
     private static final int INCONSISTENT = -2;
     /** From {@link SegmentWaits#afterRace}: the wait is over. */
@@ -60,10 +61,8 @@ public final class MappedMap {
 
     private final Path file;
     private final MapLayout layout;
-    /** For mapping extra tier bulks; replaced when an interrupt closed it (guarded by {@code this}). */
-    private FileChannel channel;
-    /** The file's identity, so that a reopened channel is known to read the same file. */
-    private final Object fileKey;
+    /** The extra tier bulks, mapped on first use. */
+    private final TierBulks bulks;
     private final ByteBuffer headers;
     private final ByteBuffer[] windows;
     private final int tiersPerWindow;
@@ -86,16 +85,14 @@ public final class MappedMap {
     private final int segmentMask;
     private final int segmentShift;
     private final ByteBuffer firstWindow;
-    private volatile ByteBuffer[] bulks = new ByteBuffer[0];
     /** How reads wait for a segment the writer is changing; read only once a read has raced with the writer. */
     private volatile SegmentWaits waits;
 
-    private MappedMap(Path file, MapLayout layout, FileChannel channel, Object fileKey, ByteBuffer headers,
+    private MappedMap(Path file, MapLayout layout, TierBulks bulks, ByteBuffer headers,
                       ByteBuffer[] windows, int tiersPerWindow, ByteBuffer sequences) {
         this.file = file;
         this.layout = layout;
-        this.channel = channel;
-        this.fileKey = fileKey;
+        this.bulks = bulks;
         this.headers = headers;
         this.windows = windows;
         this.tiersPerWindow = tiersPerWindow;
@@ -124,6 +121,11 @@ public final class MappedMap {
         }
     }
 
+    /** {@link #open(Path, Path, MapLayout, long)} waiting up to {@link #DEFAULT_MAPPING_WAIT_NANOS} for a bulk. */
+    public static MappedMap open(Path file, Path sequenceFile, MapLayout layout) {
+        return open(file, sequenceFile, layout, DEFAULT_MAPPING_WAIT_NANOS);
+    }
+
     /**
      * Makes reads of this map wait for a segment mid-change while {@code liveness} says the writer is alive, up to
      * {@code liveBoundNanos}, rather than give up at the caller's short bound (see {@link SegmentWaits}). Until
@@ -134,13 +136,14 @@ public final class MappedMap {
     }
 
     /**
-     * Maps {@code file} and its sequence file read-only.
+     * Maps {@code file} and its sequence file read-only. A read that needs an extra tier bulk mapped first waits for
+     * that at most {@code mappingWaitNanos} (see {@link TierBulks}), then throws {@link LockTimeoutException}.
      *
      * @throws StoreFormatException when a file is missing, unreadable or smaller than its layout says
      */
-    public static MappedMap open(Path file, Path sequenceFile, MapLayout layout) {
+    public static MappedMap open(Path file, Path sequenceFile, MapLayout layout, long mappingWaitNanos) {
         try {
-            return MappingThread.call(() -> openUninterrupted(file, sequenceFile, layout));
+            return MappingThread.call(() -> openUninterrupted(file, sequenceFile, layout, mappingWaitNanos));
         } catch (AccessDeniedException e) {
             throw new StoreFormatException("Cannot map " + e.getFile() + " for reading: permission denied (the reader "
                     + "needs read permission on the store files: add its user to the writer's group)", e);
@@ -151,7 +154,8 @@ public final class MappedMap {
         }
     }
 
-    private static MappedMap openUninterrupted(Path file, Path sequenceFile, MapLayout layout) throws IOException {
+    private static MappedMap openUninterrupted(Path file, Path sequenceFile, MapLayout layout, long mappingWaitNanos)
+            throws IOException {
         FileChannel channel = null;
         try {
             channel = RegularFiles.openForReading(file, "Generation file");
@@ -181,7 +185,8 @@ public final class MappedMap {
                 }
                 sequences = map(seq, 0, needed);
             }
-            return new MappedMap(file, layout, channel, fileKey, headers, windows, tiersPerWindow, sequences);
+            return new MappedMap(file, layout, new TierBulks(file, fileKey, layout, channel, mappingWaitNanos), headers,
+                    windows, tiersPerWindow, sequences);
         } catch (IOException | RuntimeException e) {
             closeQuietly(channel);
             throw e;
@@ -213,13 +218,13 @@ public final class MappedMap {
         return RegularFiles.fileKey(file);
     }
 
-    private static ByteBuffer map(FileChannel channel, long offset, long size) throws IOException {
+    static ByteBuffer map(FileChannel channel, long offset, long size) throws IOException {
         MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_ONLY, offset, size);
         buffer.order(ByteOrder.LITTLE_ENDIAN);
         return buffer;
     }
 
-    private static void closeQuietly(FileChannel channel) {
+    static void closeQuietly(FileChannel channel) {
         if (channel != null) {
             try {
                 channel.close();
@@ -997,8 +1002,7 @@ public final class MappedMap {
             return windows[(int) ((tier - 1) / tiersPerWindow)];
         }
         int bulk = (int) ((tier - 1 - layout.segments()) / layout.tiersInBulk());
-        ByteBuffer[] mapped = bulks;
-        return bulk < mapped.length && mapped[bulk] != null ? mapped[bulk] : mapBulk(bulk);
+        return bulks.get(bulk);
     }
 
     private int tierBase(long tier) {
@@ -1009,56 +1013,12 @@ public final class MappedMap {
         return (int) (layout.tierBulkInnerOffset() + (extra & (layout.tiersInBulk() - 1)) * layout.tierSize());
     }
 
-    /** Maps extra tier bulk {@code bulk} on first use; null when the file does not (yet) hold it. */
-    private synchronized ByteBuffer mapBulk(int bulk) {
-        ByteBuffer[] mapped = bulks;
-        if (bulk < mapped.length && mapped[bulk] != null) {
-            return mapped[bulk];
-        }
-        long offset = layout.baseSize() + bulk * layout.tierBulkSize();
-        try {
-            ByteBuffer buffer;
-            try {
-                buffer = MappingThread.call(() -> mapBulkAt(offset));
-            } catch (ClosedChannelException e) { // close() (interrupts never reach it: MappingThread)
-                channel = reopen();
-                buffer = MappingThread.call(() -> mapBulkAt(offset));
-            }
-            if (buffer == null) {
-                return null; // a half-read link to a bulk that does not exist: the read is retried
-            }
-            ByteBuffer[] grown = java.util.Arrays.copyOf(mapped, Math.max(mapped.length, bulk + 1));
-            grown[bulk] = buffer;
-            bulks = grown;
-            return buffer;
-        } catch (IOException e) {
-            throw new StoreFormatException("Cannot map extra tiers of " + file + ": " + e, e);
-        }
-    }
-
-    private ByteBuffer mapBulkAt(long offset) throws IOException {
-        if (channel.size() < offset + layout.tierBulkSize()) {
-            return null;
-        }
-        return map(channel, offset, layout.tierBulkSize());
-    }
-
-    /** A new channel to the same file (not another one under its name, which it would be after a rebuild). */
-    private FileChannel reopen() throws IOException {
-        FileChannel reopened = MappingThread.call(() -> RegularFiles.openForReading(file, "Generation file"));
-        if (fileKey != null && !fileKey.equals(fileKey(file))) {
-            closeQuietly(reopened);
-            throw new IOException(file + " was replaced by another file; the next refresh follows the manifest");
-        }
-        return reopened;
-    }
-
     /**
      * Closes the file descriptor kept for mapping extra tier bulks, when this map is given up before use (a generation
      * whose other file failed to open). Mappings made so far stay valid; the garbage collector releases them.
      */
-    public synchronized void close() {
-        closeQuietly(channel);
+    public void close() {
+        bulks.close();
     }
 
     /**

@@ -8,21 +8,23 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the calls that open and map generation files on one daemon thread of its own, which nothing interrupts. A
+ * Runs the calls that open and map generation files (not their extra tier bulks: {@link TierBulks}, with a thread per
+ * file) on one daemon thread of its own, which nothing interrupts. A
  * {@code FileChannel} used by a thread that is interrupted in the middle of a call closes itself for every thread
  * (the generation's other extra tier bulks could then no longer be mapped, and once the writer has deleted the file it
  * cannot be opened again by its name). Clearing the caller's interrupt status beforehand does not help against an
  * interrupt that comes during the call; a thread nobody else knows does. Druid interrupts the threads of a query it
  * cancels, at any moment.
  *
- * <p>These calls are rare (opening a generation, mapping an extra tier bulk on first use) and take microseconds to
- * milliseconds, so handing them over costs nothing that matters. The caller waits for the result without being
+ * <p>These calls are rare (opening a generation) and take microseconds to milliseconds, so handing them over costs
+ * nothing that matters. They are made by the store's refresh thread and by the first {@code lookup(namespace)}, never
+ * by a lookup of a key. The caller waits for the result without being
  * interruptible and has its interrupt status set again afterwards. The thread ends after a while without work.
  */
 final class MappingThread {
     private static final ThreadPoolExecutor EXECUTOR = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
             new LinkedBlockingQueue<>(), r -> {
-                Thread t = new Thread(r, "shared-lookup-mapping");
+                Thread t = new Thread(r, "shared-lookup-open");
                 t.setDaemon(true);
                 return t;
             });

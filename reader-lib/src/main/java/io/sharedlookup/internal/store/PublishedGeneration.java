@@ -27,19 +27,21 @@ public final class PublishedGeneration {
     }
 
     /**
-     * Maps the generation {@code manifest} names, in {@code namespaceDir}.
+     * Maps the generation {@code manifest} names, in {@code namespaceDir}; a lookup waits at most
+     * {@code lockTimeoutNanos} for an extra tier bulk to be mapped (then throws {@link LockTimeoutException}).
      *
      * @throws StoreFormatException when a file is missing, unreadable or does not match its layout
      */
-    public static PublishedGeneration open(Path namespaceDir, Manifest manifest) {
+    public static PublishedGeneration open(Path namespaceDir, Manifest manifest, long lockTimeoutNanos) {
         Path file = namespaceDir.resolve(manifest.dataFile());
         Object fileKey = fileKey(file); // before mapping: a file replaced in between is noticed at the next refresh
-        MappedMap data = MappedMap.open(file, SequenceFile.of(file), manifest.layout());
+        MappedMap data = MappedMap.open(file, SequenceFile.of(file), manifest.layout(), lockTimeoutNanos);
         MappedMap reverse = null;
         if (manifest.reverseLayout() != null) {
             Path reverseFile = StoreLayout.reverseIndexFile(file);
             try {
-                reverse = MappedMap.open(reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout());
+                reverse = MappedMap.open(reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout(),
+                        lockTimeoutNanos);
             } catch (RuntimeException e) {
                 data.close(); // not left to the garbage collector: a refresh may try this generation again and again
                 throw e;
@@ -235,6 +237,21 @@ public final class PublishedGeneration {
      * {@link InternalError}, thrown here as the damaged file it is.
      */
     private StoreFormatException faulted(MappedMap map, InternalError e) {
+        return markFaulted(map, e);
+    }
+
+    /**
+     * Marks this generation faulted after {@code e}, a fault that surfaced in the caller rather than in a read here
+     * (the JVM may throw a mapping fault of compiled code a little after the read that caused it), so that the next
+     * refresh opens the published generation again.
+     *
+     * @return the exception saying so, to throw
+     */
+    public StoreFormatException markFaulted(InternalError e) {
+        return markFaulted(data, e);
+    }
+
+    private StoreFormatException markFaulted(MappedMap map, InternalError e) {
         faulted = true;
         return new StoreFormatException("Generation file " + map.file() + " could not be read (" + e.getMessage()
                 + "): it was truncated or damaged under this reader; the reader opens the published generation again "

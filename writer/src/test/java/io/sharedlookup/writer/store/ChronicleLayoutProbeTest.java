@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sharedlookup.internal.store.MapLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -28,10 +30,36 @@ class ChronicleLayoutProbeTest {
             millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             System.out.println("Chronicle layout probe, classes loaded: " + millis + " ms");
         }
-        assertThat(millis).isLessThan(2_000);
+        // a loaded CI host can take far longer than the figure above: this only catches a probe gone pathological
+        assertThat(millis).isLessThan(10_000);
         try (var left = Files.list(dir)) {
             assertThat(left).isEmpty();
         }
+    }
+
+    /**
+     * A writer killed during its probe leaves the probe's folder behind: the next probe deletes it, and one left by a
+     * writer killed before it locked its folder once it is old, but never the folder of a probe still running.
+     */
+    @Test
+    void aProbeFolderLeftByAKilledWriter_isDeletedByTheNextProbe_butNotOneInUse() throws Exception {
+        Path killedAfterLocking = Files.createDirectory(dir.resolve(".layout-probe-111"));
+        Files.write(killedAfterLocking.resolve("owner.lock"), new byte[0]); // nobody holds its lock any more
+        Files.write(killedAfterLocking.resolve("probe.cmap"), new byte[4096]);
+        Path killedBeforeLocking = Files.createDirectory(dir.resolve(".layout-probe-222"));
+        Files.setLastModifiedTime(killedBeforeLocking, FileTime.from(
+                Instant.now().minus(ProbeFolders.UNCLAIMED_GRACE).minusSeconds(60)));
+        Path justMade = Files.createDirectory(dir.resolve(".layout-probe-333")); // about to be locked
+        Path inUse = Files.createDirectory(dir.resolve(".layout-probe-444"));
+        Path notAProbe = Files.createDirectory(dir.resolve("users"));
+        try (ProbeFolders.Claim running = ProbeFolders.claim(inUse)) {
+            ChronicleLayoutProbe.check(dir);
+        }
+        assertThat(killedAfterLocking).doesNotExist();
+        assertThat(killedBeforeLocking).doesNotExist();
+        assertThat(justMade).exists();
+        assertThat(inUse).exists();
+        assertThat(notAProbe).exists();
     }
 
     /**
