@@ -54,8 +54,13 @@ final class PartitionOffsets {
     private final EndsRefresh ends;
 
     PartitionOffsets(Consumer<byte[], byte[]> consumer) {
+        this(consumer, true);
+    }
+
+    /** @param hasGroup whether the consumer has a {@code group.id}: only then are positions committed for tooling */
+    PartitionOffsets(Consumer<byte[], byte[]> consumer, boolean hasGroup) {
         this.consumer = consumer;
-        this.commits = new ToolingCommits(consumer);
+        this.commits = new ToolingCommits(consumer, hasGroup);
         this.ends = new EndsRefresh(consumer, partitions::get, this::endsSeen);
     }
 
@@ -343,7 +348,10 @@ final class PartitionOffsets {
         return added;
     }
 
-    /** Commits the applied positions to the consumer group, for broker tooling only ({@link ToolingCommits}). */
+    /**
+     * With a {@code group.id}, commits the applied positions to the consumer group, for broker tooling only
+     * ({@link ToolingCommits}); never read back.
+     */
     void commitForTooling(boolean atStop) {
         commits.commit(applied, atStop);
     }
