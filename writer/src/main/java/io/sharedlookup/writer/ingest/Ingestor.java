@@ -453,6 +453,7 @@ public final class Ingestor {
         }
         offsets.forget(topic);
         unreadable.forget(topic);
+        batch.forgetKeys(topic); // the recreated topic may spread keys otherwise: not a key on two partitions
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic), topicId, facts.deleteRetentionMillis());
         watch.expect(topic, topicId);
