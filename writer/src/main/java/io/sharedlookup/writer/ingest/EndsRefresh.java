@@ -33,7 +33,7 @@ final class EndsRefresh {
     static final Duration ALL_TIMEOUT = Duration.ofMillis(500);
     /** The most one topic asked alone is given: a topic whose leader is back answers in milliseconds. */
     static final Duration ALONE_TIMEOUT = Duration.ofMillis(200);
-    /** The least time one topic asked alone is given: a round trip's worth, so that a slow one does not fail the rest. */
+    /** The least time one topic asked alone is given: a round trip's worth, so that a slow one fails only itself. */
     static final Duration MIN_ALONE = Duration.ofMillis(100);
 
     private final Consumer<byte[], byte[]> consumer;

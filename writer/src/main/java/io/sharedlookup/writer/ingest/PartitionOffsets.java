@@ -241,7 +241,7 @@ final class PartitionOffsets {
      * Asks the broker for fresh end offsets (for lag and currency); a cheap request that fails when the broker is
      * gone. One topic (deleted, or its leader gone) is enough to hold up a call for all, so a topic that does not
      * answer is then asked alone, with a short timeout, until it answers again, and the others are refreshed and
-     * credited meanwhile; the ingest thread is held at most about {@link EndsRefresh#CHECK_BUDGET} ({@link EndsRefresh}).
+     * credited meanwhile; the ingest thread is held at most about {@link EndsRefresh#CHECK_BUDGET}.
      *
      * @param skip      topics not asked at all (known not to exist): they would only hold the call up
      * @param eachAlone whether to ask each topic alone when the call for all is not answered: pointless when the
