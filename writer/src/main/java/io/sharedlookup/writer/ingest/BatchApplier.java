@@ -67,6 +67,14 @@ final class BatchApplier {
         this.keyPartitions = new KeyPartitions(metrics);
     }
 
+    /**
+     * Forgets which partition each of the topic's keys was read from: its namespace is read again from the beginning,
+     * maybe of a recreated topic with another partition count, where keys legitimately land on other partitions.
+     */
+    void forgetKeys(String topic) {
+        keyPartitions.forget(byTopic.get(topic).binding().namespace());
+    }
+
     void apply(ConsumerRecords<byte[], byte[]> records) {
         Set<String> stalledNow = new HashSet<>();
         Set<String> rebuiltNow = new HashSet<>();

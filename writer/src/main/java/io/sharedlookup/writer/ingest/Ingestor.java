@@ -320,7 +320,7 @@ public final class Ingestor {
      */
     private void connect() {
         Consumer<byte[], byte[]> made = consumers.get();
-        offsets = new PartitionOffsets(made);
+        offsets = new PartitionOffsets(made, config.kafkaProperties().containsKey(ConsumerConfig.GROUP_ID_CONFIG));
         pauses = new TopicPauses(made, offsets);
         batch = new BatchApplier(made, byTopic, offsets, positions, pauses, this::stall, this::rebuildTopic, metrics,
                 config.valueField(), config.maxValueBytes());
@@ -453,6 +453,7 @@ public final class Ingestor {
         }
         offsets.forget(topic);
         unreadable.forget(topic);
+        batch.forgetKeys(topic); // the recreated topic may spread keys otherwise: not a key on two partitions
         byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic), topicId, facts.deleteRetentionMillis());
         watch.expect(topic, topicId);
@@ -483,7 +484,7 @@ public final class Ingestor {
         if (now - lastHealth >= HEALTH_NANOS) {
             lastHealth = now;
             checkBroker(now);
-            commitForTooling(false);
+            offsets.commitForTooling(false);
         }
         if (now - lastPartitionCheck >= TimeUnit.MILLISECONDS.toNanos(PARTITION_CHECK_MILLIS)) {
             lastPartitionCheck = now;
@@ -618,13 +619,6 @@ public final class Ingestor {
         brokerProblem = null;
     }
 
-    /** With a {@code group.id}, the applied positions go to the group for broker tooling (never read back). */
-    private void commitForTooling(boolean atStop) {
-        if (config.kafkaProperties().containsKey(ConsumerConfig.GROUP_ID_CONFIG)) {
-            offsets.commitForTooling(atStop);
-        }
-    }
-
     private void publishStatuses() {
         Map<String, NamespaceStatus> out = new LinkedHashMap<>();
         for (NamespaceSink sink : byTopic.values()) {
@@ -679,7 +673,7 @@ public final class Ingestor {
             }
         }
         if (!failed && started) {
-            commitForTooling(true);
+            offsets.commitForTooling(true);
         }
         try {
             if (consumer != null) {

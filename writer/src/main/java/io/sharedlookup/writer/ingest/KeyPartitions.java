@@ -49,6 +49,14 @@ final class KeyPartitions {
                 share(table.sampledShare()));
     }
 
+    /**
+     * Forgets the namespace's keys: after a rebuild its topic is read again from the beginning, maybe recreated with
+     * another partition count, so a key read from another partition than before is no producer's fault.
+     */
+    void forget(String namespace) {
+        byNamespace.remove(namespace);
+    }
+
     private static String share(double share) {
         return share >= 1 ? "all" : "1 in " + Math.round(1 / share);
     }

@@ -50,16 +50,18 @@ final class PartitionOffsets {
     /** Per topic, partitions added while running that have not reached the end offset they had when noticed. */
     private final Map<String, Set<Integer>> addedNotCaughtUp = new HashMap<>();
     private long startNanos;
-    /** How long the health check waits for the end offsets of all topics at once. */
-    static final Duration ENDS_TIMEOUT = Duration.ofSeconds(3);
-    /** How long, in all, the topics are then asked one by one when that is not answered. */
-    static final Duration ALONE_TIMEOUT = Duration.ofSeconds(2);
-    /** The least time one topic asked alone is given. */
-    private static final Duration MIN_ALONE = Duration.ofMillis(200);
+    /** The health check's asking for end offsets. */
+    private final EndsRefresh ends;
 
     PartitionOffsets(Consumer<byte[], byte[]> consumer) {
+        this(consumer, true);
+    }
+
+    /** @param hasGroup whether the consumer has a {@code group.id}: only then are positions committed for tooling */
+    PartitionOffsets(Consumer<byte[], byte[]> consumer, boolean hasGroup) {
         this.consumer = consumer;
-        this.commits = new ToolingCommits(consumer);
+        this.commits = new ToolingCommits(consumer, hasGroup);
+        this.ends = new EndsRefresh(consumer, partitions::get, this::endsSeen);
     }
 
     /** The topic's partitions as the broker lists them now; empty when it does not know the topic. */
@@ -237,9 +239,9 @@ final class PartitionOffsets {
 
     /**
      * Asks the broker for fresh end offsets (for lag and currency); a cheap request that fails when the broker is
-     * gone. One call for all topics, unless it is not answered in time: one topic (deleted, or its leader gone) is
-     * enough to hold up the answer for all, so each topic is then asked alone, all of them within
-     * {@link #ALONE_TIMEOUT}, and the others are refreshed and credited while the ones that do not answer are named.
+     * gone. One topic (deleted, or its leader gone) is enough to hold up a call for all, so a topic that does not
+     * answer is then asked alone, with a short timeout, until it answers again, and the others are refreshed and
+     * credited meanwhile; the ingest thread is held at most about {@link EndsRefresh#CHECK_BUDGET}.
      *
      * @param skip      topics not asked at all (known not to exist): they would only hold the call up
      * @param eachAlone whether to ask each topic alone when the call for all is not answered: pointless when the
@@ -250,51 +252,7 @@ final class PartitionOffsets {
      *                                     others
      */
     Set<String> refreshEnds(Set<String> skip, boolean eachAlone) {
-        List<TopicPartition> asked = all().stream().filter(tp -> !skip.contains(tp.topic())).toList();
-        if (asked.isEmpty()) {
-            return Set.of();
-        }
-        long askedAt = System.currentTimeMillis();
-        try {
-            endsSeen(consumer.endOffsets(asked, ENDS_TIMEOUT), askedAt);
-            return Set.of();
-        } catch (TopicAuthorizationException e) {
-            List<TopicPartition> others = asked.stream()
-                    .filter(tp -> !e.unauthorizedTopics().contains(tp.topic())).toList();
-            if (!others.isEmpty()) {
-                endsSeen(consumer.endOffsets(others, ENDS_TIMEOUT), askedAt);
-            }
-            throw e;
-        } catch (TimeoutException e) {
-            Set<String> topics = new TreeSet<>();
-            asked.forEach(tp -> topics.add(tp.topic()));
-            if (topics.size() == 1 || !eachAlone) {
-                throw e;
-            }
-            Set<String> unanswered = endsOfEachAlone(topics);
-            if (unanswered.size() == topics.size()) {
-                throw e;
-            }
-            return unanswered;
-        }
-    }
-
-    /** Asks each topic's end offsets alone, all within {@link #ALONE_TIMEOUT}; returns those not answered. */
-    private Set<String> endsOfEachAlone(Set<String> topics) {
-        Set<String> unanswered = new TreeSet<>();
-        long deadline = System.nanoTime() + ALONE_TIMEOUT.toNanos();
-        for (String topic : topics) {
-            // Each gets what is left, but at least a round trip's worth, so that a slow one does not fail the rest.
-            Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), MIN_ALONE.toNanos()));
-            long askedAt = System.currentTimeMillis();
-            try {
-                endsSeen(consumer.endOffsets(partitions.get(topic), left), askedAt);
-            } catch (TimeoutException e) {
-                unanswered.add(topic);
-            }
-        }
-        log.debug("End offsets not answered for {} of {}", unanswered, topics);
-        return unanswered;
+        return ends.refresh(partitions.keySet(), skip, eachAlone);
     }
 
     /** The partition's end offset last seen, or -1 when none was. */
@@ -390,7 +348,10 @@ final class PartitionOffsets {
         return added;
     }
 
-    /** Commits the applied positions to the consumer group, for broker tooling only ({@link ToolingCommits}). */
+    /**
+     * With a {@code group.id}, commits the applied positions to the consumer group, for broker tooling only
+     * ({@link ToolingCommits}); never read back.
+     */
     void commitForTooling(boolean atStop) {
         commits.commit(applied, atStop);
     }

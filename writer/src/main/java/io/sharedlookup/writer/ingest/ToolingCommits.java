@@ -20,9 +20,12 @@ final class ToolingCommits {
     private static final Logger log = LoggerFactory.getLogger(ToolingCommits.class);
     private final RateLimitedLog commitFailures = new RateLimitedLog(log, 600_000);
     private final Consumer<byte[], byte[]> consumer;
+    /** Without a {@code group.id} there is no group to commit to (the writer assigns its partitions itself). */
+    private final boolean hasGroup;
 
-    ToolingCommits(Consumer<byte[], byte[]> consumer) {
+    ToolingCommits(Consumer<byte[], byte[]> consumer, boolean hasGroup) {
         this.consumer = consumer;
+        this.hasGroup = hasGroup;
     }
 
     /**
@@ -31,7 +34,7 @@ final class ToolingCommits {
      * read back: the offsets stored with each generation are what the writer resumes from.
      */
     void commit(Map<TopicPartition, Long> applied, boolean atStop) {
-        if (applied.isEmpty()) {
+        if (!hasGroup || applied.isEmpty()) {
             return;
         }
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();

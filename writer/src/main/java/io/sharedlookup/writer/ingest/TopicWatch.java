@@ -285,8 +285,8 @@ final class TopicWatch implements AutoCloseable {
                     + "remove it from --topic";
         }
         if (unanswered.contains(topic)) {
-            return "Kafka at " + bootstrap + " did not answer the end offsets of topic '" + topic + "' within "
-                    + PartitionOffsets.ENDS_TIMEOUT.toSeconds() + " s; asking again every 5 s";
+            return "Kafka at " + bootstrap + " did not answer the end offsets of topic '" + topic + "' at the last "
+                    + "health check (is its partition leader available?); asking it alone again every 5 s";
         }
         return null;
     }

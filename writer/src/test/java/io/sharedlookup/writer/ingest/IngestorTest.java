@@ -483,6 +483,37 @@ class IngestorTest {
         assertThat(consumer.position(P0)).isEqualTo(12);
     }
 
+    /**
+     * A topic recreated with more partitions spreads its keys anew: after the rebuild a key read from another
+     * partition than before is no producer's fault, so it is not counted as a key on two partitions. A key that then
+     * moves again is.
+     */
+    @Test
+    void rebuild_ofATopicRecreatedWithMorePartitions_forgetsWhichPartitionEachKeyCameFrom() throws Exception {
+        startReading(Map.of(P0, 0L), Map.of(P0, 1L));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready());
+
+        // Recreated with two partitions: the next poll finds the position gone and rebuilds from the new topic.
+        atNextPoll(() -> {
+            partitions(List.of(P0, P1));
+            consumer.updateBeginningOffsets(Map.of(P0, 10L, P1, 0L));
+            consumer.updateEndOffsets(Map.of(P0, 11L, P1, 1L));
+            consumer.addRecord(record(P0, 10, "2", "Bob")); // MockConsumer finds a position gone only with records
+        });
+        await().atMost(WAIT).until(() -> rebuilds() == 2 && consumer.assignment().contains(P1));
+        atNextPoll(() -> consumer.addRecord(record(P1, 0, "1", "Alicia")));
+        await().atMost(WAIT).until(() -> "Alicia".equals(lookup("1")) && status().ready());
+        assertThat(counter("keys_on_several_partitions")).as("key 1 on P0 of the old topic, P1 of the new").isZero();
+
+        atNextPoll(() -> {
+            consumer.updateEndOffsets(Map.of(P0, 12L, P1, 1L));
+            consumer.addRecord(record(P0, 11, "1", "Alison"));
+        });
+        await().atMost(WAIT).until(() -> "Alison".equals(lookup("1")));
+        assertThat(counter("keys_on_several_partitions")).as("then on P0 of the same topic").isEqualTo(1);
+    }
+
     @Test
     void poll_brokerDoesNotAnswer_backsOffSaysSoAndCarriesOn() throws Exception {
         startReading(Map.of(P0, 0L), Map.of(P0, 1L));

@@ -143,4 +143,56 @@ class PartitionOffsetsTest {
                 .as("not asked alone while the broker answers nothing else: unreachable, as before")
                 .isInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
     }
+
+    /**
+     * A topic that exists but does not answer (its partition leader gone) is not asked again in the call for all
+     * topics at every check: each check holds the ingest thread about a second at most (it used to be 3 s for the
+     * call for all plus up to 2 s asking each alone, of every 5 s), the healthy topic is refreshed at each, and the
+     * topic is refreshed again once its leader is back. The consumer blocks for the whole timeout it is given, as
+     * KafkaConsumer does when a partition has no leader.
+     */
+    @Test
+    void aTopicWithoutLeaderHoldsEachCheckAtMostAboutASecond() throws Exception {
+        TopicPartition leaderless = new TopicPartition("leaderless", 0);
+        java.util.concurrent.atomic.AtomicBoolean leaderBack = new java.util.concurrent.atomic.AtomicBoolean();
+        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("none") {
+            @Override
+            public synchronized Map<TopicPartition, Long> endOffsets(java.util.Collection<TopicPartition> tps,
+                                                                     Duration timeout) {
+                if (tps.contains(leaderless) && !leaderBack.get()) {
+                    try {
+                        Thread.sleep(timeout.toMillis()); // what a blocking call without an answer costs
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    throw new org.apache.kafka.common.errors.TimeoutException("no leader for " + leaderless);
+                }
+                return super.endOffsets(tps, timeout);
+            }
+        };
+        consumer.assign(List.of(USERS_0, leaderless));
+        PartitionOffsets offsets = new PartitionOffsets(consumer);
+        offsets.setPartitions("users", List.of(USERS_0));
+        offsets.setPartitions("leaderless", List.of(leaderless));
+
+        for (long end = 1; end <= 3; end++) {
+            consumer.updateEndOffsets(Map.of(USERS_0, end));
+            long began = System.nanoTime();
+            Set<String> unanswered = offsets.refreshEnds(Set.of(), true);
+            long heldMillis = (System.nanoTime() - began) / 1_000_000;
+            // The cap is 1 s plus one short ask alone; 1.5 s leaves room for a loaded machine, and is far below
+            // the 5 s a check took before.
+            assertThat(heldMillis).as("check %d held the ingest thread, ms", end).isLessThan(1_500);
+            assertThat(unanswered).contains("leaderless");
+            if (end > 1) { // at the first, which of the two holds the call up is not known yet
+                assertThat(unanswered).as("check %d", end).containsExactly("leaderless");
+                assertThat(offsets.latestEnd(USERS_0)).as("healthy topic refreshed at check %d", end).isEqualTo(end);
+            }
+        }
+        leaderBack.set(true);
+        consumer.updateEndOffsets(Map.of(USERS_0, 4L, leaderless, 6L));
+        assertThat(offsets.refreshEnds(Set.of(), true)).as("answers again once its leader is back").isEmpty();
+        assertThat(offsets.latestEnd(leaderless)).isEqualTo(6);
+        assertThat(offsets.latestEnd(USERS_0)).isEqualTo(4);
+    }
 }
