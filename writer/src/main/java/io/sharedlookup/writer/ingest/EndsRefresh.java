@@ -28,9 +28,12 @@ import org.slf4j.LoggerFactory;
 final class EndsRefresh {
     private static final Logger log = LoggerFactory.getLogger(EndsRefresh.class);
     /** The most one health check may block the ingest thread asking for end offsets (it runs every 5 s). */
-    static final Duration CHECK_BUDGET = Duration.ofSeconds(1);
-    /** How long the call for all topics that answered last time is given: a healthy broker answers in milliseconds. */
-    static final Duration ALL_TIMEOUT = Duration.ofMillis(500);
+    static final Duration CHECK_BUDGET = Duration.ofMillis(1_200);
+    /**
+     * How long the call for all topics that answered last time is given: a healthy broker answers in milliseconds, and
+     * a writer of one topic says Kafka is unreachable after this, so it leaves room for a pause on a loaded host.
+     */
+    static final Duration ALL_TIMEOUT = Duration.ofSeconds(1);
     /** The most one topic asked alone is given: a topic whose leader is back answers in milliseconds. */
     static final Duration ALONE_TIMEOUT = Duration.ofMillis(200);
     /** The least time one topic asked alone is given: a round trip's worth, so that a slow one fails only itself. */

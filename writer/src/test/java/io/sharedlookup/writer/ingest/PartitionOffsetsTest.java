@@ -180,9 +180,9 @@ class PartitionOffsetsTest {
             long began = System.nanoTime();
             Set<String> unanswered = offsets.refreshEnds(Set.of(), true);
             long heldMillis = (System.nanoTime() - began) / 1_000_000;
-            // The cap is 1 s plus one short ask alone; 1.5 s leaves room for a loaded machine, and is far below
+            // The cap is 1.2 s plus one short ask alone; 2 s leaves room for a loaded machine, and is far below
             // the 5 s a check took before.
-            assertThat(heldMillis).as("check %d held the ingest thread, ms", end).isLessThan(1_500);
+            assertThat(heldMillis).as("check %d held the ingest thread, ms", end).isLessThan(2_000);
             assertThat(unanswered).contains("leaderless");
             if (end > 1) { // at the first, which of the two holds the call up is not known yet
                 assertThat(unanswered).as("check %d", end).containsExactly("leaderless");
