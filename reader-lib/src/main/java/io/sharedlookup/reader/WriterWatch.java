@@ -46,7 +46,11 @@ final class WriterWatch {
     void observe() {
         try {
             State now = liveness.observe();
-            if (now == State.NOT_ALIVE && said != State.NOT_ALIVE) {
+            if (now == State.NOT_ALIVE && said != State.NOT_ALIVE && liveness.stoppedCleanly()) {
+                // A clean stop (a restart, a deploy) is not a fault: said, but not as a warning.
+                LOG.info("Namespace '{}': its writer stopped cleanly; lookups keep serving the published content, "
+                        + "which follows the topic again once a writer runs", namespace);
+            } else if (now == State.NOT_ALIVE && said != State.NOT_ALIVE) {
                 long seen = liveness.lastSeenAliveMillis();
                 LOG.warn("Namespace '{}': its writer is not alive (heartbeat last seen moving {}); lookups keep "
                         + "serving the published content, which no longer follows the topic, and a lookup meeting a "

@@ -236,14 +236,14 @@ public final class WriterApp implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        if (heartbeat != null) { // after ingestion: no change is left in flight for readers to wait on
-            heartbeat.close();
-        }
         if (http != null) {
             http.close();
         }
-        if (store != null) {
+        if (store != null) { // before the heartbeat stops: this JVM's own reader has nothing to say about it
             store.close();
+        }
+        if (heartbeat != null) { // after ingestion: no change is left in flight for readers to wait on
+            heartbeat.close();
         }
         log.info("Stopped");
     }

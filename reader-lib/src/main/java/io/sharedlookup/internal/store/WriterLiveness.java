@@ -79,6 +79,12 @@ public final class WriterLiveness {
         return lastSeenAliveMillis;
     }
 
+    /** Whether the writer marked itself stopped (a clean stop), as opposed to a heartbeat that stopped moving. */
+    public synchronized boolean stoppedCleanly() {
+        return recognised() && WriterStatusDescriptor.getInt(status, WriterStatusDescriptor.STATE_AT)
+                != WriterStatusDescriptor.RUNNING;
+    }
+
     /** The writer's last word on when the namespace's content was current with its topic (epoch ms), or -1. */
     public synchronized long currentAsOfMillis() {
         return recognised() ? WriterStatusDescriptor.getLong(status, WriterStatusDescriptor.CURRENT_AS_OF_AT) : -1;
