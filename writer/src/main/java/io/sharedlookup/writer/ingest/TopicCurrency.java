@@ -43,7 +43,7 @@ final class TopicCurrency {
     }
 
     /** A change of the wall clock against the monotonic one larger than this is a step, and followed. */
-    private static final long STEP_MILLIS = 1_000;
+    static final long STEP_MILLIS = 1_000;
 
     private final CurrencyClock clock;
     /** How far the wall clock is ahead of the monotonic one, in milliseconds (see {@link #monotonicMillis}). */
