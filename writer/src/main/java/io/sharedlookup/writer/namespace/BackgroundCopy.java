@@ -1,5 +1,6 @@
 package io.sharedlookup.writer.namespace;
 
+import io.sharedlookup.writer.store.EntrySizes;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
@@ -50,7 +51,7 @@ final class BackgroundCopy {
                     to.put(k, v, COPY_LOCK_NANOS);
                 } catch (EntryTooLargeException e) {
                     // Never skipped: the copy ends, and a generation made to take this entry is built instead.
-                    refusedEntryBytes = StoredSizes.bytesOf(k, v);
+                    refusedEntryBytes = EntrySizes.bytesOf(k, v);
                     throw e;
                 }
             }, COPY_LOCK_NANOS);

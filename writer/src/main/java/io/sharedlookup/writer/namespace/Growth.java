@@ -4,6 +4,7 @@ import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.EntryRoom;
+import io.sharedlookup.writer.store.EntrySizes;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.GenerationFile;
@@ -65,7 +66,7 @@ final class Growth {
     /** The last check stalled because the target is too full to wait for growth's retry: check the next record too. */
     private boolean stalledTooFull;
     /** What was stored: the averages a bigger generation is sized with, and the largest entry it must take. */
-    private final StoredSizes sizes = new StoredSizes();
+    private final EntrySizes sizes = new EntrySizes();
 
     Growth(Generations generations, NamespaceWriter writer, WriterMetrics metrics, LastError lastError,
            String namespace) {
@@ -137,7 +138,7 @@ final class Growth {
             }
         } catch (EntryTooLargeException e) {
             // The old generation took it, so the next one must too: started again, sized for it.
-            tooSmall(StoredSizes.bytesOf(key, value));
+            tooSmall(EntrySizes.bytesOf(key, value));
         } catch (RuntimeException e) {
             cancel(e.toString());
         }
@@ -182,7 +183,7 @@ final class Growth {
      * @throws StalledException       when no such copy can be made now: the record waits, as for a full generation
      */
     boolean makeRoomFor(String key, String value, Positions positions) {
-        long bytes = StoredSizes.bytesOf(key, value);
+        long bytes = EntrySizes.bytesOf(key, value);
         if (bytes <= generations.sizing().largestEntryBytes()) {
             return false;
         }

@@ -1,5 +1,6 @@
 package io.sharedlookup.writer.namespace;
 
+import io.sharedlookup.writer.store.EntrySizes;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
@@ -18,10 +19,10 @@ final class SynchronousReplacement {
 
     private final Generations generations;
     private final NamespaceWriter writer;
-    private final StoredSizes sizes;
+    private final EntrySizes sizes;
     private final String nsLabel;
 
-    SynchronousReplacement(Generations generations, NamespaceWriter writer, StoredSizes sizes, String namespace) {
+    SynchronousReplacement(Generations generations, NamespaceWriter writer, EntrySizes sizes, String namespace) {
         this.generations = generations;
         this.writer = writer;
         this.sizes = sizes;
@@ -44,7 +45,7 @@ final class SynchronousReplacement {
                     try {
                         to.put(k, v, BackgroundCopy.COPY_LOCK_NANOS);
                     } catch (EntryTooLargeException e) {
-                        refused[0] = StoredSizes.bytesOf(k, v);
+                        refused[0] = EntrySizes.bytesOf(k, v);
                         throw e;
                     }
                 }, BackgroundCopy.COPY_LOCK_NANOS);

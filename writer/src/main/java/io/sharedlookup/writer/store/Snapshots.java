@@ -78,9 +78,9 @@ public final class Snapshots {
         // snapshot is not latency-bound: allow it seconds rather than a lookup's 50 ms.
         try (SharedLookupStore reader = SharedLookupStore.builder(store).lockTimeout(SCAN_BOUND).open()) {
             Lookup source = reader.lookup(namespace);
-            Counts counts = new Counts();
-            source.forEach(counts::add);
-            GenerationSizing sizing = counts.sizing();
+            EntrySizes counts = new EntrySizes();
+            source.forEach(counts::countStored);
+            GenerationSizing sizing = counts.forCopy();
             afterCounting.run();
             try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(out), namespace, permissions,
                     Instant.now().getEpochSecond() - 1)) {
@@ -113,33 +113,6 @@ public final class Snapshots {
     }
 
     /**
-     * What the counting pass saw, in UTF-8 bytes as Chronicle stores them (not chars: a non-ASCII value takes more
-     * bytes than chars, and a generation sized in chars would refuse it and be copied again).
-     */
-    static final class Counts {
-        private long entries;
-        private long keyBytes;
-        private long valueBytes;
-        private long largestEntryBytes;
-
-        void add(CharSequence key, CharSequence value) {
-            int k = Utf8.length(key);
-            int v = Utf8.length(value);
-            entries++;
-            keyBytes += k;
-            valueBytes += v;
-            largestEntryBytes = Math.max(largestEntryBytes, (long) k + v);
-        }
-
-        /** The snapshot's generation: for the entries counted, with 20% spare on the averages, taking the largest. */
-        GenerationSizing sizing() {
-            long n = Math.max(1, entries);
-            return GenerationSizing.forExpected(entries, (double) keyBytes / n * 1.2, (double) valueBytes / n * 1.2)
-                    .withLargestEntry(largestEntryBytes);
-        }
-    }
-
-    /**
      * Copies {@code source} into {@code generation}.
      *
      * @return null when every entry was copied; otherwise, the copy having stopped because the generation has no
@@ -153,7 +126,7 @@ public final class Snapshots {
                     generation.put(k, v, TimeUnit.SECONDS.toNanos(1));
                     seen[0]++;
                 } catch (EntryTooLargeException e) {
-                    seen[1] = (long) Utf8.length(k) + Utf8.length(v);
+                    seen[1] = EntrySizes.bytesOf(k, v);
                     throw e;
                 }
             });

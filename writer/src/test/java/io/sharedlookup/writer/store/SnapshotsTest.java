@@ -128,10 +128,10 @@ class SnapshotsTest {
      */
     @Test
     void theCountingPassMeasuresNonAsciiEntriesInUtf8Bytes() {
-        Snapshots.Counts counts = new Snapshots.Counts();
-        counts.add("ключ", "é".repeat(40_000)); // 8 + 80,000 bytes, 40,004 chars
-        counts.add("k", "€€");                  // 1 + 6 bytes
-        GenerationSizing sizing = counts.sizing();
+        EntrySizes counts = new EntrySizes();
+        counts.countStored("ключ", "é".repeat(40_000)); // 8 + 80,000 bytes, 40,004 chars
+        counts.countStored("k", "€€");                  // 1 + 6 bytes
+        GenerationSizing sizing = counts.forCopy();
         assertThat(sizing.largestEntryBytes()).isEqualTo(80_008);
         assertThat(sizing.averageKeyBytes()).isEqualTo((8 + 1) / 2.0 * 1.2);
         assertThat(sizing.averageValueBytes()).isEqualTo((80_000 + 6) / 2.0 * 1.2);
