@@ -18,7 +18,7 @@ import java.util.function.BiPredicate;
  * any lock (store format version 2).
  *
  * <p>Every read of a segment is validated against that segment's counter in the generation's sequence file (see
- * {@link SequenceFile}): read the counter (even), read, re-read it; a change means the writer touched the segment
+ * {@link SequenceFile}, protocol in {@link SequenceProtocol}): read the counter (even), read, re-read it; a change means the writer touched the segment
  * meanwhile, so the read is retried, waiting as {@link SegmentWaits} says: a counter that stays odd past the bound
  * means a writer died in the middle of a change, or stopped in it for long: {@link #TIMED_OUT}. Nothing here writes to any file or waits on anything the writer waits
  * for, so a reader that dies, pauses or scans slowly cannot hold the writer up.
@@ -50,7 +50,6 @@ public final class MappedMap {
     /** From {@link #readEntry}: the slot names an entry of another key (a hash-lookup collision). */
     private static final int OTHER_KEY = 2;
     private static final int WINDOW_BYTES = 1 << 30;
-    private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     /** Plain 8-byte reads from a mapping at any index (plain access allows unaligned indexes); bounds-checked. */
     private static final VarHandle MAPPED_LONG =
             MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -331,11 +330,11 @@ public final class MappedMap {
     private int getShortAscii(String s, int n, long w0, long w1, Utf8Text out, long timeoutNanos) {
         long hash = Xxh64.hashShort(w0, w1, n);
         int segment = segmentOf(hash);
-        long before = sequence(segment);
-        if ((before & 1) == 0) {
+        long before = SequenceProtocol.readBegin(sequences, segment);
+        if (!SequenceProtocol.inChange(before)) {
             int found = probeFirstTier(segment, slotKeyOf(hash), w0, w1, n, out);
-            VarHandle.acquireFence(); // the reads above happen before the counter is read again
-            if (found != UNDECIDED && sequence(segment) == before && (found == ABSENT || out.decode())) {
+            if (found != UNDECIDED && SequenceProtocol.readValidate(sequences, segment, before)
+                    && (found == ABSENT || out.decode())) {
                 if (found == ABSENT) {
                     out.clear();
                 }
@@ -377,7 +376,7 @@ public final class MappedMap {
                 int segment = segmentOf(hash);
                 batch.segment[i] = segment;
                 batch.slotKey[i] = slotKeyOf(hash);
-                batch.before[i] = sequence(segment);
+                batch.before[i] = SequenceProtocol.readBegin(sequences, segment);
             }
         }
         for (int i = 0; i < n; i++) { // the first hash-lookup slots: their misses overlap
@@ -443,7 +442,7 @@ public final class MappedMap {
      */
     private int decideBatched(LookupBatch batch, int i, Utf8Text out) {
         long before = batch.before[i];
-        if ((before & 1) != 0) {
+        if (SequenceProtocol.inChange(before)) {
             return UNDECIDED;
         }
         int segment = batch.segment[i];
@@ -457,8 +456,8 @@ public final class MappedMap {
         if (found == OTHER_KEY) {
             found = probeOnward(segment, buffer, base, slotKey & hashLookupMask, slotKey, w0, w1, length, out);
         }
-        VarHandle.acquireFence(); // the reads above happen before the counter is read again
-        if (found == UNDECIDED || sequence(segment) != before || found == PRESENT && !out.decode()) {
+        if (found == UNDECIDED || !SequenceProtocol.readValidate(sequences, segment, before)
+                || found == PRESENT && !out.decode()) {
             return UNDECIDED;
         }
         if (found == ABSENT) {
@@ -591,11 +590,10 @@ public final class MappedMap {
         long slotKey = slotKeyOf(hash);
         long start = 0;
         for (int attempt = 0; ; attempt++) {
-            long before = sequence(segment);
-            if ((before & 1) == 0) {
+            long before = SequenceProtocol.readBegin(sequences, segment);
+            if (!SequenceProtocol.inChange(before)) {
                 int found = find(segment, slotKey, ascii, k, keyLength, out);
-                VarHandle.acquireFence(); // the reads above happen before the counter is read again
-                if (sequence(segment) == before) {
+                if (SequenceProtocol.readValidate(sequences, segment, before)) {
                     // the copy is consistent: decoding it now cannot see a torn value
                     if (found == INCONSISTENT || found == PRESENT && !out.decode()) {
                         throw corrupt(segment);
@@ -621,7 +619,7 @@ public final class MappedMap {
     public long changeCount() {
         long sum = 0;
         for (int segment = 0; segment < layout.segments(); segment++) {
-            sum += sequence(segment);
+            sum += SequenceProtocol.current(sequences, segment);
         }
         return sum;
     }
@@ -636,11 +634,10 @@ public final class MappedMap {
         for (int segment = 0; segment < layout.segments(); segment++) {
             long start = 0;
             for (int attempt = 0; ; attempt++) {
-                long before = sequence(segment);
-                if ((before & 1) == 0) {
+                long before = SequenceProtocol.readBegin(sequences, segment);
+                if (!SequenceProtocol.inChange(before)) {
                     long count = segmentSize(segment);
-                    VarHandle.acquireFence();
-                    if (sequence(segment) == before) {
+                    if (SequenceProtocol.readValidate(sequences, segment, before)) {
                         if (count < 0) {
                             throw corrupt(segment);
                         }
@@ -672,14 +669,13 @@ public final class MappedMap {
             long firstSeen = 0;
             for (int attempt = 0; ; attempt++) {
                 pairs.clear();
-                long before = sequence(segment);
+                long before = SequenceProtocol.readBegin(sequences, segment);
                 if (attempt == 0) {
                     firstSeen = before;
                 }
-                if ((before & 1) == 0) {
+                if (!SequenceProtocol.inChange(before)) {
                     boolean consistent = copySegment(segment, pairs, text);
-                    VarHandle.acquireFence();
-                    if (sequence(segment) == before) {
+                    if (SequenceProtocol.readValidate(sequences, segment, before)) {
                         if (!consistent) {
                             throw corrupt(segment);
                         }
@@ -690,7 +686,7 @@ public final class MappedMap {
                 if (start == GAVE_UP) {
                     // Stuck: odd and unmoved all along (a writer died mid-change); else a busy writer kept moving it.
                     String segmentOfFile = "Segment " + segment + " of " + file;
-                    throw new LockTimeoutException((before & 1) != 0 && before == firstSeen
+                    throw new LockTimeoutException(SequenceProtocol.inChange(before) && before == firstSeen
                             ? segmentOfFile + " stayed in the middle of a change for over the lock timeout (its "
                                     + "writer probably died); the next writer rebuilds it"
                             : segmentOfFile + " kept changing throughout the lock timeout while this scan copied it "
@@ -705,10 +701,6 @@ public final class MappedMap {
             }
         }
         return true;
-    }
-
-    private long sequence(int segment) {
-        return (long) SEQ.getAcquire(sequences, segment * SequenceFile.STRIDE);
     }
 
     private StoreFormatException corrupt(int segment) {

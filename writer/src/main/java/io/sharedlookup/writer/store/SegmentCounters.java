@@ -1,9 +1,8 @@
 package io.sharedlookup.writer.store;
 
 import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.internal.store.SequenceProtocol;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -14,12 +13,11 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * The writer's side of a map file's sequence file (see {@link SequenceFile}): {@link #begin} makes a segment's
- * counter odd before the segment changes, {@link #end} makes it even again after. Callers hold Chronicle's segment
+ * counter odd before the segment changes, {@link #end} makes it even again after, as {@link SequenceProtocol} says
+ * (the one place the protocol is written, shared with the readers). Callers hold Chronicle's segment
  * write lock around both, so two writer threads never interleave on one counter.
  */
 final class SegmentCounters {
-    private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
     private final ByteBuffer counters;
 
     private SegmentCounters(ByteBuffer counters) {
@@ -76,21 +74,16 @@ final class SegmentCounters {
 
     /** Before changing {@code segment}: its counter goes odd, and no change to the segment is visible before that. */
     void begin(int segment) {
-        int at = segment * SequenceFile.STRIDE;
-        long value = (long) SEQ.getOpaque(counters, at);
-        SEQ.setOpaque(counters, at, value | 1);
-        VarHandle.fullFence();
+        SequenceProtocol.beginChange(counters, segment);
     }
 
     /** After changing {@code segment}: every change is visible before its counter goes even again. */
     void end(int segment) {
-        int at = segment * SequenceFile.STRIDE;
-        long value = (long) SEQ.getOpaque(counters, at);
-        SEQ.setRelease(counters, at, (value | 1) + 1);
+        SequenceProtocol.endChange(counters, segment);
     }
 
     /** The counter of {@code segment} (for tests). */
     long value(int segment) {
-        return (long) SEQ.getVolatile(counters, segment * SequenceFile.STRIDE);
+        return SequenceProtocol.current(counters, segment);
     }
 }
