@@ -66,7 +66,8 @@ class OneTopicManyLookupsTest {
         List<String> args = new ArrayList<>(List.of("--bootstrap-servers", kafka.bootstrap(), "--store-dir",
                 store.toString(), "--http-port", "0"));
         FIELDS.forEach((ns, field) -> args.addAll(List.of("--lookup", ns + "=users:" + field)));
-        try (WriterApp app = start(args)) {
+        try (CapturedLog log = CapturedLog.named("io.sharedlookup.writer.ingest.BatchApplier");
+             WriterApp app = start(args)) {
             awaitReady(app);
             Expected expected = Expected.consume();
             try (SharedLookupStore reader = SharedLookupStore.open(store)) {
@@ -108,6 +109,17 @@ class OneTopicManyLookupsTest {
                 }
                 assertThat(later.skipped.get("users_country")).hasSize(1);
                 assertThat(later.skipped.get("users_tier")).hasSize(1);
+                String metrics = Http.get(app.httpPort(), "/metrics").body();
+                for (String ns : FIELDS.keySet()) {
+                    assertThat(Http.metric(metrics, "sharedlookup_writer_decode_errors_total{namespace=\"" + ns
+                            + "\"}")).as(ns).isEqualTo(later.skipped.get(ns).size());
+                    assertThat(Http.metric(metrics, "sharedlookup_writer_tombstones_total{namespace=\"" + ns
+                            + "\"}")).as(ns).isEqualTo(3);
+                }
+                // The first skip is logged at once (the rate limit holds back the next ones), naming the namespace.
+                assertThat(log.warnings()).anySatisfy(w -> assertThat(w).matches("Skipped a record that cannot be "
+                        + "decoded at users-[01] offset \\d+: value has no field '[a-z.]+' \\(for namespace "
+                        + "'users_[a-z]+'; the topic's other namespaces take it when it has their field\\)"));
             }
         }
 
