@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.testing.ChildJvm;
 import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -47,6 +49,7 @@ class OneTopicManyLookupsTest {
         FIELDS.put("users_tier", "tier");
     }
 
+    private static final Path LOGS = Path.of("target", "child-logs");
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
@@ -134,6 +137,43 @@ class OneTopicManyLookupsTest {
                     assertThat(contents(reader.lookup(ns))).as(ns).isEqualTo(expected.values.get(ns));
                 }
                 assertThat(contents(reader.lookup("users_all"))).isEqualTo(kafka.latest("users"));
+            }
+        }
+    }
+
+    /**
+     * In a writer process of its own: a topic deleted and created again under the running writer rebuilds every
+     * namespace it feeds, each from the new topic with its own field; a reader then resolves the new keys in all
+     * three and none of the old.
+     */
+    @Test
+    void aRecreatedTopicRebuildsEveryNamespaceOfIt() throws Exception {
+        kafka.createTopic("people", 1);
+        kafka.createTopic("plain", 1);
+        kafka.send("people", "old", "{\"name\":\"Old\",\"city\":\"Oldtown\"}");
+        kafka.flush();
+        Path store = TestKafka.tempStore();
+        try (WriterProcess writer = WriterProcess.start(args -> ChildJvm.start("lookups-writer", LOGS,
+                WriterMain.class, args), kafka.bootstrap(), store, "plain", "--lookup", "people_name=people:name",
+                "--lookup", "people_city=people:city", "--lookup", "people_all=people")) {
+            writer.awaitReady(Duration.ofSeconds(90));
+            assertThat(writer.lookup("people_name", "old")).isEqualTo("Old");
+            assertThat(writer.lookup("people_city", "old")).isEqualTo("Oldtown");
+
+            kafka.deleteTopic("people");
+            kafka.createTopic("people", 1);
+            kafka.send("people", "new", "{\"name\":\"New\",\"city\":\"Newport\"}");
+            kafka.flush();
+            Map<String, Map<String, String>> rebuilt = Map.of("people_name", Map.of("new", "New"), "people_city",
+                    Map.of("new", "Newport"), "people_all", Map.of("new", "{\"name\":\"New\",\"city\":\"Newport\"}"));
+            try (SharedLookupStore reader = SharedLookupStore.open(store)) {
+                await("every namespace of the recreated topic rebuilt from it").atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> rebuilt.forEach((ns, entries) ->
+                                assertThat(contents(reader.lookup(ns))).as(ns).isEqualTo(entries)));
+            }
+            for (String ns : rebuilt.keySet()) {
+                assertThat(writer.metric("sharedlookup_writer_rebuilds_total{namespace=\"" + ns + "\"}")).as(ns)
+                        .isGreaterThanOrEqualTo(2);
             }
         }
     }
