@@ -26,8 +26,14 @@ public final class JsonField {
         this.path = validatePath(dottedPath).split("\\.");
     }
 
+    /** Whether {@code dottedPath} is a dotted path of field names (none empty). */
+    static boolean isPath(String dottedPath) {
+        return !dottedPath.isEmpty() && !dottedPath.startsWith(".") && !dottedPath.endsWith(".")
+                && !dottedPath.contains("..");
+    }
+
     static String validatePath(String dottedPath) {
-        if (dottedPath.startsWith(".") || dottedPath.endsWith(".") || dottedPath.contains("..")) {
+        if (!isPath(dottedPath)) {
             throw new ConfigException("Invalid --value-field '" + dottedPath + "': use a dotted path of field names, "
                     + "e.g. name or profile.displayName");
         }

@@ -90,10 +90,6 @@ public final class WriterApp implements AutoCloseable {
         }
         List<NamespaceSink> sinks = new ArrayList<>();
         StoreLayout layout = new StoreLayout(storeDir);
-        // Settings a generation was built with; a change of any of them at restart means a rebuild.
-        Map<String, String> attributes = new java.util.HashMap<>();
-        cfg.valueField().ifPresent(f -> attributes.put(ResumeDecision.VALUE_FIELD, f));
-        attributes.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(cfg.reverseIndex()));
         // The records every namespace holds back to size its first generation share one heap budget.
         SampleBudget sampleBudget = SampleBudget.shared(cfg.topics().size());
         try {
@@ -106,6 +102,7 @@ public final class WriterApp implements AutoCloseable {
                 } catch (IllegalStateException e) {
                     throw new ConfigException(e.getMessage());
                 }
+                Map<String, String> attributes = attributes(cfg, b);
                 if (cfg.seed().isPresent()) { // with the namespace's lock held: no other writer is building it
                     seeding.seeding(b.namespace(), cfg.seed().get());
                     seeder.seed(cfg.seed().get(), w, b, attributes);
@@ -127,6 +124,14 @@ public final class WriterApp implements AutoCloseable {
         ingestor = started;
         seeding.done();
         out.println("shared-lookup writer: store " + storeDir + ", HTTP " + httpAddress());
+    }
+
+    /** The settings a namespace's generations are built with; a change of any of them at restart means a rebuild. */
+    static Map<String, String> attributes(WriterConfig cfg, TopicBinding binding) {
+        Map<String, String> attributes = new java.util.HashMap<>();
+        binding.valueField().ifPresent(f -> attributes.put(ResumeDecision.VALUE_FIELD, f));
+        attributes.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(cfg.reverseIndex()));
+        return attributes;
     }
 
     /** Refuses to start when readers would misread this Chronicle Map's files (see {@link ChronicleLayoutProbe}). */

@@ -49,6 +49,15 @@ final class WriterCommand {
                     + "namespaces: [A-Za-z0-9._-]{1,200}.")
     List<TopicBinding> topics = new ArrayList<>();
 
+    @Option(names = "--lookup", paramLabel = "NAMESPACE=TOPIC[:FIELD]", split = ",",
+            converter = LookupConverter.class,
+            description = "A namespace fed by a topic, repeatable: several may share one topic, which is read once, "
+                    + "each storing its own dotted JSON field (e.g. --lookup users_name=users:name.display --lookup "
+                    + "users_country=users:address.country); without :FIELD, --value-field or else the whole value. "
+                    + "A record whose value lacks a namespace's field is skipped for that namespace only. Beside or "
+                    + "instead of --topic.")
+    List<TopicBinding> lookups = new ArrayList<>();
+
     /**
      * Where a comma list of consumer properties is split: only before a new consumer property name, dotted and lower
      * case as every one of Kafka's is (WriterCliTest checks ConsumerConfig's). A value keeps its commas when what
@@ -177,13 +186,26 @@ final class WriterCommand {
                         + "give each topic its own namespace with --topic TOPIC=NAMESPACE");
             }
             if (!topicNames.add(b.topic())) {
-                throw new ConfigException("Topic '" + b.topic() + "' is given twice: list each topic once");
+                throw new ConfigException("Topic '" + b.topic() + "' is given twice: list each topic once (for "
+                        + "several lookups of one topic use --lookup NAMESPACE=TOPIC[:FIELD])");
+            }
+            bindings.add(b);
+        }
+        for (TopicBinding b : lookups) {
+            if (b == null) {
+                continue; // a blank list entry
+            }
+            if (!namespaces.add(b.namespace())) { // namespaces are directories: one feed each
+                TopicBinding first = bindings.stream().filter(o -> o.namespace().equals(b.namespace())).findFirst()
+                        .orElseThrow();
+                throw new ConfigException("Namespace '" + b.namespace() + "' is given twice (" + option(first)
+                        + " and " + option(b) + "): give each lookup its own namespace");
             }
             bindings.add(b);
         }
         if (bindings.isEmpty()) {
-            throw new ConfigException("No topic to consume: pass --topic TOPIC[=NAMESPACE] (repeatable) or set "
-                    + "SHARED_LOOKUP_TOPIC");
+            throw new ConfigException("No topic to consume: pass --topic TOPIC[=NAMESPACE] or --lookup "
+                    + "NAMESPACE=TOPIC[:FIELD] (repeatable) or set SHARED_LOOKUP_TOPIC");
         }
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
@@ -199,6 +221,12 @@ final class WriterCommand {
                 .maxValueBytes(maxValueBytes).reverseIndex(reverseIndex).permissions(permissions())
                 .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).stuckAfterSeconds(stuckAfter)
                 .ingestHoldLimitSeconds(ingestHoldLimit).build();
+    }
+
+    /** How {@code b} reads as an option, for errors. */
+    private String option(TopicBinding b) {
+        return lookups.contains(b) ? "--lookup " + b.namespace() + "=" + b.topic()
+                + b.valueField().map(f -> ":" + f).orElse("") : "--topic " + b.topic() + "=" + b.namespace();
     }
 
     private StorePermissions permissions() {
@@ -247,6 +275,14 @@ final class WriterCommand {
         @Override
         public TopicBinding convert(String text) {
             return text.isBlank() ? null : TopicBinding.parse(text);
+        }
+    }
+
+    /** {@code NAMESPACE=TOPIC[:FIELD]}; a blank list entry is null, skipped by toConfig. */
+    static final class LookupConverter implements ITypeConverter<TopicBinding> {
+        @Override
+        public TopicBinding convert(String text) {
+            return text.isBlank() ? null : TopicBinding.parseLookup(text);
         }
     }
 

@@ -12,11 +12,13 @@ import java.util.Optional;
  *
  * @param bootstrapServers Kafka bootstrap servers
  * @param storeDir         the store directory shared with readers
- * @param topics           topic to namespace bindings, namespaces unique
+ * @param topics           topic to namespace bindings, namespaces unique (a topic may feed several); each binding
+ *                         that names no value field gets {@code valueField}
  * @param kafkaProperties  consumer properties passed as-is (SASL/SSL and the rest)
  * @param httpHost         HTTP bind address
  * @param httpPort         HTTP port; 0 picks a free one
- * @param valueField       dotted JSON path of the lookup value, or empty for the raw UTF-8 value
+ * @param valueField       dotted JSON path of the lookup value of the namespaces that name none, or empty for the
+ *                         raw UTF-8 value
  * @param maxValueBytes    values larger than this are skipped and counted
  * @param reverseIndex     keep a reverse index (value to keys) beside every generation, for reverse lookups
  * @param permissions      modes of the store directories and files this writer creates
@@ -40,7 +42,9 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
     public static final int MIN_INGEST_HOLD_LIMIT_SECONDS = 60;
 
     public WriterConfig {
-        topics = List.copyOf(topics);
+        Optional<String> defaultField = valueField;
+        // A namespace that names no field of its own stores --value-field's: each binding says what it stores.
+        topics = topics.stream().map(b -> b.withDefaultField(defaultField)).toList();
         kafkaProperties = Map.copyOf(kafkaProperties);
         if (stuckAfterSeconds < 1) {
             throw new IllegalArgumentException("stuckAfterSeconds must be at least 1, not " + stuckAfterSeconds);

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,8 +41,9 @@ class WriterCliTest {
         WriterConfig c = parse(Map.of(), "--bootstrap-servers", "k:9092", "--store-dir", tmp.toString(),
                 "--topic", "users", "--topic", "items=item_names", "--kafka-property", "security.protocol=SSL",
                 "--http-port", "0", "--value-field", "name.display", "--max-value-bytes", "2KiB");
-        assertThat(c.topics()).containsExactly(new TopicBinding("users", "users"),
-                new TopicBinding("items", "item_names"));
+        // --value-field is the field of every namespace that names none of its own.
+        assertThat(c.topics()).containsExactly(new TopicBinding("users", "users", Optional.of("name.display")),
+                new TopicBinding("items", "item_names", Optional.of("name.display")));
         assertThat(c.kafkaProperties()).containsEntry("security.protocol", "SSL");
         assertThat(c.httpHost()).isEqualTo("127.0.0.1");
         assertThat(c.httpPort()).isZero();

@@ -8,9 +8,9 @@ import io.sharedlookup.writer.namespace.RebuildNeededException;
 import io.sharedlookup.writer.namespace.RecordSkippedException;
 import io.sharedlookup.writer.namespace.StalledException;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -22,10 +22,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies one poll batch on the ingest thread: each record decoded ({@link RecordDecoder}) and applied to its
- * namespace in order, what was applied tracked in {@link PartitionOffsets}. A bad record is counted, logged and
- * skipped; a namespace that cannot take a record has its topic paused or rebuilt by the ingest loop, and the record
- * is read again.
+ * Applies one poll batch on the ingest thread: each record decoded ({@link RecordDecoder}) and applied, in order, to
+ * every namespace its topic feeds ({@link TopicNamespaces}), each with its own value field; what was applied tracked
+ * in {@link PartitionOffsets}. A bad record is counted, logged and skipped, for the namespaces it is bad for only (a
+ * document that lacks one namespace's field is still applied to the others); a namespace that cannot take a record
+ * has its topic paused or rebuilt by the ingest loop, and the record is read again (for every namespace of the topic:
+ * applying a record twice in a row leaves a namespace as applying it once).
  */
 final class BatchApplier {
     private static final Logger log = LoggerFactory.getLogger(BatchApplier.class);
@@ -37,7 +39,7 @@ final class BatchApplier {
     }
 
     private final Consumer<byte[], byte[]> consumer;
-    private final Map<String, NamespaceSink> byTopic;
+    private final TopicNamespaces byTopic;
     private final PartitionOffsets offsets;
     /** The offsets' positions, with how current they are: what a generation published mid-batch records. */
     private final Positions positions;
@@ -46,14 +48,15 @@ final class BatchApplier {
     /** Reads a topic (first argument) again from its beginning, for a reason; KafkaException when it cannot start. */
     private final BiConsumer<String, String> rebuild;
     private final WriterMetrics metrics;
-    private final RecordDecoder decoder;
+    /** Per namespace, its decoder: each extracts its namespace's value field. */
+    private final Map<NamespaceSink, RecordDecoder> decoders = new IdentityHashMap<>();
     private final int maxValueBytes;
     private final RateLimitedLog badRecords = new RateLimitedLog(log, 5_000);
     private final KeyPartitions keyPartitions;
 
-    BatchApplier(Consumer<byte[], byte[]> consumer, Map<String, NamespaceSink> byTopic, PartitionOffsets offsets,
+    BatchApplier(Consumer<byte[], byte[]> consumer, TopicNamespaces byTopic, PartitionOffsets offsets,
                  Positions positions, TopicPauses pauses, Stall stall, BiConsumer<String, String> rebuild,
-                 WriterMetrics metrics, Optional<String> valueField, int maxValueBytes) {
+                 WriterMetrics metrics, int maxValueBytes) {
         this.consumer = consumer;
         this.byTopic = byTopic;
         this.offsets = offsets;
@@ -62,7 +65,7 @@ final class BatchApplier {
         this.stall = stall;
         this.rebuild = rebuild;
         this.metrics = metrics;
-        this.decoder = new RecordDecoder(valueField);
+        byTopic.all().forEach(s -> decoders.put(s, new RecordDecoder(s.binding().valueField())));
         this.maxValueBytes = maxValueBytes;
         this.keyPartitions = new KeyPartitions(metrics);
     }
@@ -72,7 +75,7 @@ final class BatchApplier {
      * maybe of a recreated topic with another partition count, where keys legitimately land on other partitions.
      */
     void forgetKeys(String topic) {
-        keyPartitions.forget(byTopic.get(topic).binding().namespace());
+        byTopic.namespacesOf(topic).forEach(keyPartitions::forget);
     }
 
     void apply(ConsumerRecords<byte[], byte[]> records) {
@@ -88,7 +91,7 @@ final class BatchApplier {
                 consumer.seek(tp, list.get(0).offset());
                 continue;
             }
-            NamespaceSink sink = byTopic.get(topic);
+            List<NamespaceSink> sinks = byTopic.of(topic);
             boolean whole = true;
             // Counted per batch, not per record: a labelled counter and a map update per record showed in profiles.
             long read = 0;
@@ -96,7 +99,11 @@ final class BatchApplier {
             for (ConsumerRecord<byte[], byte[]> r : list) {
                 try {
                     read++;
-                    if (applyRecord(sink, r, positions)) {
+                    boolean any = false;
+                    for (NamespaceSink sink : sinks) {
+                        any |= applyRecord(sink, r, positions, sinks.size() > 1);
+                    }
+                    if (any) {
                         applied++;
                     }
                 } catch (StalledException e) {
@@ -122,8 +129,10 @@ final class BatchApplier {
                 }
                 offsets.applied(tp, r.offset() + 1);
             }
-            metrics.records.labelValues(sink.binding().namespace()).inc(read);
-            sink.writeSkippedRecords(); // once per batch, only when it skipped any
+            for (NamespaceSink sink : sinks) {
+                metrics.records.labelValues(sink.binding().namespace()).inc(read);
+                sink.writeSkippedRecords(); // once per batch, only when it skipped any
+            }
             offsets.countApplied(topic, applied);
             if (whole) {
                 // The consumer's position may be past the last record (transaction markers, compaction gaps).
@@ -140,12 +149,16 @@ final class BatchApplier {
     }
 
     /**
-     * Decodes and applies one record; problems with the record itself are counted, logged and skipped.
+     * Decodes and applies one record to one namespace; problems with the record itself are counted, logged and
+     * skipped for that namespace.
      *
+     * @param shared whether the topic feeds other namespaces too (the log then says which one skipped the record)
      * @return whether it was applied (false: skipped)
      */
-    private boolean applyRecord(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, Positions positions) {
+    private boolean applyRecord(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, Positions positions,
+                                boolean shared) {
         String ns = sink.binding().namespace();
+        RecordDecoder decoder = decoders.get(sink);
         String topic = r.topic();
         try {
             if (r.key() == null) {
@@ -176,7 +189,8 @@ final class BatchApplier {
             metrics.decodeErrors.labelValues(ns).inc();
             sink.skipped().add(r.partition(), r.offset(), "cannot be decoded: " + e.getMessage());
             badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
-                    r.partition(), r.offset(), e.getMessage());
+                    r.partition(), r.offset(), shared ? e.getMessage() + " (for namespace '" + ns + "'; the topic's "
+                            + "other namespaces take it when it has their field)" : e.getMessage());
         } catch (RecordSkippedException e) {
             sink.skipped().add(r.partition(), r.offset(), e.getMessage());
             if (e.isError()) {

@@ -7,7 +7,6 @@ import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.Positions;
 import io.sharedlookup.writer.namespace.ResumeDecision;
-import io.sharedlookup.writer.namespace.RebuildNeededException;
 import io.sharedlookup.writer.namespace.StalledException;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,7 +67,8 @@ public final class Ingestor {
     static final Duration AWAY = Duration.ofSeconds(60);
 
     private final WriterConfig config;
-    private final Map<String, NamespaceSink> byTopic = new LinkedHashMap<>();
+    /** Each topic's namespaces: a topic is read once and fans out to every namespace it feeds. */
+    private final TopicNamespaces byTopic;
     private final WriterMetrics metrics;
     private final Supplier<Consumer<byte[], byte[]>> consumers;
     /** Null until the ingest thread has made it (see {@link #connect}); volatile for {@link #stop}, which wakes it. */
@@ -152,7 +152,7 @@ public final class Ingestor {
         this.watch = watch;
         this.config = config;
         this.metrics = metrics;
-        sinks.forEach(s -> byTopic.put(s.binding().topic(), s));
+        this.byTopic = new TopicNamespaces(sinks);
         this.consumers = consumers;
         this.topicFacts = topicFacts;
         this.stuck = new StuckPartitions(config.stuckAfterSeconds());
@@ -222,21 +222,14 @@ public final class Ingestor {
                     periodic();
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
                     batch.apply(records);
-                    for (NamespaceSink sink : byTopic.values()) {
-                        String topic = sink.binding().topic();
+                    byTopic.afterBatch(offsets::caughtUp, positions, this::stall, (topic, why) -> {
                         try {
-                            sink.afterBatch(offsets.caughtUp(topic), positions);
-                        } catch (StalledException e) {
-                            stall(topic, e.getMessage(), e.retryMillis());
-                        } catch (RebuildNeededException e) {
-                            try {
-                                rebuildTopic(topic, e.getMessage());
-                            } catch (KafkaException unreachable) {
-                                stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
-                                        StalledException.PAUSE_MILLIS);
-                            }
+                            rebuildTopic(topic, why);
+                        } catch (KafkaException unreachable) {
+                            stall(topic, why + "; cannot rebuild now: " + unreachable.getMessage(),
+                                    StalledException.PAUSE_MILLIS);
                         }
-                    }
+                    });
                     backoffMillis = FIRST_BACKOFF_MILLIS;
                 } catch (InvalidOffsetException e) {
                     try {
@@ -323,8 +316,8 @@ public final class Ingestor {
         offsets = new PartitionOffsets(made, config.kafkaProperties().containsKey(ConsumerConfig.GROUP_ID_CONFIG));
         pauses = new TopicPauses(made, offsets);
         batch = new BatchApplier(made, byTopic, offsets, positions, pauses, this::stall, this::rebuildTopic, metrics,
-                config.valueField(), config.maxValueBytes());
-        unreadable = new UnreadablePartitions(made, offsets, this::namespaceOf, this::stall, metrics);
+                config.maxValueBytes());
+        unreadable = new UnreadablePartitions(made, offsets, byTopic::namespacesOf, this::stall, metrics);
         consumer = made; // stop() wakes it from now on; a stop() before this is seen by startAll
     }
 
@@ -337,7 +330,7 @@ public final class Ingestor {
             }
         }
         List<TopicPartition> all = new ArrayList<>();
-        for (String topic : byTopic.keySet()) {
+        for (String topic : byTopic.topics()) {
             List<TopicPartition> tps = offsets.discover(topic);
             hold.backInLoop();
             if (tps.isEmpty()) {
@@ -353,16 +346,15 @@ public final class Ingestor {
         long endAskedAt = System.currentTimeMillis();
         Map<TopicPartition, Long> end = consumer.endOffsets(all, Duration.ofSeconds(10));
         hold.backInLoop();
-        Map<String, TopicFacts.Facts> facts = topicFacts.of(byTopic.keySet());
-        for (Map.Entry<String, NamespaceSink> e : byTopic.entrySet()) {
-            String topic = e.getKey();
+        Map<String, TopicFacts.Facts> facts = topicFacts.of(byTopic.topics());
+        for (String topic : byTopic.topics()) {
             TopicFacts.Facts f = facts.getOrDefault(topic, TopicFacts.Facts.UNKNOWN);
             watch.expect(topic, f.topicId());
-            Map<Integer, Long> from = e.getValue().start(PartitionOffsets.byPartition(begin, topic),
+            Map<Integer, Long> from = byTopic.start(topic, PartitionOffsets.byPartition(begin, topic),
                     PartitionOffsets.byPartition(end, topic), f.deleteRetentionMillis(), f.topicId());
             rememberRetention(topic, f);
-            if (e.getValue().isLive()) { // resumed: its offsets are as current as its manifest says
-                offsets.credit(topic, e.getValue().publishedCurrentAsOfMillis());
+            if (byTopic.isLive(topic)) { // resumed: its offsets are as current as its manifest says
+                offsets.credit(topic, byTopic.publishedCurrentAsOfMillis(topic));
             } else { // built from the beginning, read from ends asked for just now
                 offsets.restartCurrency(topic, endAskedAt);
             }
@@ -454,7 +446,7 @@ public final class Ingestor {
         offsets.forget(topic);
         unreadable.forget(topic);
         batch.forgetKeys(topic); // the recreated topic may spread keys otherwise: not a key on two partitions
-        byTopic.get(topic).rebuild(why, PartitionOffsets.byPartition(begin, topic),
+        byTopic.rebuild(topic, why, PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic), topicId, facts.deleteRetentionMillis());
         watch.expect(topic, topicId);
         offsets.readFromBeginning(begin, end, endAskedAt);
@@ -466,18 +458,14 @@ public final class Ingestor {
     private void stall(String topic, String why, long pauseMillis) {
         pauses.pause(topic, why, pauseMillis);
         offsets.readingInterrupted(topic);
-        metrics.stalls.labelValues(namespaceOf(topic)).inc();
-    }
-
-    private String namespaceOf(String topic) {
-        return byTopic.get(topic).binding().namespace();
+        byTopic.namespacesOf(topic).forEach(ns -> metrics.stalls.labelValues(ns).inc());
     }
 
     private void periodic() {
         long now = System.nanoTime();
         if (now - lastCheckpoint >= CHECKPOINT_NANOS) {
             lastCheckpoint = now;
-            byTopic.values().forEach(s -> s.checkpoint(positions));
+            byTopic.all().forEach(s -> s.checkpoint(positions));
             pauses.resumeDue();
             publishStatuses();
         }
@@ -492,13 +480,13 @@ public final class Ingestor {
         }
         if (now - lastProgress >= PROGRESS_NANOS) {
             lastProgress = now;
-            offsets.logProgress(now, byTopic.keySet());
+            offsets.logProgress(now, byTopic.topics());
         }
     }
 
     /** Partitions added to a topic are read from their beginning; a paused topic's new ones are paused too. */
     private void followPartitionChanges() {
-        Map<String, List<TopicPartition>> added = offsets.followAdded(byTopic.keySet());
+        Map<String, List<TopicPartition>> added = offsets.followAdded(byTopic.topics());
         if (added.isEmpty()) {
             return;
         }
@@ -517,7 +505,7 @@ public final class Ingestor {
     private void checkBroker(long now) {
         try {
             TopicAuthorizationException unauthorized = null;
-            watch.look(byTopic.keySet(), offsets.all(), offsets::latestEnd); // first: a topic gone is not asked below
+            watch.look(byTopic.topics(), offsets.all(), offsets::latestEnd); // first: a topic gone is not asked below
             try {
                 watch.unanswered(offsets.refreshEnds(watch.missingTopics(), watch.brokerAnswering()));
             } catch (TopicAuthorizationException e) {
@@ -555,7 +543,7 @@ public final class Ingestor {
         // Paused now or since the last check (a full disk retried every 2 s is resumed for a moment at a time): each
         // stays put for a reason /ready already gives.
         Set<TopicPartition> held = new java.util.HashSet<>(consumer.paused());
-        byTopic.keySet().stream().filter(t -> pauses.pausedSince(t, previous) || watch.problem(t) != null)
+        byTopic.topics().stream().filter(t -> pauses.pausedSince(t, previous) || watch.problem(t) != null)
                 .forEach(t -> held.addAll(offsets.of(t))); // gone or unanswered: said so already
         stuck.check(now, offsets.all(), held, consumer::position, offsets::latestEnd, watch::highWatermark,
                 watch::openTransaction);
@@ -574,7 +562,7 @@ public final class Ingestor {
      * quiet topic, a broker away) a reason: no delete can have been missed.
      */
     private void followCurrency() {
-        for (String topic : List.copyOf(byTopic.keySet())) {
+        for (String topic : List.copyOf(byTopic.topics())) {
             long reached = offsets.reachedAsOfMillis(topic);
             long current = offsets.currentAsOfMillis(topic);
             if (reached == Positions.UNKNOWN || reached <= current) {
@@ -583,7 +571,7 @@ public final class Ingestor {
             long bound = Math.max(leastCurrencyBoundMillis,
                     deleteRetentionMillis.getOrDefault(topic, ResumeDecision.DEFAULT_DELETE_RETENTION_MILLIS));
             boolean tooLong = current != Positions.UNKNOWN && reached - current > bound;
-            boolean live = byTopic.get(topic).isLive();
+            boolean live = byTopic.isLive(topic);
             if (tooLong && offsets.readingFromBeginning(topic)) {
                 log.warn("Topic '{}': reading it from its beginning took {} s, longer than its delete.retention.ms "
                         + "({} ms), so deletes compacted away meanwhile may have been missed; a rebuild would take as "
@@ -621,7 +609,7 @@ public final class Ingestor {
 
     private void publishStatuses() {
         Map<String, NamespaceStatus> out = new LinkedHashMap<>();
-        for (NamespaceSink sink : byTopic.values()) {
+        for (NamespaceSink sink : byTopic.all()) {
             Map<Integer, Long> lag = started ? offsets.lag(sink.binding().topic(), watch::highWatermark)
                     : new TreeMap<>();
             out.put(sink.binding().namespace(), sink.status(lag, notReadyReason(sink)));
@@ -661,7 +649,7 @@ public final class Ingestor {
 
     private void closeAll() {
         // No consumer made: no namespace was started, none has a position.
-        for (NamespaceSink sink : byTopic.values()) {
+        for (NamespaceSink sink : byTopic.all()) {
             try {
                 if (failed) {
                     sink.abandon();

@@ -6,10 +6,11 @@ import io.sharedlookup.writer.namespace.StalledException;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.UnaryOperator;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -61,7 +62,7 @@ final class UnreadablePartitions {
 
     private final Consumer<byte[], byte[]> consumer;
     private final PartitionOffsets offsets;
-    private final UnaryOperator<String> namespaceOf;
+    private final Function<String, List<String>> namespacesOf;
     private final BatchApplier.Stall stall;
     private final WriterMetrics metrics;
     /** Per partition, so that one partition's lines never hide another's. */
@@ -72,10 +73,10 @@ final class UnreadablePartitions {
     private final Map<TopicPartition, Long> skipping = new HashMap<>();
 
     UnreadablePartitions(Consumer<byte[], byte[]> consumer, PartitionOffsets offsets,
-                         UnaryOperator<String> namespaceOf, BatchApplier.Stall stall, WriterMetrics metrics) {
+                         Function<String, List<String>> namespacesOf, BatchApplier.Stall stall, WriterMetrics metrics) {
         this.consumer = consumer;
         this.offsets = offsets;
-        this.namespaceOf = namespaceOf;
+        this.namespacesOf = namespacesOf;
         this.stall = stall;
         this.metrics = metrics;
     }
@@ -166,7 +167,7 @@ final class UnreadablePartitions {
         long skipped = start > at && start < offsets.latestEnd(tp) ? start : at;
         consumer.seek(tp, skipped + 1);
         offsets.applied(tp, skipped + 1);
-        metrics.corruptRecords.labelValues(namespaceOf.apply(tp.topic())).inc();
+        namespacesOf.apply(tp.topic()).forEach(ns -> metrics.corruptRecords.labelValues(ns).inc());
         warnings(tp).skipped().warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the "
                 + "update it held is missing until its key is written again, or until the namespace is rebuilt once "
                 + "the partition is repaired", skipped, tp, unreadable.cause());
