@@ -12,8 +12,8 @@ import java.util.Locale;
  *   <li>{@link #sentToSeen()}: send to each reader's sight, frozen time excluded — what the scenario bounds;</li>
  *   <li>{@link #sentToFirstSeen()}: send to the first reader's sight — the broker's and the writer's share (apply
  *       comes before any sight);</li>
- *   <li>{@link #firstSeenToSeen()}: the first reader's sight to each other's — the readers' own share (waiting on a
- *       segment, waiting for a core).</li>
+ *   <li>{@link #firstSeenToSeen()}: the first reader's sight to each other's, frozen time excluded — the readers' own
+ *       share (waiting on a segment, waiting for a core).</li>
  * </ul>
  */
 final class UpdateVisibility {
@@ -88,13 +88,16 @@ final class UpdateVisibility {
         return out;
     }
 
-    /** Per (update, reader): the first reader's sight to this reader's; sorted. */
+    /**
+     * Per (update, reader): the first reader's sight to this reader's, the writer's frozen time excluded (a reader
+     * waiting on a segment the frozen writer left mid-change sees nothing else meanwhile); sorted.
+     */
     long[] firstSeenToSeen() {
         long[] firsts = new long[sentNanos.length];
         for (int u = first; u < sentNanos.length; u++) {
             firsts[u] = firstSeen(u);
         }
-        return each((u, s) -> s[u] - firsts[u]);
+        return each((u, s) -> running(firsts[u], s[u]));
     }
 
     private interface Delay {
