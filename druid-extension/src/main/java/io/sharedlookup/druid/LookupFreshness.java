@@ -14,7 +14,8 @@ import java.util.Map;
  * writer's liveness as judged from its heartbeat by this node;</li>
  * <li>{@code writerLastSeen}: when this node last saw the heartbeat move (ISO-8601, UTC), null if never;</li>
  * <li>{@code currentAsOf}: the last time the writer had the content current with its topic, null when unknown;</li>
- * <li>{@code contentAgeMillis}: now minus {@code currentAsOf} by this node's clock, null when unknown;</li>
+ * <li>{@code contentAgeMillis}: how old the content is by this node's clock ({@link ContentAge}: since
+ * {@code currentAsOf}, or since the last heartbeat of a live writer that reports no lag), null when unknown;</li>
  * <li>{@code lagRecords}: records the writer had yet to apply when it last said, null when unknown;</li>
  * <li>{@code maxStaleness}: the spec's bound, null when unset; {@code stale}: whether queries using the lookup fail
  * now because the content is older than that (always false without a bound).</li>
@@ -34,7 +35,8 @@ final class LookupFreshness {
         json.put("writer", status.writer().name());
         json.put("writerLastSeen", text(status.writerLastSeen()));
         json.put("currentAsOf", text(asOf));
-        json.put("contentAgeMillis", asOf == null ? null : Math.max(0, now - asOf.toEpochMilli()));
+        long age = factory.contentAge().ageMillis(status, now);
+        json.put("contentAgeMillis", age < 0 ? null : age);
         json.put("lagRecords", status.lagRecords() < 0 ? null : status.lagRecords());
         json.put("maxStaleness", factory.getMaxStaleness());
         json.put("stale", check != null && check.staleness(status, now) != null);

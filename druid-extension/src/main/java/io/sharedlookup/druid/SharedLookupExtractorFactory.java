@@ -60,6 +60,7 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     private final long initializationTimeoutMillis;
     private final int maxReverseLookupKeys;
     private final long closeDelayMillis;
+    private final ContentAge contentAge = new ContentAge();
     @Nullable
     private final StalenessCheck staleness;
     private final SharedLookupExtractor extractor;
@@ -112,7 +113,7 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
                 : "druid.sharedLookup.storeDir, or its default " + SharedLookupConfig.DEFAULT_STORE_DIR;
         this.resolvedStoreDir = parseStoreDir(namespace, dir, storeDirOrigin);
         MaxStaleness max = MaxStaleness.parse(namespace, maxStaleness);
-        this.staleness = max == null ? null : new StalenessCheck(namespace, max);
+        this.staleness = max == null ? null : new StalenessCheck(namespace, max, contentAge);
         this.extractor = new SharedLookupExtractor(this);
     }
 
@@ -190,6 +191,11 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     @Nullable
     public String getMaxStaleness() {
         return staleness == null ? null : staleness.max().spec();
+    }
+
+    /** How old the namespace's content is, as this lookup has followed it. */
+    ContentAge contentAge() {
+        return contentAge;
     }
 
     /** What enforces {@code maxStaleness}; null when the spec has none. */

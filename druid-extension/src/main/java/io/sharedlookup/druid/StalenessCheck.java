@@ -14,10 +14,10 @@ import org.slf4j.LoggerFactory;
  * Enforces a lookup's {@link MaxStaleness}: queries fail, with one line naming the namespace, the content's age and the
  * writer's last heartbeat, while the namespace's content is older than the bound.
  *
- * <p>The age is now minus {@link LookupStatus#currentAsOf()}, the last time the writer had the namespace current with
- * its topic. When the store stops saying it (a status file replaced, unreadable), the last value this lookup saw
- * stands: an unknown age fails only once it is over the bound measured from the last time the content was known
- * current. A lookup that never saw one cannot prove its content fresh and fails, saying so.
+ * <p>The age is the {@link ContentAge}: now minus the last time the content was known current with its topic (the
+ * writer's stamp, or its heartbeat while it is alive with no lag). When the store stops saying (a writer killed, a
+ * status file unreadable), the last such time this lookup saw stands: the age then grows from there and fails only
+ * once it is over the bound. A lookup that never saw one cannot prove its content fresh and fails, saying so.
  *
  * <p>Cheap per lookup: the status is read at most every {@link #recheckNanos} (a second, less for small bounds), and
  * between reads a call costs one {@link System#nanoTime()} and two volatile reads, allocating nothing.
@@ -34,12 +34,12 @@ final class StalenessCheck {
     /** Why queries fail now, or null while the content is fresh enough. */
     @Nullable
     private volatile String stale;
-    /** The newest currentAsOf seen (epoch ms), or -1: stands in while the store does not say. */
-    private volatile long lastKnownCurrentAsOf = -1;
+    private final ContentAge age;
 
-    StalenessCheck(String namespace, MaxStaleness max) {
+    StalenessCheck(String namespace, MaxStaleness max, ContentAge age) {
         this.namespace = namespace;
         this.max = max;
+        this.age = age;
         // A quarter of the bound, so that a small bound is not overshot by much; a second at most.
         this.recheckNanos = Math.min(MAX_RECHECK_NANOS, TimeUnit.MILLISECONDS.toNanos(max.millis()) / 4);
         this.recheckAtNanos = System.nanoTime(); // the first call reads the status
@@ -91,35 +91,22 @@ final class StalenessCheck {
      */
     @Nullable
     String staleness(LookupStatus status, long nowMillis) {
-        long asOf = currentAsOf(status);
+        long asOf = age.knownCurrentAt(status, nowMillis);
         if (asOf < 0) {
             return "sharedLookup '" + namespace + "' has \"maxStaleness\": \"" + max + "\" but the store does not say "
                     + "when the namespace was last current with its topic (" + status + "): upgrade its writer, or "
                     + "remove maxStaleness from the lookup spec";
         }
-        long age = Math.max(0, nowMillis - asOf);
-        if (age <= max.millis()) {
+        long ageMillis = Math.max(0, nowMillis - asOf);
+        if (ageMillis <= max.millis()) {
             return null;
         }
         Instant seen = status.writerLastSeen();
-        return "sharedLookup '" + namespace + "' is stale: its content was last current with the topic at "
-                + Instant.ofEpochMilli(asOf) + ", " + Duration.ofSeconds(age / 1000) + " ago, over its maxStaleness "
-                + max + "; the writer's heartbeat was last seen "
+        return "sharedLookup '" + namespace + "' is stale: its content was last known current with the topic at "
+                + Instant.ofEpochMilli(asOf) + ", " + Duration.ofSeconds(ageMillis / 1000) + " ago, over its "
+                + "maxStaleness " + max + "; the writer's heartbeat was last seen "
                 + (seen == null ? "never by this node" : "at " + seen) + " (writer " + status.writer() + ", lag "
                 + (status.lagRecords() < 0 ? "unknown" : status.lagRecords() + " records")
                 + "): queries using it fail until the writer is current again";
-    }
-
-    /** The content's currentAsOf (epoch ms), the last known one when the status has none, or -1 when never known. */
-    long currentAsOf(LookupStatus status) {
-        Instant asOf = status.currentAsOf();
-        if (asOf == null) {
-            return lastKnownCurrentAsOf;
-        }
-        long millis = asOf.toEpochMilli();
-        if (millis > lastKnownCurrentAsOf) {
-            lastKnownCurrentAsOf = millis;
-        }
-        return millis;
     }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.liveness.WriterHeartbeat;
+import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,14 +56,23 @@ class MaxStalenessQueryTest {
         }
     }
 
-    /** A running writer as readers see it: its heartbeat moves and its checkpoints restamp the content as current. */
+    /**
+     * A running writer as readers see it: its heartbeat moves and its checkpoints restamp the content as current (a
+     * busy topic), its lag unknown.
+     */
     private final class RunningWriter implements AutoCloseable {
         private final WriterHeartbeat heartbeat;
         private final ScheduledExecutorService checkpoints = Executors.newSingleThreadScheduledExecutor();
 
-        RunningWriter(Path store, TestStores.Published published) throws Exception {
+        /** A writer whose heartbeat moves, reporting {@code statuses}; nothing restamps the content (a quiet topic). */
+        RunningWriter(Path store, TestStores.Published published,
+                      java.util.function.Supplier<Map<String, NamespaceStatus>> statuses) throws Exception {
             heartbeat = WriterHeartbeat.start(new StoreLayout(store), List.of("users"), StorePermissions.DEFAULT,
-                    Map::of);
+                    statuses);
+        }
+
+        RunningWriter(Path store, TestStores.Published published) throws Exception {
+            this(store, published, Map::of);
             AtomicLong offset = new AtomicLong(100);
             checkpoints.scheduleWithFixedDelay(() -> {
                 try {
@@ -121,8 +131,8 @@ class MaxStalenessQueryTest {
             assertThat(thrown).as("a query after the writer stopped").isNotNull();
             failure[0] = staleMessage(thrown);
         });
-        assertThat(failure[0]).startsWith("sharedLookup 'users' is stale: its content was last current with the "
-                        + "topic at 20")
+        assertThat(failure[0]).startsWith("sharedLookup 'users' is stale: its content was last known current with "
+                        + "the topic at 20")
                 .contains(" ago, over its maxStaleness PT3S; the writer's heartbeat was last seen at 20",
                         "(writer NOT_ALIVE, lag unknown)")
                 .doesNotContain("\n");
@@ -152,6 +162,40 @@ class MaxStalenessQueryTest {
         assertThat(status(shared).get("writerAlive").asBoolean()).isTrue();
     }
 
+    /**
+     * A quiet topic: the writer restamps its content only every 10 minutes, but while it is alive and reports no lag
+     * the content counts as current, so a healthy writer's quiet namespace is not called stale; once it stops, the
+     * age grows from its last heartbeat.
+     */
+    @Test
+    void aLiveWriterWithNoLagKeepsAQuietNamespaceCurrent() throws Exception {
+        Path store = Files.createDirectories(tmp.resolve("store"));
+        TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "one"));
+        toClose.add(published);
+        NamespaceStatus noLag = new NamespaceStatus("users", "topic", NamespaceStatus.State.LIVE, 1, 1, 16, 0.1,
+                Map.of(0, 0L), 0, null, true, null, Map.of(0, 1L), null);
+        RunningWriter writer = new RunningWriter(store, published, () -> Map.of("users", noLag));
+        toClose.add(writer);
+        SharedLookupExtractorFactory shared = new SharedLookupExtractorFactory("users", store.toString(), false,
+                "PT2S", config(store));
+        assertThat(shared.start()).isTrue();
+        toClose.add(shared::close);
+
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_500);
+        while (System.nanoTime() < until) {
+            assertThat(shared.get().apply("1")).isEqualTo("one");
+            Thread.onSpinWait();
+        }
+        JsonNode live = status(shared);
+        assertThat(live.get("lagRecords").asLong()).as("%s", live).isZero();
+        assertThat(live.get("contentAgeMillis").asLong()).as("%s", live).isLessThan(2_000);
+
+        writer.close();
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
+                assertThatThrownBy(() -> shared.get().apply("1")).hasMessageContaining("is stale")
+                        .hasMessageContaining("over its maxStaleness PT2S"));
+    }
+
     /** Without maxStaleness a stopped writer's content is served as it is, as before. */
     @Test
     void withoutMaxStalenessAStoppedWritersContentIsServed() throws Exception {
@@ -159,7 +203,7 @@ class MaxStalenessQueryTest {
         TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "one"));
         toClose.add(published);
         SharedLookupExtractorFactory shared = new SharedLookupExtractorFactory("users", store.toString(), false,
-                new SharedLookupConfig(store.toString(), 10_000));
+                config(store));
         assertThat(shared.start()).isTrue();
         toClose.add(shared::close);
         JsonNode status = status(shared);
@@ -167,6 +211,11 @@ class MaxStalenessQueryTest {
         assertThat(status.get("maxStaleness").isNull()).isTrue();
         assertThat(status.get("stale").asBoolean()).isFalse();
         assertThat(shared.get().apply("1")).isEqualTo("one");
+    }
+
+    /** The store is let go as soon as the lookup closes (closeDelayMillis 0): other test classes count open stores. */
+    private static SharedLookupConfig config(Path store) {
+        return new SharedLookupConfig(store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0);
     }
 
     private JsonNode status(SharedLookupExtractorFactory factory) throws Exception {
