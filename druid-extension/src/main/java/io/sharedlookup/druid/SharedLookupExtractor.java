@@ -33,15 +33,26 @@ public final class SharedLookupExtractor extends LookupExtractor {
 
     private final SharedLookupExtractorFactory factory;
     private final Map<String, String> mapView;
+    /** The spec's maxStaleness, enforced on every use of the lookup by a query; null when unset. */
+    @Nullable
+    private final StalenessCheck staleness;
 
     SharedLookupExtractor(SharedLookupExtractorFactory factory) {
         this.factory = factory;
         this.mapView = new SharedLookupMap(this);
+        this.staleness = factory.staleness();
     }
 
-    /** The namespace's current lookup; fails with a clear error while the lookup is not initialised. */
+    /**
+     * The namespace's current lookup; fails with a clear error while the lookup is not initialised, or while its
+     * content is older than the spec's maxStaleness.
+     */
     Lookup lookup() {
-        return factory.readyLookup();
+        Lookup lookup = factory.readyLookup();
+        if (staleness != null) {
+            staleness.check(lookup);
+        }
+        return lookup;
     }
 
     @Nullable

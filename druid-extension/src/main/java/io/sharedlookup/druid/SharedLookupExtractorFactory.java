@@ -28,9 +28,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code sharedLookup} lookup type:
- * <pre>{"type": "sharedLookup", "namespace": "users", "storeDir": "/var/lib/shared-lookup", "injective": false}</pre>
+ * <pre>{"type": "sharedLookup", "namespace": "users", "storeDir": "/var/lib/shared-lookup", "injective": false,
+ *  "maxStaleness": "PT5M"}</pre>
  * Values come from the namespace's published generation in the shared store, read in place: nothing is copied onto
- * the Druid heap and nothing is loaded at start.
+ * the Druid heap and nothing is loaded at start. With {@code maxStaleness} (optional, see {@link MaxStaleness}),
+ * queries fail while the namespace's content is older than that, instead of being served stale values
+ * ({@link StalenessCheck}).
  *
  * <p>The lookup is initialised once the namespace is published and its writer has reported it caught up with its
  * topic, and stays initialised afterwards. {@link #start()} fails, with one line saying why, while the namespace is
@@ -57,6 +60,9 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     private final long initializationTimeoutMillis;
     private final int maxReverseLookupKeys;
     private final long closeDelayMillis;
+    private final ContentAge contentAge = new ContentAge();
+    @Nullable
+    private final StalenessCheck staleness;
     private final SharedLookupExtractor extractor;
     private final List<String> ignoredFields = new CopyOnWriteArrayList<>();
 
@@ -69,11 +75,22 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     @Nullable
     private volatile String lastProblem;
 
+    /** A lookup without {@code maxStaleness}. */
+    public SharedLookupExtractorFactory(@Nullable String namespace, @Nullable String storeDir, boolean injective,
+                                        @Nullable SharedLookupConfig config) {
+        this(namespace, storeDir, injective, null, config);
+    }
+
+    /**
+     * @param maxStaleness the spec's {@code "maxStaleness"}: an ISO-8601 period string such as {@code "PT5M"}, or null
+     * @throws IllegalArgumentException with one line saying what is wrong with the spec and how to write it
+     */
     @JsonCreator
     public SharedLookupExtractorFactory(
             @JsonProperty("namespace") @Nullable String namespace,
             @JsonProperty("storeDir") @Nullable String storeDir,
             @JsonProperty("injective") boolean injective,
+            @JsonProperty("maxStaleness") @Nullable Object maxStaleness,
             @JacksonInject @Nullable SharedLookupConfig config) {
         SharedLookupConfig settings = config == null ? new SharedLookupConfig() : config;
         if (namespace == null || namespace.isEmpty()) {
@@ -95,6 +112,8 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
         this.storeDirOrigin = this.storeDir != null ? "\"storeDir\" of the lookup spec"
                 : "druid.sharedLookup.storeDir, or its default " + SharedLookupConfig.DEFAULT_STORE_DIR;
         this.resolvedStoreDir = parseStoreDir(namespace, dir, storeDirOrigin);
+        MaxStaleness max = MaxStaleness.parse(namespace, maxStaleness);
+        this.staleness = max == null ? null : new StalenessCheck(namespace, max, contentAge);
         this.extractor = new SharedLookupExtractor(this);
     }
 
@@ -140,7 +159,7 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     void ignoreUnknownField(String name, Object value) {
         ignoredFields.add(name);
         LOG.warn("sharedLookup '{}': the lookup spec's field \"{}\" is not one this extension knows and is ignored; "
-                + "its fields are \"namespace\", \"storeDir\" and \"injective\"", namespace, name);
+                + "its fields are \"namespace\", \"storeDir\", \"injective\" and \"maxStaleness\"", namespace, name);
     }
 
     /** The spec's fields that {@link #ignoreUnknownField} ignored. For tests. */
@@ -164,6 +183,25 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
     @JsonProperty
     public boolean isInjective() {
         return injective;
+    }
+
+    /** The spec's {@code maxStaleness} as written; null when unset (queries never fail for staleness). */
+    @JsonProperty
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Nullable
+    public String getMaxStaleness() {
+        return staleness == null ? null : staleness.max().spec();
+    }
+
+    /** How old the namespace's content is, as this lookup has followed it. */
+    ContentAge contentAge() {
+        return contentAge;
+    }
+
+    /** What enforces {@code maxStaleness}; null when the spec has none. */
+    @Nullable
+    StalenessCheck staleness() {
+        return staleness;
     }
 
     /** The directory actually read: the spec's storeDir, else {@code druid.sharedLookup.storeDir}, else the default. */
@@ -383,17 +421,18 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
             return false;
         }
         return injective == that.injective && namespace.equals(that.namespace)
-                && resolvedStoreDir.equals(that.resolvedStoreDir);
+                && resolvedStoreDir.equals(that.resolvedStoreDir)
+                && Objects.equals(getMaxStaleness(), that.getMaxStaleness()); // a changed bound must be picked up
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(namespace, resolvedStoreDir, injective);
+        return Objects.hash(namespace, resolvedStoreDir, injective, getMaxStaleness());
     }
 
     @Override
     public String toString() {
         return "SharedLookupExtractorFactory{namespace='" + namespace + "', storeDir=" + resolvedStoreDir
-                + ", injective=" + injective + "}";
+                + ", injective=" + injective + (staleness == null ? "" : ", maxStaleness=" + staleness.max()) + "}";
     }
 }

@@ -17,7 +17,8 @@ import org.apache.druid.query.lookup.LookupIntrospectHandler;
 
 /**
  * Served by Druid under {@code /druid/v1/lookups/introspect/<lookup name>}: {@code /keys}, {@code /values},
- * {@code /version} and {@code /} (the map), like Druid's built-in lookups. Listings stop after {@code limit} entries
+ * {@code /version} and {@code /} (the map), like Druid's built-in lookups, and {@code /status}: how fresh the
+ * namespace is on this node ({@link LookupFreshness}). Listings stop after {@code limit} entries
  * (default {@value #DEFAULT_LIMIT}, at most {@value #MAX_LIMIT}) so that a large namespace cannot flood a node.
  */
 public final class SharedLookupIntrospectHandler implements LookupIntrospectHandler {
@@ -61,10 +62,30 @@ public final class SharedLookupIntrospectHandler implements LookupIntrospectHand
             info.put("caughtUp", lookup.isCaughtUp());
             // Compare with other nodes' and hosts' writers (/namespaces): equal offsets, equal digest.
             lookup.contentDigest().ifPresent(d -> info.put("digest", d));
+            info.put("freshness", LookupFreshness.of(factory, lookup));
         } else {
             info.put("status", factory.status());
         }
         return Response.ok(info).build();
+    }
+
+    /**
+     * The namespace's freshness as this node sees it ({@link LookupFreshness}): answered once the namespace is open,
+     * even while it is still catching up or stale, since that is when an operator asks.
+     */
+    @GET
+    @Path("/status")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response getStatus() {
+        Lookup lookup = factory.lookupIfOpen();
+        if (lookup == null) {
+            return notReady();
+        }
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("namespace", factory.getNamespace());
+        status.put("initialized", factory.isInitialized());
+        status.putAll(LookupFreshness.of(factory, lookup));
+        return Response.ok(status).build();
     }
 
     @GET

@@ -112,6 +112,65 @@ class LookupSpecTest {
                 .hasMessageContaining("[A-Za-z0-9._-]");
     }
 
+    /** {@code maxStaleness} is written as Druid's own spec periods are (ISO-8601, read as a Joda period). */
+    @Test
+    void maxStalenessIsReadAsAnIsoPeriodAndReadsBackAsWritten() throws Exception {
+        ObjectMapper mapper = druidMapper(new SharedLookupConfig(store.toString(), 1000));
+        SharedLookupExtractorFactory factory = (SharedLookupExtractorFactory) mapper.readValue(
+                spec(", \"namespace\": \"users\", \"maxStaleness\": \"PT5M\""), LookupExtractorFactory.class);
+        assertThat(factory.getMaxStaleness()).isEqualTo("PT5M");
+        assertThat(factory.staleness().max().millis()).isEqualTo(300_000);
+        assertThat(factory.ignoredFields()).isEmpty();
+        assertThat(mapper.writeValueAsString(factory)).contains("\"maxStaleness\":\"PT5M\"");
+        assertThat(mapper.readValue(mapper.writeValueAsString(factory), LookupExtractorFactory.class))
+                .isEqualTo(factory);
+        assertThat(factory("P1D").staleness().max().millis()).isEqualTo(86_400_000);
+        assertThat(factory("PT1S").staleness().max().millis()).as("the floor itself").isEqualTo(1_000);
+        SharedLookupExtractorFactory unset = (SharedLookupExtractorFactory) mapper.readValue(
+                spec(", \"namespace\": \"users\""), LookupExtractorFactory.class);
+        assertThat(unset.getMaxStaleness()).isNull();
+        assertThat(unset.staleness()).as("unset: never fails for staleness").isNull();
+        assertThat(mapper.writeValueAsString(unset)).doesNotContain("maxStaleness");
+    }
+
+    /** A spec whose bound changed replaces the running lookup, so that Druid picks the new bound up. */
+    @Test
+    void aChangedMaxStalenessReplacesTheLookup() {
+        SharedLookupExtractorFactory none = factory(null);
+        SharedLookupExtractorFactory fiveMinutes = factory("PT5M");
+        assertThat(fiveMinutes.replaces(factory("PT5M"))).isFalse();
+        assertThat(fiveMinutes.replaces(none)).isTrue();
+        assertThat(none.replaces(fiveMinutes)).isTrue();
+        assertThat(fiveMinutes.replaces(factory("PT10M"))).isTrue();
+        assertThat(fiveMinutes.hashCode()).isNotEqualTo(factory("PT10M").hashCode());
+    }
+
+    /** A bad value fails the spec with one line naming the lookup, the value and how to write it. */
+    @Test
+    void aBadMaxStalenessFailsTheSpecWithOneLine() {
+        ObjectMapper mapper = druidMapper(new SharedLookupConfig(store.toString(), 1000));
+        Map<String, String> expected = new java.util.LinkedHashMap<>();
+        expected.put("\"5m\"", "not an ISO-8601 period: write it as Druid's periods are written, e.g. \"PT5M\"");
+        expected.put("\"P1M\"", "has months or years, whose length varies");
+        expected.put("\"PT0.5S\"", "under the least allowed, PT1S");
+        expected.put("\"PT0S\"", "under the least allowed, PT1S");
+        expected.put("\"-PT5M\"", "not an ISO-8601 period");
+        expected.put("300000", "not an ISO-8601 period: write it as a string such as \"PT5M\"");
+        expected.forEach((value, problem) -> assertThatThrownBy(() -> mapper.readValue(
+                spec(", \"namespace\": \"users\", \"maxStaleness\": " + value), LookupExtractorFactory.class))
+                .as(value)
+                .cause()
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("sharedLookup 'users': \"maxStaleness\" is " + value + ", ")
+                .hasMessageContaining(problem)
+                .satisfies(e -> assertThat(e.getMessage()).as("one line").doesNotContain("\n")));
+    }
+
+    private static SharedLookupExtractorFactory factory(String maxStaleness) {
+        return new SharedLookupExtractorFactory("users", store.toString(), false, maxStaleness,
+                new SharedLookupConfig(store.toString(), 1000));
+    }
+
     /**
      * A missing store directory fails the lookup's start, not the reading of its spec: Druid reads a node's whole lookup
      * snapshot at start in one go, and one spec that cannot be read there would stop the node from starting.

@@ -208,6 +208,16 @@ class DruidClusterIT {
                 .json();
         assertThat(version.get("initialized").asBoolean()).as("%s", version).isTrue();
         assertThat(version.get("namespace").asText()).isEqualTo(TOPIC);
+
+        // The namespace's freshness as the node sees it: the real writer is running, so it is alive and current.
+        JsonNode status = HttpJson.get(druid.historicalPort, "/druid/v1/lookups/introspect/" + LOOKUP + "/status")
+                .json();
+        assertThat(status.path("writerAlive").asBoolean()).as("%s", status).isTrue();
+        assertThat(status.path("writer").asText()).as("%s", status).isEqualTo("ALIVE");
+        assertThat(status.path("currentAsOf").asText()).as("%s", status).startsWith("20");
+        assertThat(status.path("stale").asBoolean()).as("%s", status).isFalse();
+        assertThat(version.path("freshness").path("writer").asText()).as("%s", version).isNotEmpty();
+        note("Historical's lookup status: %s", status);
     }
 
     @Test
