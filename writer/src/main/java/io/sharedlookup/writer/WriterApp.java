@@ -75,6 +75,9 @@ public final class WriterApp implements AutoCloseable {
         Path storeDir = prepareStoreDir(cfg.storeDir(), cfg.permissions());
         requireLayoutReadersAssume(storeDir);
         config = cfg;
+        // Before Kafka, HTTP and any namespace is opened: a refused start leaves the store as it was, and says so at once.
+        StoredSettingsCheck.requireUnchanged(new StoreLayout(storeDir), cfg.topics(), b -> attributesFor(cfg, b),
+                cfg.rebuild());
         checkTopicsExist(cfg);
         // HTTP first: seeding copies and checks whole snapshots, and a liveness probe must get an answer meanwhile.
         seeding = new Seeding(cfg.topics());
@@ -102,12 +105,18 @@ public final class WriterApp implements AutoCloseable {
                 } catch (IllegalStateException e) {
                     throw new ConfigException(e.getMessage());
                 }
-                Map<String, String> attributes = attributes(cfg, b);
-                if (cfg.seed().isPresent()) { // with the namespace's lock held: no other writer is building it
+                Map<String, String> attributes = attributesFor(cfg, b);
+                boolean rebuild = cfg.rebuild().contains(b.namespace());
+                // With the namespace's lock held: no other writer is building it. One to rebuild is not seeded.
+                if (cfg.seed().isPresent() && !rebuild) {
                     seeding.seeding(b.namespace(), cfg.seed().get());
                     seeder.seed(cfg.seed().get(), w, b, attributes);
                 }
-                sinks.add(new NamespaceSink(b, w, metrics, attributes, sampleBudget));
+                NamespaceSink sink = new NamespaceSink(b, w, metrics, attributes, sampleBudget);
+                if (rebuild) {
+                    sink.rebuildAtStart("--rebuild " + b.namespace() + " was given");
+                }
+                sinks.add(sink);
             }
             // Readers wait for a live writer: its heartbeat runs from the moment it holds its namespaces.
             heartbeat = WriterHeartbeat.start(layout, cfg.topics().stream().map(TopicBinding::namespace).toList(),
@@ -126,12 +135,12 @@ public final class WriterApp implements AutoCloseable {
         out.println("shared-lookup writer: store " + storeDir + ", HTTP " + httpAddress());
     }
 
-    /** The settings a namespace's generations are built with; a change of any of them at restart means a rebuild. */
-    static Map<String, String> attributes(WriterConfig cfg, TopicBinding binding) {
-        Map<String, String> attributes = new java.util.HashMap<>();
-        binding.valueField().ifPresent(f -> attributes.put(ResumeDecision.VALUE_FIELD, f));
-        attributes.put(StoreLayout.REVERSE_INDEX_ATTRIBUTE, Boolean.toString(cfg.reverseIndex()));
-        return attributes;
+    /**
+     * The settings a namespace's generations record ({@link io.sharedlookup.writer.namespace.StoredSettings}); a start
+     * that would change them is refused unless the namespace is to be rebuilt.
+     */
+    private static Map<String, String> attributesFor(WriterConfig cfg, TopicBinding binding) {
+        return io.sharedlookup.writer.namespace.StoredSettings.attributes(binding.valueField(), cfg.reverseIndex());
     }
 
     /** Refuses to start when readers would misread this Chronicle Map's files (see {@link ChronicleLayoutProbe}). */

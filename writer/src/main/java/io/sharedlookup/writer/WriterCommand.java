@@ -98,7 +98,8 @@ final class WriterCommand {
 
     @Option(names = "--value-field", paramLabel = "PATH",
             description = "Values are JSON; store this dotted field, e.g. name.display (default: the raw UTF-8 "
-                    + "value). Strings as-is, numbers/booleans as literals, objects/arrays as compact JSON.")
+                    + "value). Strings as-is, numbers/booleans as literals, objects/arrays as compact JSON. Recorded "
+                    + "as attr.value.field; a start that changes it is refused unless given --rebuild NAMESPACE.")
     String valueField;
 
     @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "" + WriterConfig.DEFAULT_MAX_VALUE_BYTES,
@@ -112,8 +113,8 @@ final class WriterCommand {
             description = "Keep a reverse index (value to keys) beside every generation, so reverse lookups "
                     + "(Lookup.keysOf, Druid's unapplyAll for filters on looked-up values) read the index instead of "
                     + "scanning; about doubles the store on disk and adds two index updates per record. Recorded as "
-                    + "attr.reverse.index in the manifest; changing it makes the next start rebuild. See "
-                    + "docs/store-format.md.")
+                    + "attr.reverse.index in the manifest; a start that changes it is refused unless given --rebuild "
+                    + "NAMESPACE. See docs/store-format.md.")
     boolean reverseIndex;
 
     @Option(names = "--file-mode", paramLabel = "MODE", defaultValue = StorePermissions.DEFAULT_FILE_MODE,
@@ -155,6 +156,13 @@ final class WriterCommand {
                     + "replacement copy of a large namespace takes minutes at most). Such a restart usually rebuilds "
                     + "every namespace from its topic. At least 60; 0: never (default: ${DEFAULT-VALUE}).")
     int ingestHoldLimit;
+
+    @Option(names = "--rebuild", paramLabel = "NAMESPACE", split = ",",
+            description = "Rebuild this namespace from the beginning of its topic, repeatable. A start whose settings "
+                    + "would change what a namespace stores (its topic, --value-field, --reverse-index) is refused "
+                    + "(exit 2) unless the namespace is named here; readers keep its published generation until the "
+                    + "rebuilt one is published. It rebuilds at every start it is given: remove it afterwards.")
+    List<String> rebuild = new ArrayList<>();
 
     @Option(names = "--config", paramLabel = "FILE",
             description = "Properties file with any of these options, each keyed by its name without the leading -- "
@@ -207,6 +215,7 @@ final class WriterCommand {
             throw new ConfigException("No topic to consume: pass --topic TOPIC[=NAMESPACE] or --lookup "
                     + "NAMESPACE=TOPIC[:FIELD] (repeatable) or set SHARED_LOOKUP_TOPIC");
         }
+        Set<String> toRebuild = rebuildNamespaces(namespaces);
         Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
         // A seed that is gone is not an error (a store that has its namespaces ignores it, and the option often stays
@@ -220,7 +229,25 @@ final class WriterCommand {
                 .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(httpPort).valueField(field)
                 .maxValueBytes(maxValueBytes).reverseIndex(reverseIndex).permissions(permissions())
                 .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).stuckAfterSeconds(stuckAfter)
-                .ingestHoldLimitSeconds(ingestHoldLimit).build();
+                .ingestHoldLimitSeconds(ingestHoldLimit).rebuild(toRebuild).build();
+    }
+
+    /** The {@code --rebuild} namespaces, each one of the {@code served} namespaces. */
+    private Set<String> rebuildNamespaces(Set<String> served) {
+        Set<String> named = new java.util.TreeSet<>();
+        for (String r : rebuild) {
+            String namespace = r.trim();
+            if (namespace.isEmpty()) {
+                continue; // a blank list entry
+            }
+            if (!served.contains(namespace)) {
+                throw new ConfigException("--rebuild " + namespace + ": this writer serves no namespace '" + namespace
+                        + "' (it serves " + String.join(", ", new java.util.TreeSet<>(served)) + "): name one of "
+                        + "those, or feed it with --topic TOPIC=" + namespace);
+            }
+            named.add(namespace);
+        }
+        return named;
     }
 
     /** How {@code b} reads as an option, for errors. */

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Everything the writer runs with, validated. Built by the command line ({@link WriterCommand}) or, in programs and
@@ -26,12 +27,14 @@ import java.util.Optional;
  * @param stuckAfterSeconds a partition whose position stays put this long while its log goes on is reported stuck
  * @param ingestHoldLimitSeconds {@code /health} fails once the ingest thread has been away from its loop this long;
  *                         0 never
+ * @param rebuild          namespaces to rebuild from their topics at start, whether or not their stored settings
+ *                         changed ({@code --rebuild}); each one this writer serves
  */
 public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                            Map<String, String> kafkaProperties, String httpHost, int httpPort,
                            Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
                            StorePermissions permissions, Optional<Path> seed,
-                           int stuckAfterSeconds, int ingestHoldLimitSeconds) {
+                           int stuckAfterSeconds, int ingestHoldLimitSeconds, Set<String> rebuild) {
     // Constants, so that the command line's option annotations take their defaults from here.
     public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
     public static final int DEFAULT_HTTP_PORT = 7070;
@@ -46,6 +49,7 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
         // A namespace that names no field of its own stores --value-field's: each binding says what it stores.
         topics = topics.stream().map(b -> b.withDefaultField(defaultField)).toList();
         kafkaProperties = Map.copyOf(kafkaProperties);
+        rebuild = Set.copyOf(rebuild);
         if (stuckAfterSeconds < 1) {
             throw new IllegalArgumentException("stuckAfterSeconds must be at least 1, not " + stuckAfterSeconds);
         }
@@ -75,6 +79,7 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
         private Optional<Path> seed = Optional.empty();
         private int stuckAfterSeconds = DEFAULT_STUCK_AFTER_SECONDS;
         private int ingestHoldLimitSeconds = DEFAULT_INGEST_HOLD_LIMIT_SECONDS;
+        private Set<String> rebuild = Set.of();
 
         private Builder(String bootstrapServers, Path storeDir) {
             this.bootstrapServers = bootstrapServers;
@@ -136,10 +141,15 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
             return this;
         }
 
+        public Builder rebuild(Set<String> rebuild) {
+            this.rebuild = rebuild;
+            return this;
+        }
+
         public WriterConfig build() {
             return new WriterConfig(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort,
                     valueField, maxValueBytes, reverseIndex, permissions, seed, stuckAfterSeconds,
-                    ingestHoldLimitSeconds);
+                    ingestHoldLimitSeconds, rebuild);
         }
     }
 }

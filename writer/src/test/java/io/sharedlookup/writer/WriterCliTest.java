@@ -51,6 +51,33 @@ class WriterCliTest {
         assertThat(c.maxValueBytes()).isEqualTo(2048);
     }
 
+    /**
+     * {@code --rebuild}: repeatable, from the command line, the environment and the config file like the other
+     * options; a namespace this writer does not serve is a one-line error.
+     */
+    @Test
+    void rebuildNamesNamespacesThisWriterServes() throws Exception {
+        String[] base = {"--bootstrap-servers", "k:9092", "--store-dir", tmp.toString(), "--topic", "users",
+                "--topic", "items=item_names"};
+        assertThat(parse(Map.of(), base).rebuild()).isEmpty();
+        String[] both = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
+                java.util.stream.Stream.of("--rebuild", "users", "--rebuild", "item_names")).toArray(String[]::new);
+        assertThat(parse(Map.of(), both).rebuild()).containsExactlyInAnyOrder("users", "item_names");
+        assertThat(parse(Map.of("SHARED_LOOKUP_REBUILD", "users,item_names"), base).rebuild())
+                .containsExactlyInAnyOrder("users", "item_names");
+        Path file = Files.writeString(tmp.resolve("w.properties"), "rebuild=item_names\n");
+        String[] withFile = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
+                java.util.stream.Stream.of("--config", file.toString())).toArray(String[]::new);
+        assertThat(parse(Map.of(), withFile).rebuild()).containsExactly("item_names");
+
+        String[] unknown = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
+                java.util.stream.Stream.of("--rebuild", "items")).toArray(String[]::new);
+        Run r = run(Map.of(), unknown);
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("error: --rebuild items: this writer serves no namespace 'items' (it serves "
+                + "item_names, users): name one of those, or feed it with --topic TOPIC=items" + System.lineSeparator());
+    }
+
     @Test
     void defaults() {
         WriterConfig c = parse(Map.of(), "--bootstrap-servers", "k:9092", "--store-dir", tmp.toString(), "--topic", "t");

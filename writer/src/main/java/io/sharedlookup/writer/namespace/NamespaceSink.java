@@ -45,6 +45,8 @@ public final class NamespaceSink {
     private final java.util.ArrayDeque<String[]> heldBack = new java.util.ArrayDeque<>();
     private final Growth growth;
     private long lastUpdateMillis;
+    /** Why the operator asked for a rebuild ({@code --rebuild}); null once the rebuilt generation is published. */
+    private String requestedRebuild;
     /** The partitions whose lag series the last {@link #status} set. */
     private Set<Integer> lagPartitions = Set.of();
 
@@ -96,6 +98,15 @@ public final class NamespaceSink {
     }
 
     /**
+     * Rebuilds at start whatever the published generation is, because the operator asked for it: {@link #start}
+     * (including a start retried before anything is published) builds a fresh generation, readers keeping the
+     * published one until it is complete.
+     */
+    public void rebuildAtStart(String reason) {
+        requestedRebuild = reason;
+    }
+
+    /**
      * Chooses where to start: resume from the stored offsets after a clean stop when they are still valid, otherwise
      * rebuild from the beginning.
      *
@@ -107,10 +118,12 @@ public final class NamespaceSink {
      */
     public Map<Integer, Long> start(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis,
                                     String topicId) {
-        ResumeDecision decision = ResumeDecision.decide(
-                writer.published().map(m -> ResumeDecision.Published.of(m, writer.canResume())),
-                writer.rebuildReason(), binding.topic(), attributes,
-                new ResumeDecision.TopicLog(beginning, end, retentionMillis, topicId), System.currentTimeMillis());
+        ResumeDecision decision = requestedRebuild != null ? ResumeDecision.rebuild(requestedRebuild)
+                : ResumeDecision.decide(
+                        writer.published().map(m -> ResumeDecision.Published.of(m, writer.canResume())),
+                        writer.rebuildReason(), binding.topic(), attributes,
+                        new ResumeDecision.TopicLog(beginning, end, retentionMillis, topicId),
+                        System.currentTimeMillis());
         generations.recordTopicId(topicId);
         generations.setDeleteRetention(retentionMillis);
         String refusal = decision.rebuildReason();
@@ -333,6 +346,9 @@ public final class NamespaceSink {
         }
         if (generations.building() != null && nowCaughtUp && heldBack.isEmpty()) {
             generations.publishBuilt(positions);
+            if (generations.building() == null) {
+                requestedRebuild = null; // done: a later start (the broker lost and back) resumes it
+            }
         }
         growth.afterBatch(positions, initialSizing.sampling());
     }

@@ -155,11 +155,12 @@ public final class ResumeDecision {
         if (!builtTopic.equals(topic)) {
             return Optional.of("it was built from topic '" + builtTopic + "'");
         }
-        // Only the settings this writer records decide; the format may add attributes of its own.
+        // Only the settings this writer records decide; the format may add attributes of its own. One a namespace
+        // does not record (an older writer's) counts as its default, not as a change (StoredSettings).
         for (Map.Entry<String, String> a : attributes.entrySet()) {
-            if (!a.getValue().equals(builtAttributes.get(a.getKey()))) {
-                return Optional.of("it was built with " + a.getKey() + "=" + builtAttributes.get(a.getKey())
-                        + ", not " + a.getValue());
+            String built = StoredSettings.valueOf(builtAttributes, a.getKey());
+            if (!a.getValue().equals(built)) {
+                return Optional.of("it was built with " + a.getKey() + "=" + built + ", not " + a.getValue());
             }
         }
         if (attributes.get(VALUE_FIELD) == null && builtAttributes.get(VALUE_FIELD) != null) {

@@ -115,6 +115,19 @@ public final class ManifestFiles {
         }
     }
 
+    /**
+     * The manifest at {@code file} as {@link #read} reads it, or empty when there is none or none usable (missing,
+     * unreadable, of another format version, not readable by this user): for a look at what is published that
+     * changes nothing, leaving those cases to {@link NamespaceWriter#open}, which reports or repairs them.
+     */
+    public static java.util.Optional<Manifest> readIfUsable(Path file) {
+        try {
+            return java.util.Optional.of(read(file));
+        } catch (IOException | StoreFormatException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     /** The manifest is not one: the namespace is rebuilt. */
     static final class UnreadableManifestException extends IOException {
         UnreadableManifestException(String message) {
