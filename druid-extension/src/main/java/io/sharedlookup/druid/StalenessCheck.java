@@ -91,7 +91,7 @@ final class StalenessCheck {
      */
     @Nullable
     String staleness(LookupStatus status, long nowMillis) {
-        long asOf = age.knownCurrentAt(status, nowMillis);
+        long asOf = age.knownCurrentAt(status);
         if (asOf < 0) {
             return "sharedLookup '" + namespace + "' has \"maxStaleness\": \"" + max + "\" but the store does not say "
                     + "when the namespace was last current with its topic (" + status + "): upgrade its writer, or "

@@ -163,9 +163,9 @@ class MaxStalenessQueryTest {
     }
 
     /**
-     * A quiet topic: the writer restamps its content only every 10 minutes, but while it is alive and reports no lag
-     * the content counts as current, so a healthy writer's quiet namespace is not called stale; once it stops, the
-     * age grows from its last heartbeat.
+     * A quiet topic: the writer restamps the manifest only every 10 minutes, but its heartbeat carries the time its
+     * positions were last current (moved on at every health check), so a healthy writer's quiet namespace is not
+     * called stale; once it stops, the age grows from its last word.
      */
     @Test
     void aLiveWriterWithNoLagKeepsAQuietNamespaceCurrent() throws Exception {
@@ -174,7 +174,8 @@ class MaxStalenessQueryTest {
         toClose.add(published);
         NamespaceStatus noLag = new NamespaceStatus("users", "topic", NamespaceStatus.State.LIVE, 1, 1, 16, 0.1,
                 Map.of(0, 0L), 0, null, true, null, Map.of(0, 1L), null);
-        RunningWriter writer = new RunningWriter(store, published, () -> Map.of("users", noLag));
+        RunningWriter writer = new RunningWriter(store, published,
+                () -> Map.of("users", noLag.currentAsOf(System.currentTimeMillis())));
         toClose.add(writer);
         SharedLookupExtractorFactory shared = new SharedLookupExtractorFactory("users", store.toString(), false,
                 "PT2S", config(store));

@@ -612,7 +612,8 @@ public final class Ingestor {
         for (NamespaceSink sink : byTopic.all()) {
             Map<Integer, Long> lag = started ? offsets.lag(sink.binding().topic(), watch::highWatermark)
                     : new TreeMap<>();
-            out.put(sink.binding().namespace(), sink.status(lag, notReadyReason(sink)));
+            long currentAsOf = started ? offsets.currentAsOfMillis(sink.binding().topic()) : Positions.UNKNOWN;
+            out.put(sink.binding().namespace(), sink.status(lag, notReadyReason(sink), currentAsOf));
             metrics.stuckPartitions.labelValues(sink.binding().namespace()).set(stuck.count(sink.binding().topic()));
         }
         statuses = out;

@@ -133,9 +133,10 @@ public final class WriterHeartbeat implements AutoCloseable {
             if (readManifests) {
                 currentAsOf.put(namespace, updatedAt(namespace));
             }
+            NamespaceStatus status = latest.get(namespace);
             WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.CURRENT_AS_OF_AT,
-                    currentAsOf.getOrDefault(namespace, -1L));
-            WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.LAG_AT, lag(latest.get(namespace)));
+                    Math.max(currentAsOf.getOrDefault(namespace, -1L), liveCurrentAsOf(status)));
+            WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.LAG_AT, lag(status));
             WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.HEARTBEAT_MILLIS_AT,
                     System.currentTimeMillis());
             long count = WriterStatusDescriptor.getLong(buffer, WriterStatusDescriptor.HEARTBEAT_AT);
@@ -154,6 +155,15 @@ public final class WriterHeartbeat implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             return currentAsOf.getOrDefault(namespace, -1L); // mid-replace or unreadable now: keep the last word
         }
+    }
+
+    /**
+     * When what readers see was last current with the topic, by the ingest side, while the namespace is live (else
+     * -1). Moved on at every health check; the manifest's stamp moves only at checkpoints, and for a quiet topic only
+     * every few minutes, which would make a healthy writer's quiet namespace look stale to a reader.
+     */
+    static long liveCurrentAsOf(NamespaceStatus status) {
+        return status == null || status.state() != NamespaceStatus.State.LIVE ? -1 : status.currentAsOfMillis();
     }
 
     /**

@@ -400,8 +400,11 @@ public final class NamespaceSink {
         }
     }
 
-    /** A snapshot for HTTP, with {@code lag} and the ingest side's reason why it is not ready; updates the gauges. */
-    public NamespaceStatus status(Map<Integer, Long> lag, String notReadyReason) {
+    /**
+     * A snapshot for HTTP and the heartbeat, with {@code lag}, the ingest side's reason why it is not ready and the
+     * time its positions were last current with the topic ({@link Positions#currentAsOfMillis}); updates the gauges.
+     */
+    public NamespaceStatus status(Map<Integer, Long> lag, String notReadyReason, long currentAsOfMillis) {
         GenerationFile t = generations.target();
         long generation = writer.published().map(Manifest::generation).orElse(0L);
         long entries = t == null ? initialSizing.sampled() : t.size();
@@ -436,6 +439,6 @@ public final class NamespaceSink {
         return new NamespaceStatus(nsLabel, binding.topic(), state, generation, entries, capacity,
                 capacity == 0 ? 0 : (double) entries / capacity, lag, lastUpdateMillis, error,
                 isPublishedAndCaughtUp(), notReadyReason, published == null ? Map.of() : published.offsets(), digest,
-                skipped.list());
+                skipped.list(), state == NamespaceStatus.State.LIVE ? currentAsOfMillis : Positions.UNKNOWN);
     }
 }

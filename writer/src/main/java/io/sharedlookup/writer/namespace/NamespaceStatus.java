@@ -10,7 +10,7 @@ import java.util.Map;
 public record NamespaceStatus(String namespace, String topic, State state, long generation, long entries, long capacity,
                        double fillRatio, Map<Integer, Long> lag, long lastUpdateMillis, String lastError,
                        boolean caughtUp, String notReadyReason, Map<Integer, Long> offsets, Long digest,
-                       List<SkippedRecords.Skipped> skippedRecords) {
+                       List<SkippedRecords.Skipped> skippedRecords, long currentAsOfMillis) {
     public enum State {
         /** Connecting, discovering partitions, deciding between resume and rebuild. */
         STARTING,
@@ -26,6 +26,11 @@ public record NamespaceStatus(String namespace, String topic, State state, long 
      * {@code offsets} and {@code digest} are the published manifest's: the content digest as of those offsets, so that
      * hosts can be compared (null before anything is published, or for a manifest from before digests).
      * {@code skippedRecords} are the last records skipped, oldest first (see {@link SkippedRecords}).
+     * {@code currentAsOfMillis} is, while the namespace is {@link State#LIVE}, the last time what readers see was
+     * current with the topic (the writer's positions had reached the end offsets the broker gave then), moved on at
+     * every health check; {@link Positions#UNKNOWN} otherwise (readers then see the published manifest's stamp). The
+     * manifest is restamped with it only every so often when the topic is quiet; the writer's heartbeat carries it to
+     * readers at once.
      */
     public NamespaceStatus {
         lag = Map.copyOf(lag);
@@ -38,13 +43,19 @@ public record NamespaceStatus(String namespace, String topic, State state, long 
                            double fillRatio, Map<Integer, Long> lag, long lastUpdateMillis, String lastError,
                            boolean caughtUp, String notReadyReason, Map<Integer, Long> offsets, Long digest) {
         this(namespace, topic, state, generation, entries, capacity, fillRatio, lag, lastUpdateMillis, lastError,
-                caughtUp, notReadyReason, offsets, digest, List.of());
+                caughtUp, notReadyReason, offsets, digest, List.of(), Positions.UNKNOWN);
     }
 
     /** This snapshot with {@code reason} as why the namespace is not ready. */
     public NamespaceStatus notReadyBecause(String reason) {
         return new NamespaceStatus(namespace, topic, state, generation, entries, capacity, fillRatio, lag,
-                lastUpdateMillis, lastError, caughtUp, reason, offsets, digest, skippedRecords);
+                lastUpdateMillis, lastError, caughtUp, reason, offsets, digest, skippedRecords, currentAsOfMillis);
+    }
+
+    /** This snapshot with what readers see current with the topic as of {@code millis} (a test's writer). */
+    public NamespaceStatus currentAsOf(long millis) {
+        return new NamespaceStatus(namespace, topic, state, generation, entries, capacity, fillRatio, lag,
+                lastUpdateMillis, lastError, caughtUp, notReadyReason, offsets, digest, skippedRecords, millis);
     }
 
     /** Whether {@code /ready} counts this namespace ready: nothing holds it back. */

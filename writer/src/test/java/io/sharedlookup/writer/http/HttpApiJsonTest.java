@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class HttpApiJsonTest {
     private static final NamespaceStatus LIVE = new NamespaceStatus("users", "users-topic", State.LIVE, 3, 10, 100,
             0.123456, Map.of(0, 0L), 1_700_000_000_000L, null, true, null, Map.of(0, 42L), 0xabcdefL,
-            List.of(new SkippedRecords.Skipped(0, 7, "null key", "2023-11-14T22:13:19Z")));
+            List.of(new SkippedRecords.Skipped(0, 7, "null key", "2023-11-14T22:13:19Z")), 1_700_000_000_000L);
     private static final NamespaceStatus STARTING = new NamespaceStatus("items", "items", State.STARTING, 0, 0, 0,
             0, Map.of(), 0, "broker unreachable", false, "not caught up", Map.of(), null);
 

@@ -45,7 +45,7 @@ class NamespaceSinkGrowthTest {
             }
         }
         sink.afterBatch(true, positions);
-        NamespaceStatus status = sink.status(Map.of(), null);
+        NamespaceStatus status = sink.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(status.entries()).isEqualTo(5000);
         assertThat(status.generation()).isGreaterThan(1);
         assertThat(status.lastError()).isNull();
@@ -75,7 +75,7 @@ class NamespaceSinkGrowthTest {
         String huge = "x".repeat(300_000);
         sink.apply("k3", huge, positions);
         sink.afterBatch(true, positions);
-        assertThat(sink.status(Map.of(), null).lastError()).isNull();
+        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
         sink.close(positions);
         try (SharedLookupStore reader = SharedLookupStore.open(store)) {
             assertThat(reader.lookup("wide").get("k3")).isEqualTo(huge);
@@ -98,7 +98,7 @@ class NamespaceSinkGrowthTest {
         Path dir = layout.namespaceDir("full");
         TempTrees.delete(dir);
         assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class);
-        NamespaceStatus stalled = sink.status(Map.of(), null);
+        NamespaceStatus stalled = sink.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
         assertThat(stalled.lastError()).contains("cannot create a generation");
 
@@ -106,7 +106,7 @@ class NamespaceSinkGrowthTest {
         java.nio.file.Files.createDirectories(dir);
         sink.apply("k10", "v10", positions);
         sink.afterBatch(true, positions);
-        NamespaceStatus recovered = sink.status(Map.of(), null);
+        NamespaceStatus recovered = sink.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(recovered.state()).isEqualTo(NamespaceStatus.State.LIVE);
         assertThat(recovered.lastError()).isNull();
         assertThat(recovered.entries()).isEqualTo(11);
@@ -129,11 +129,11 @@ class NamespaceSinkGrowthTest {
         Path dir = layout.namespaceDir("quiet");
         TempTrees.delete(dir);
         assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class);
-        assertThat(sink.status(Map.of(), null).lastError()).contains("cannot create a generation");
+        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).contains("cannot create a generation");
 
         java.nio.file.Files.createDirectories(dir);
         sink.afterBatch(true, positions);
-        NamespaceStatus recovered = sink.status(Map.of(), null);
+        NamespaceStatus recovered = sink.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(writer.published()).isPresent();
         assertThat(recovered.state()).isEqualTo(NamespaceStatus.State.LIVE);
         assertThat(recovered.lastError()).isNull();
@@ -151,7 +151,7 @@ class NamespaceSinkGrowthTest {
         Positions positions = topic -> Map.of(0, 0L);
         NamespaceSink sink = publishedWithTenEntries("crowded", positions);
         sink.apply("k10", "v10", positions); // the live generation changing, as it does below
-        long capacity = sink.status(Map.of(), null).capacity();
+        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
 
         try (OwnFileSizeLimit limit = noBiggerGeneration()) {
             int next = 11;
@@ -165,7 +165,7 @@ class NamespaceSinkGrowthTest {
                 }
             }
             assertThat(stalled).as("a stall before 3 x capacity %d", capacity).isNotNull();
-            NamespaceStatus full = sink.status(Map.of(), null);
+            NamespaceStatus full = sink.status(Map.of(), null, Positions.UNKNOWN);
             assertThat((double) full.entries() / capacity).isGreaterThanOrEqualTo(1.8);
             assertThat(full.state()).isEqualTo(NamespaceStatus.State.STALLED);
             assertThat(full.lastError()).contains("cannot grow");
@@ -174,7 +174,7 @@ class NamespaceSinkGrowthTest {
             String key = "k" + next;
             String value = "v" + next;
             assertThatThrownBy(() -> sink.apply(key, value, positions)).isInstanceOf(StalledException.class);
-            NamespaceStatus still = sink.status(Map.of(), null);
+            NamespaceStatus still = sink.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(still.entries()).isEqualTo(full.entries());
             assertThat(still.lastError()).isEqualTo(full.lastError());
         }
@@ -190,13 +190,13 @@ class NamespaceSinkGrowthTest {
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
         NamespaceSink sink = publishedWithTenEntries("again", positions);
-        long capacity = sink.status(Map.of(), null).capacity();
+        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
         try (OwnFileSizeLimit limit = noBiggerGeneration()) {
-            for (int next = 10; sink.status(Map.of(), null).lastError() == null && next < 3 * capacity; next++) {
+            for (int next = 10; sink.status(Map.of(), null, Positions.UNKNOWN).lastError() == null && next < 3 * capacity; next++) {
                 sink.apply("k" + next, "v" + next, positions);
             }
         }
-        assertThat(sink.status(Map.of(), null).lastError()).as("growth failed").contains("cannot grow");
+        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).as("growth failed").contains("cannot grow");
 
         // Room again, and the topic was truncated: the namespace is rebuilt, and its new generation fills up.
         sink.rebuild("truncated", offsets, offsets, null, -1);
@@ -208,7 +208,7 @@ class NamespaceSinkGrowthTest {
             sink.apply("k" + i, "v" + i, positions);
         }
         sink.afterBatch(true, positions);
-        NamespaceStatus grown = sink.status(Map.of(), null);
+        NamespaceStatus grown = sink.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(grown.lastError()).isNull();
         assertThat(grown.state()).isEqualTo(NamespaceStatus.State.LIVE);
         assertThat(grown.capacity()).isGreaterThan(capacity);
@@ -229,24 +229,24 @@ class NamespaceSinkGrowthTest {
         try (OwnFileSizeLimit limit = noBiggerGeneration()) {
             // Bounded by the capacity of now, not of the start: on a slow machine the time-throttled free-space look
             // can grow the first generation early into one still under the limit, and the growth after it fails.
-            for (int next = 10; sink.status(Map.of(), null).lastError() == null
-                    && next < 3 * sink.status(Map.of(), null).capacity(); next++) {
+            for (int next = 10; sink.status(Map.of(), null, Positions.UNKNOWN).lastError() == null
+                    && next < 3 * sink.status(Map.of(), null, Positions.UNKNOWN).capacity(); next++) {
                 lastApply = System.nanoTime(); // growth fails within the apply that sets lastError, not before it
                 sink.apply("k" + next, "v" + next, positions);
             }
         }
-        assertThat(sink.status(Map.of(), null).lastError()).as("growth failed").contains("cannot grow");
+        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).as("growth failed").contains("cannot grow");
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
             sink.checkpoint(topic -> Map.of(0, 5000L)); // then the manifest cannot be written either
         }
-        NamespaceStatus waiting = sink.status(Map.of(), null);
+        NamespaceStatus waiting = sink.status(Map.of(), null, Positions.UNKNOWN);
         Assumptions.assumeTrue(System.nanoTime() - lastApply < Growth.DISK_FULL_RETRY_MILLIS * 1_000_000L * 9 / 10,
                 "growth's retry time had not passed when the status was taken");
         assertThat(waiting.state()).isEqualTo(NamespaceStatus.State.STALLED);
         assertThat(waiting.lastError()).contains("cannot grow");
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            NamespaceStatus after = sink.status(Map.of(), null);
+            NamespaceStatus after = sink.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(after.lastError()).startsWith("cannot write the manifest: ");
             assertThat(after.state()).isEqualTo(NamespaceStatus.State.LIVE);
         });
@@ -262,7 +262,7 @@ class NamespaceSinkGrowthTest {
     void aLargeValueWhileABackgroundGrowthRunsIsCopiedIntoTheGrownGeneration() throws Exception {
         Positions positions = topic -> Map.of(0, 0L);
         NamespaceSink sink = publishedWithTenEntries("busy", positions);
-        long capacity = sink.status(Map.of(), null).capacity();
+        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
         int entries = (int) Math.ceil(capacity * Fill.GROW_AT) + 1;
         for (int i = 10; i < entries; i++) {
             sink.apply("k" + i, "v" + i, positions);
@@ -270,11 +270,11 @@ class NamespaceSinkGrowthTest {
         sink.afterBatch(true, positions); // filled to GROW_AT: a bigger generation is filled in the background
         String huge = "x".repeat(300_000);
         sink.apply("k3", huge, positions);
-        NamespaceStatus grown = sink.status(Map.of(), null);
+        NamespaceStatus grown = sink.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(grown.capacity()).isGreaterThan(capacity);
         assertThat(grown.lastError()).isNull();
         sink.afterBatch(true, positions);
-        assertThat(sink.status(Map.of(), null).lastError()).isNull();
+        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
         sink.close(positions);
         try (SharedLookupStore reader = SharedLookupStore.open(store)) {
             assertThat(reader.lookup("busy").get("k3")).isEqualTo(huge);
@@ -287,12 +287,12 @@ class NamespaceSinkGrowthTest {
     void aLargeValueForATargetDueToGrowIsCopiedIntoTheGrownGeneration() throws Exception {
         Positions positions = topic -> Map.of(0, 0L);
         NamespaceSink sink = publishedWithTenEntries("due", positions);
-        long capacity = sink.status(Map.of(), null).capacity();
+        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
         for (int i = 10; i < capacity * Fill.GROW_AT + 1; i++) {
             sink.apply("k" + i, "v" + i, positions);
         }
         sink.apply("k3", "x".repeat(300_000), positions);
-        NamespaceStatus grown = sink.status(Map.of(), null);
+        NamespaceStatus grown = sink.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(grown.capacity()).isGreaterThan(capacity);
         assertThat(grown.lastError()).isNull();
         sink.abandon();
@@ -315,7 +315,7 @@ class NamespaceSinkGrowthTest {
             sink.apply("k" + i, "v" + i, positions);
         }
         sink.afterBatch(true, positions);
-        assertThat(sink.status(Map.of(), null).capacity()).isGreaterThanOrEqualTo(1_000_000);
+        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).capacity()).isGreaterThanOrEqualTo(1_000_000);
 
         String vast = "x".repeat(80 << 20);
         assertThatThrownBy(() -> sink.apply("k3", vast, positions))
@@ -324,7 +324,7 @@ class NamespaceSinkGrowthTest {
                     assertThat(e.getMessage()).contains("'k3'").contains("over what readers can map")
                             .contains("--max-value-bytes");
                 });
-        NamespaceStatus after = sink.status(Map.of(), null);
+        NamespaceStatus after = sink.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(after.state()).isNotEqualTo(NamespaceStatus.State.STALLED);
         assertThat(after.lastError()).isNull();
         assertThat(metrics.oversize.labelValues("vast").get()).isEqualTo(1.0);
@@ -358,9 +358,9 @@ class NamespaceSinkGrowthTest {
 
         NamespaceSink resumed = TestSinks.over(NamespaceWriter.open(layout, "kept", StorePermissions.DEFAULT));
         resumed.start(Map.of(0, 0L), Map.of(0, 0L), -1, null);
-        long capacity = resumed.status(Map.of(), null).capacity();
+        long capacity = resumed.status(Map.of(), null, Positions.UNKNOWN).capacity();
         int entries = 1501;
-        for (int i = 1500; resumed.status(Map.of(), null).capacity() == capacity && i < 4 * capacity; i++) {
+        for (int i = 1500; resumed.status(Map.of(), null, Positions.UNKNOWN).capacity() == capacity && i < 4 * capacity; i++) {
             resumed.apply("k" + i, "v" + i, positions);
             entries++;
             if (i % 500 == 0) {
@@ -368,8 +368,8 @@ class NamespaceSinkGrowthTest {
             }
         }
         resumed.afterBatch(true, positions);
-        assertThat(resumed.status(Map.of(), null).capacity()).as("grown").isGreaterThan(capacity);
-        assertThat(resumed.status(Map.of(), null).lastError()).isNull();
+        assertThat(resumed.status(Map.of(), null, Positions.UNKNOWN).capacity()).as("grown").isGreaterThan(capacity);
+        assertThat(resumed.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
         resumed.close(positions);
         try (SharedLookupStore reader = SharedLookupStore.open(store)) {
             assertThat(reader.lookup("kept").get("huge")).isEqualTo(huge);

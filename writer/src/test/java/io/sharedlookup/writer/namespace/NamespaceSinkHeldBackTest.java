@@ -59,7 +59,7 @@ class NamespaceSinkHeldBackTest {
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(createdLength(topic, beginning, end, probe))) {
             assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class)
                     .hasMessageContaining("cannot extend generation");
-            NamespaceStatus stalled = sink.status(Map.of(), null);
+            NamespaceStatus stalled = sink.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
             assertThat(stalled.lastError()).contains("cannot extend generation").contains("free disk space");
             assertThat(stalled.entries()).as("stalled at the long value (else the sample no longer makes it need "
@@ -68,7 +68,7 @@ class NamespaceSinkHeldBackTest {
             // Still full when the pause is over: the next batch's end tries again and is refused again. Nothing
             // after the long value overtakes it, and nothing is published meanwhile.
             batchEnds("a retry after the pause, refused again").until(() -> stallsAgain(sink, positions));
-            assertThat(sink.status(Map.of(), null).entries()).as("nothing overtook the long value").isEqualTo(995);
+            assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).entries()).as("nothing overtook the long value").isEqualTo(995);
             assertThat(writer.published()).as("published with records held back").isEmpty();
         }
 
@@ -77,7 +77,7 @@ class NamespaceSinkHeldBackTest {
             sink.afterBatch(true, positions);
             return writer.published().isPresent();
         });
-        NamespaceStatus recovered = sink.status(Map.of(), null);
+        NamespaceStatus recovered = sink.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(recovered.state()).isEqualTo(NamespaceStatus.State.LIVE);
         assertThat(recovered.lastError()).isNull();
         assertThat(writer.published().orElseThrow().offsets()).isEqualTo(end);

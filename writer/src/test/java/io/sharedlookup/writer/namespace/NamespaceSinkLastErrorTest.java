@@ -68,7 +68,7 @@ class NamespaceSinkLastErrorTest {
         sink.start(Map.of(0, 0L), offsets, -1, null);
         sink.apply("000", "v000", positions); // sized as large as the entries below: no growth for lack of bytes
         sink.afterBatch(true, positions);
-        long capacity = sink.status(Map.of(), null).capacity();
+        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
         sink.apply("1", "v1", positions);
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
             sink.checkpoint(positions);
@@ -82,7 +82,7 @@ class NamespaceSinkLastErrorTest {
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> {
             sink.afterBatch(true, positions);
-            return sink.status(Map.of(), null).capacity() > capacity;
+            return sink.status(Map.of(), null, Positions.UNKNOWN).capacity() > capacity;
         });
         // A generation grown within the batch (for low free space) is published as not caught up, and the
         // checkpoint below would then write the manifest: not the case this test is about.
@@ -124,7 +124,7 @@ class NamespaceSinkLastErrorTest {
             sink.afterBatch(true, topic -> end);
             assertThat(writer.published()).isPresent();
             assertThat(lastError(sink)).isNull();
-            assertThat(sink.status(Map.of(), null).entries()).isEqualTo(1);
+            assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).entries()).isEqualTo(1);
         } finally {
             generations.detachAppender(log);
         }
@@ -132,6 +132,6 @@ class NamespaceSinkLastErrorTest {
     }
 
     private static String lastError(NamespaceSink sink) {
-        return sink.status(Map.of(), null).lastError();
+        return sink.status(Map.of(), null, Positions.UNKNOWN).lastError();
     }
 }

@@ -58,11 +58,11 @@ class NamespaceSinkMetricsTest {
     @Test
     void aPartitionNoLongerInTheTopicLosesItsLagSeries() throws Exception {
         NamespaceSink users = open("users");
-        users.status(Map.of(0, 5L, 1, 7L, 2, 9L), null);
+        users.status(Map.of(0, 5L, 1, 7L, 2, 9L), null, Positions.UNKNOWN);
         assertThat(scrape()).contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"1\"} 7.0")
                 .contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"2\"} 9.0");
 
-        users.status(Map.of(0, 3L), null);
+        users.status(Map.of(0, 3L), null, Positions.UNKNOWN);
         assertThat(scrape()).contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"0\"} 3.0")
                 .doesNotContain("partition=\"1\"").doesNotContain("partition=\"2\"");
     }

@@ -42,7 +42,7 @@ class NamespaceSinkReplaceTest {
         for (int i = 10; i < 1700; i++) {
             sink.apply("k" + i, "v" + i, positions);
         }
-        assertThat(sink.status(Map.of(), null).lastError()).contains("cannot grow");
+        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).contains("cannot grow");
         assertThat(generationFiles(layout)).as("no file left by the failed growth").isEqualTo(published);
         sink.abandon();
     }
