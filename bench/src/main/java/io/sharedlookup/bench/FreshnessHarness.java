@@ -41,6 +41,11 @@ import org.HdrHistogram.Recorder;
  * Both clocks are {@code System.nanoTime()} on one host (Linux {@code CLOCK_MONOTONIC}, shared by processes). A
  * warm-up at the highest rate, not recorded, comes first.
  *
+ * <p>Every phase's row carries the host's load average at its start and end: the harness's four JVMs share the host,
+ * so on a loaded one a figure measures how long the writer and the reader waited for a CPU (a run queue of 30 on two
+ * cores turned milliseconds into seconds, at every commit alike), not the writer; such a row is only comparable with
+ * one measured alongside it.
+ *
  * <p>Usage: {@code FreshnessHarness <writer.jar> <demo.jar> <rates, e.g. 1000,10000> <seconds per rate>
  * <result.json>}.
  */
@@ -171,6 +176,7 @@ public final class FreshnessHarness {
             out.put("writerJvmFlags", WRITER_SIDECAR_FLAGS);
             List<Map<String, Object>> rows = new ArrayList<>();
             for (int rate : rates) {
+                double loadAtStart = loadAverage();
                 readerIn.println("START " + (last + 1));
                 expect(readerOut, "STARTED", reader, logs.resolve("reader.err"));
                 feedIn.println("RATE " + rate + " " + seconds);
@@ -184,6 +190,8 @@ public final class FreshnessHarness {
                 String[] r = expect(readerOut, "RESULT ", reader, logs.resolve("reader.err")).split(" ");
                 Map<String, Object> row = new LinkedHashMap<>();
                 row.put("updatesPerSecond", rate);
+                row.put("loadAverageAtStart", loadAtStart);
+                row.put("loadAverageAtEnd", loadAverage());
                 row.put("sent", sent);
                 row.put("observed", Long.parseLong(r[1]));
                 row.put("catchUpMillisAfterLastSend", behind);
@@ -213,6 +221,11 @@ public final class FreshnessHarness {
             }
             TempTrees.delete(store);
         }
+    }
+
+    /** The host's load average over the last minute; negative where the platform does not say. */
+    private static double loadAverage() {
+        return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 100) / 100.0;
     }
 
     /** Asks the reader to wait until it has seen sequence {@code last}; returns how long that took (ms). */

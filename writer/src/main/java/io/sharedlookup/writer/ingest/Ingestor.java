@@ -57,7 +57,7 @@ public final class Ingestor {
     private static final Logger log = LoggerFactory.getLogger(Ingestor.class);
     private static final Duration POLL = Duration.ofMillis(200);
     private static final long CHECKPOINT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
-    private static final long HEALTH_NANOS = TimeUnit.SECONDS.toNanos(5);
+    long healthNanos = TimeUnit.SECONDS.toNanos(5); // the health check's period; IngestorTest shortens it
     private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** How often the partitions in the consumer's cached metadata are compared with the assigned ones. */
     static final long PARTITION_CHECK_MILLIS = 1_000;
@@ -469,7 +469,7 @@ public final class Ingestor {
             pauses.resumeDue();
             publishStatuses();
         }
-        if (now - lastHealth >= HEALTH_NANOS) {
+        if (now - lastHealth >= healthNanos) {
             lastHealth = now;
             checkBroker(now);
             offsets.commitForTooling(false);

@@ -60,8 +60,10 @@ class IngestorTest {
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
     private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
     private static final Duration WAIT = Duration.ofSeconds(20);
-    /** Long enough for several health checks (one every 5 s) on a loaded machine. */
+    /** Long enough for several health checks (one every 5 s, every CHECK_MILLIS in the currency tests) when loaded. */
     private static final Duration CHECKS_WAIT = Duration.ofSeconds(60);
+    /** The currency tests' health check period (5 s in production: minutes of test) and retention (2.6 periods). */
+    private static final long CHECK_MILLIS = 3_000, RETENTION_MILLIS = CHECK_MILLIS * 26 / 10;
 
     @TempDir
     Path store;
@@ -143,6 +145,7 @@ class IngestorTest {
         ingestor = new Ingestor(config, sinks, metrics, consumers, topicFacts, away);
         if (leastCurrencyBoundMillis > 0) {
             ingestor.leastCurrencyBoundMillis = leastCurrencyBoundMillis;
+            ingestor.healthNanos = TimeUnit.MILLISECONDS.toNanos(CHECK_MILLIS); // the currency tests, which set both
         }
         ingestor.start();
         return ingestor;
@@ -565,20 +568,20 @@ class IngestorTest {
     /**
      * Deletes compacted away while the writer could not reach the broker would never be read by reading on from its
      * positions: back after longer than the topic's delete.retention.ms, it rebuilds, as a start after so long a stop
-     * does — unless nothing was written to the topic meanwhile. Here the retention, and the least bound, are 13 s,
-     * with a health check every 5 s: one refused check (about 10 s from one answer to the next) stays within it, three
-     * refused checks (about 20 s) do not.
+     * does — unless nothing was written to the topic meanwhile. Here the retention, and the least bound, are 7.8 s,
+     * with a health check every 3 s: one refused check (about 6 s from one answer to the next) stays within it, three
+     * refused checks (about 12 s) do not.
      */
     @Test
     void healthCheck_positionsNotCurrentForLongerThanTheDeleteRetention_rebuildsUnlessNothingWasWritten()
             throws Exception {
-        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(13_000, "topic-id"));
-        leastCurrencyBoundMillis = 13_000;
+        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(RETENTION_MILLIS, "topic-id"));
+        leastCurrencyBoundMillis = RETENTION_MILLIS;
         startReading(Map.of(P0, 0L), Map.of(P0, 1L));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
         awaitHealthChecksAnswered(2);
-        assertThat(rebuilds()).as("health checks 5 s apart: current all along").isEqualTo(1);
+        assertThat(rebuilds()).as("health checks 3 s apart: current all along").isEqualTo(1);
 
         writtenWhileTheBrokerIsAway(1, "2", "Bob");
         brokerSilentFor(1);
@@ -608,12 +611,12 @@ class IngestorTest {
     /**
      * A build from the topic's beginning that takes longer than its delete.retention.ms ends current as of when it
      * began: a rebuild for that gap would take as long again, and so on for ever. It is credited (and said in a
-     * WARN), not rebuilt. Here the build's last record comes over 18 s after the build began.
+     * WARN), not rebuilt. Here the build's last record comes over 10.8 s (3.6 health checks) after the build began.
      */
     @Test
     void healthCheck_aBuildSlowerThanTheDeleteRetention_isNotRebuiltOverAndOver() throws Exception {
-        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(13_000, "topic-id"));
-        leastCurrencyBoundMillis = 13_000;
+        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(RETENTION_MILLIS, "topic-id"));
+        leastCurrencyBoundMillis = RETENTION_MILLIS;
         try (CapturedLog log = CapturedLog.of(Ingestor.class)) {
             slowBuild(false);
             awaitHealthChecksAnswered(3);
@@ -629,8 +632,8 @@ class IngestorTest {
      */
     @Test
     void healthCheck_aBuildHeldUpByAnOutageAndSlowerThanTheDeleteRetention_isRebuiltOnce() throws Exception {
-        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(13_000, "topic-id"));
-        leastCurrencyBoundMillis = 13_000;
+        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(RETENTION_MILLIS, "topic-id"));
+        leastCurrencyBoundMillis = RETENTION_MILLIS;
         slowBuild(true);
         await().atMost(WAIT).until(() -> rebuilds() == 2);
         atNextPoll(() -> { // read again from the beginning, without a hold-up
@@ -644,8 +647,8 @@ class IngestorTest {
     }
 
     /**
-     * Starts a build of two records whose last comes over 18 s after the build began (with one health check refused
-     * meanwhile when {@code outage}), and waits until it is published.
+     * Starts a build of two records whose last comes over 3.6 health checks (10.8 s) after the build began (with one
+     * health check refused meanwhile when {@code outage}), and waits until it is published.
      */
     private void slowBuild(boolean outage) throws Exception {
         long began = System.nanoTime();
@@ -656,7 +659,8 @@ class IngestorTest {
             await().atMost(WAIT).until(() -> consumer.endOffsetsAnswered.get() >= 1);
             brokerSilentFor(1);
         }
-        await().atMost(CHECKS_WAIT).until(() -> System.nanoTime() - began > TimeUnit.SECONDS.toNanos(18));
+        long over = 36 * CHECK_MILLIS * 100_000L; // 3.6 health check periods, in ns
+        await().atMost(CHECKS_WAIT).until(() -> System.nanoTime() - began > over);
         assertThat(status().ready()).as("still building").isFalse();
         atNextPoll(() -> consumer.addRecord(record(P0, 1, "2", "Bob")));
         // published; a rebuild that follows at once may end "ready" before it is seen
