@@ -105,12 +105,24 @@ final class DemoFeed implements AutoCloseable {
         }
     }
 
+    /** What the printing thread does before its first lookups (waits for the writer, saying how far it is). */
+    @FunctionalInterface
+    interface FirstStep {
+        void run() throws InterruptedException;
+    }
+
     /**
-     * Prints, every few seconds, lookups resolved the way any reader JVM would (reader-lib on the store files): a
-     * fixed id, and the id the feed changed last, so the demo shows lookups resolving and following the topic.
+     * After {@code first}, prints, every few seconds, lookups resolved the way any reader JVM would (reader-lib on the
+     * store files): a fixed id, and the id the feed changed last, so the demo shows lookups resolving and following
+     * the topic.
      */
-    void showLookups(SharedLookupStore store, PrintStream out) {
+    void showLookups(SharedLookupStore store, PrintStream out, FirstStep first) {
         shower = new Thread(() -> {
+            try {
+                first.run();
+            } catch (InterruptedException e) {
+                return;
+            }
             while (running) {
                 try {
                     Thread.sleep(SHOW_MILLIS);

@@ -84,11 +84,15 @@ public final class DemoMain implements AutoCloseable {
     }
 
     private int start(String[] args, Map<String, String> env, PrintStream out, PrintStream err) throws Exception {
+        // Each step takes seconds on a small machine: say what is happening rather than leave the terminal silent.
+        out.println("Starting an embedded Kafka broker (a few seconds)...");
         kafkaDir = Files.createTempDirectory("shared-lookup-demo-kafka-");
         kafka = EmbeddedKafka.start(kafkaDir);
         out.println("Embedded Kafka broker: " + kafka.bootstrapServers());
+        out.println("Producing " + DemoFeed.USERS + " records to topic '" + DemoFeed.TOPIC + "'...");
         // Filled before the writer starts, so that it has something to catch up with.
         feed = DemoFeed.createAndFill(kafka.bootstrapServers());
+        out.println("Produced " + DemoFeed.USERS + " records. Starting the writer...");
         List<String> writerArgs = new ArrayList<>(List.of("--bootstrap-servers", kafka.bootstrapServers(),
                 "--topic", DemoFeed.TOPIC));
         writerArgs.addAll(List.of(args));
@@ -108,7 +112,8 @@ public final class DemoMain implements AutoCloseable {
                 + "\").get(\"42\")");
         // A reader of its own, as any application would open the store: what it prints is what readers see.
         store = SharedLookupStore.open(storeDir);
-        feed.showLookups(store, out);
+        WriterApp running = writer;
+        feed.showLookups(store, out, () -> ReadyProgress.printUntilReady(running, DemoFeed.TOPIC, DemoFeed.USERS, out));
         return -1;
     }
 

@@ -2,6 +2,7 @@ package io.sharedlookup.writer;
 
 import io.sharedlookup.writer.http.HttpApi;
 import io.sharedlookup.writer.http.HttpServer;
+import io.sharedlookup.writer.ingest.BrokerOutage;
 import io.sharedlookup.writer.ingest.Ingestor;
 import io.sharedlookup.writer.ingest.UnresolvedBootstrapException;
 import io.sharedlookup.writer.liveness.WriterHeartbeat;
@@ -73,38 +74,37 @@ public final class WriterApp implements AutoCloseable {
 
     private void doStart(WriterConfig cfg, PrintStream out, Seeding.Seeder seeder) throws Exception {
         Path storeDir = prepareStoreDir(cfg.storeDir(), cfg.permissions());
-        requireLayoutReadersAssume(storeDir);
         config = cfg;
-        // Before Kafka, HTTP and any namespace is opened: a refused start leaves the store as it was, and says so at once.
-        StoredSettingsCheck.requireUnchanged(new StoreLayout(storeDir), cfg.topics(), b -> attributesFor(cfg, b),
-                cfg.rebuild());
-        checkTopicsExist(cfg);
-        // HTTP first: seeding copies and checks whole snapshots, and a liveness probe must get an answer meanwhile.
-        seeding = new Seeding(cfg.topics());
-        store = SharedLookupStore.open(storeDir);
+        BrokerOutage.shared().bootstrapServers(cfg.bootstrapServers());
+        StoreLayout layout = new StoreLayout(storeDir);
+        // Before Kafka, HTTP and any namespace is opened: a refused start leaves the store as it was, and says so at
+        // once.
+        StoredSettingsCheck.requireUnchanged(layout, cfg.topics(), b -> attributesFor(cfg, b), cfg.rebuild());
+        // The namespaces' locks before anything slow or anything that talks to Kafka: a second writer of the same
+        // namespaces fails at once with the lock's message, not after the checks below.
+        List<NamespaceWriter> writers = lockNamespaces(layout, cfg);
         try {
-            http = new HttpServer(cfg.httpHost(), cfg.httpPort(),
-                    new HttpApi(this::statusesNow, this::failure, seeding::phase, store, metrics), metrics);
-        } catch (IOException e) {
-            throw new ConfigException(e.getMessage()); // one line naming the address and what to do
-        } catch (Exception e) {
-            throw new ConfigException("Cannot listen on " + cfg.httpHost() + ":" + cfg.httpPort() + " (" + e
-                    + "): choose another --http-port or --http-host");
+            // Then HTTP: the layout probe (seconds), asking Kafka for the topics (up to 10 s when no broker answers)
+            // and seeding (minutes for a large snapshot) all come after, and /health and /ready say meanwhile what
+            // the start is doing rather than leave the port closed.
+            seeding = new Seeding(cfg.topics());
+            store = SharedLookupStore.open(storeDir);
+            listen(cfg);
+            seeding.checkingLayout();
+            requireLayoutReadersAssume(storeDir);
+            seeding.connecting(cfg.bootstrapServers());
+            checkTopicsExist(cfg);
+        } catch (Exception | Error e) {
+            closeQuietly(writers);
+            throw e;
         }
         List<NamespaceSink> sinks = new ArrayList<>();
-        StoreLayout layout = new StoreLayout(storeDir);
         // The records every namespace holds back to size its first generation share one heap budget.
         SampleBudget sampleBudget = SampleBudget.shared(cfg.topics().size());
         try {
-            for (TopicBinding b : cfg.topics()) {
-                NamespaceWriter w;
-                try {
-                    // A namespace built afresh starts numbering at the current Unix time in seconds.
-                    w = NamespaceWriter.open(layout, b.namespace(), cfg.permissions(),
-                            java.time.Instant.now().getEpochSecond() - 1);
-                } catch (IllegalStateException e) {
-                    throw new ConfigException(e.getMessage());
-                }
+            for (int i = 0; i < writers.size(); i++) {
+                TopicBinding b = cfg.topics().get(i);
+                NamespaceWriter w = writers.get(i);
                 Map<String, String> attributes = attributesFor(cfg, b);
                 boolean rebuild = cfg.rebuild().contains(b.namespace());
                 // With the namespace's lock held: no other writer is building it. One to rebuild is not seeded.
@@ -123,10 +123,8 @@ public final class WriterApp implements AutoCloseable {
                     cfg.permissions(), () -> ingestor == null ? Map.of() : ingestor.statuses());
         } catch (IOException | RuntimeException e) {
             sinks.forEach(NamespaceSink::abandon);
-            throw e instanceof IOException io ? new ConfigException("Cannot open namespaces in " + storeDir + ": "
-                    + (io instanceof AccessDeniedException denied ? denied.getFile() + ": permission denied; the "
-                    + "store's files belong to another user (a run as root?): give them to the writer's user, or "
-                    + "choose another --store-dir" : io)) : e;
+            closeQuietly(writers.subList(sinks.size(), writers.size()));
+            throw e instanceof IOException io ? cannotOpen(storeDir, io) : e;
         }
         Ingestor started = new Ingestor(cfg, sinks, metrics, () -> KafkaStartErrors.consumer(cfg));
         started.start();
@@ -141,6 +139,59 @@ public final class WriterApp implements AutoCloseable {
      */
     private static Map<String, String> attributesFor(WriterConfig cfg, TopicBinding binding) {
         return io.sharedlookup.writer.namespace.StoredSettings.attributes(binding.valueField(), cfg.reverseIndex());
+    }
+
+    /** Takes every namespace's writer lock, in the order of the topics; on failure releases those it took. */
+    private static List<NamespaceWriter> lockNamespaces(StoreLayout layout, WriterConfig cfg) {
+        List<NamespaceWriter> writers = new ArrayList<>();
+        try {
+            for (TopicBinding b : cfg.topics()) {
+                try {
+                    // A namespace built afresh starts numbering at the current Unix time in seconds.
+                    writers.add(NamespaceWriter.open(layout, b.namespace(), cfg.permissions(),
+                            java.time.Instant.now().getEpochSecond() - 1));
+                } catch (IllegalStateException e) {
+                    throw new ConfigException(e.getMessage());
+                }
+            }
+            return writers;
+        } catch (IOException e) {
+            closeQuietly(writers);
+            throw cannotOpen(layout.storeDir(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(writers);
+            throw e;
+        }
+    }
+
+    private static ConfigException cannotOpen(Path storeDir, IOException io) {
+        return new ConfigException("Cannot open namespaces in " + storeDir + ": "
+                + (io instanceof AccessDeniedException denied ? denied.getFile() + ": permission denied; the "
+                + "store's files belong to another user (a run as root?): give them to the writer's user, or "
+                + "choose another --store-dir" : io));
+    }
+
+    /** Releases namespaces not handed to ingestion (their locks only: nothing was written through them). */
+    private static void closeQuietly(List<NamespaceWriter> writers) {
+        for (NamespaceWriter w : writers) {
+            try {
+                w.close();
+            } catch (IOException | RuntimeException e) {
+                log.warn("Namespace '{}': releasing its lock failed: {}", w.namespace(), e.toString());
+            }
+        }
+    }
+
+    private void listen(WriterConfig cfg) {
+        try {
+            http = new HttpServer(cfg.httpHost(), cfg.httpPort(),
+                    new HttpApi(this::statusesNow, this::failure, seeding::phase, store, metrics), metrics);
+        } catch (IOException e) {
+            throw new ConfigException(e.getMessage()); // one line naming the address and what to do
+        } catch (Exception e) {
+            throw new ConfigException("Cannot listen on " + cfg.httpHost() + ":" + cfg.httpPort() + " (" + e
+                    + "): choose another --http-port or --http-host");
+        }
     }
 
     /** Refuses to start when readers would misread this Chronicle Map's files (see {@link ChronicleLayoutProbe}). */
@@ -188,6 +239,7 @@ public final class WriterApp implements AutoCloseable {
             // The broker lists only the topics this principal may DESCRIBE: a topic missing here either does not
             // exist or is hidden from the writer, and the broker does not say which.
             Set<String> listed = probe.listTopics(Duration.ofSeconds(10)).keySet();
+            BrokerOutage.shared().reachable();
             for (TopicBinding b : cfg.topics()) {
                 if (!listed.contains(b.topic())) {
                     throw new ConfigException("Topic '" + b.topic() + "' does not exist on " + cfg.bootstrapServers()
@@ -198,8 +250,8 @@ public final class WriterApp implements AutoCloseable {
         } catch (AuthenticationException e) {
             throw KafkaStartErrors.authentication(e, cfg.bootstrapServers());
         } catch (TimeoutException e) {
-            log.warn("Kafka at {} did not answer within 10 s; starting anyway, serving what is published and "
-                    + "retrying", cfg.bootstrapServers());
+            // Said once a minute with the client's own warnings about it, not once more here.
+            BrokerOutage.shared().failed("it did not list the topics within 10 s; starting anyway");
         } catch (UnresolvedBootstrapException e) {
             // A Kafka service DNS does not know yet: the ingest thread says so (/ready, log) and retries.
             KafkaStartErrors.checkAllButBootstrap(cfg);
@@ -220,7 +272,8 @@ public final class WriterApp implements AutoCloseable {
         return config.bootstrapServers();
     }
 
-    Map<String, NamespaceStatus> statuses() {
+    /** Per namespace, what {@code /namespaces} shows (a program running the writer, such as the demo, reads it). */
+    public Map<String, NamespaceStatus> statuses() {
         return ingestor.statuses();
     }
 

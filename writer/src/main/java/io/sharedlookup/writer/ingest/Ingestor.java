@@ -244,7 +244,8 @@ public final class Ingestor {
                     unresolved.warn("{}; serving the last published store and retrying", e.getMessage());
                     backOff(e.getMessage() + "; retrying");
                 } catch (TimeoutException e) {
-                    retryLater("Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage(), null);
+                    BrokerOutage.shared().failed("it did not answer: " + e.getMessage()); // a WARN a minute at most
+                    backOff("Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage());
                 } catch (KafkaException e) {
                     if (!handledAlone(e)) {
                         retryLater("Kafka error: " + e, e);
@@ -521,10 +522,7 @@ public final class Ingestor {
                 }
             }
         } catch (TimeoutException e) {
-            if (brokerProblem == null) {
-                log.warn("Kafka at {} is unreachable; serving the last published store and reconnecting",
-                        config.bootstrapServers());
-            }
+            BrokerOutage.shared().failed("it did not answer: " + e.getMessage()); // a WARN a minute at most
             brokerProblem = "Kafka at " + config.bootstrapServers() + " is unreachable: " + e.getMessage();
             offsets.readingInterrupted();
         }
@@ -601,7 +599,7 @@ public final class Ingestor {
     }
 
     private void reachable() {
-        if (brokerProblem != null) {
+        if (!BrokerOutage.shared().reachable() && brokerProblem != null) { // else the outage says it
             log.info("Kafka at {} is reachable again", config.bootstrapServers());
         }
         brokerProblem = null;
@@ -622,7 +620,7 @@ public final class Ingestor {
     private String notReadyReason(NamespaceSink sink) {
         String topic = sink.binding().topic();
         if (brokerProblem != null) {
-            return brokerProblem;
+            return BrokerOutage.shared().withDuration(brokerProblem);
         }
         String topicProblem = watch.problem(topic);
         if (topicProblem != null) {
