@@ -15,7 +15,7 @@ import java.util.Map;
  * <li>{@code writerLastSeen}: when this node last saw the heartbeat move (ISO-8601, UTC), null if never;</li>
  * <li>{@code currentAsOf}: the last time the writer had the content current with its topic, null when unknown;</li>
  * <li>{@code contentAgeMillis}: how old the content is by this node's clock ({@link ContentAge}: since
- * {@code currentAsOf}, or since the last heartbeat of a live writer that reports no lag), null when unknown;</li>
+ * {@code currentAsOf}, which a live writer moves on every few seconds), null when unknown;</li>
  * <li>{@code lagRecords}: records the writer had yet to apply when it last said, null when unknown;</li>
  * <li>{@code maxStaleness}: the spec's bound, null when unset; {@code stale}: whether queries using the lookup fail
  * now because the content is older than that (always false without a bound).</li>

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * writer's last heartbeat, while the namespace's content is older than the bound.
  *
  * <p>The age is the {@link ContentAge}: now minus the last time the content was known current with its topic (the
- * writer's stamp, or its heartbeat while it is alive with no lag). When the store stops saying (a writer killed, a
+ * writer's {@code currentAsOf}, moved on every few seconds while it is live). When the store stops saying (a writer killed, a
  * status file unreadable), the last such time this lookup saw stands: the age then grows from there and fails only
  * once it is over the bound. A lookup that never saw one cannot prove its content fresh and fails, saying so.
  *

@@ -435,8 +435,9 @@ public final class Ingestor {
         Map<TopicPartition, Long> begin = consumer.beginningOffsets(tps, Duration.ofSeconds(10));
         long endAskedAt = System.currentTimeMillis();
         Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(10));
-        log.warn("Topic '{}': {}; rebuilding its namespace from the beginning (log now {} to {})", topic, why,
-                PartitionOffsets.byPartition(begin, topic), PartitionOffsets.byPartition(end, topic));
+        log.warn("Topic '{}': {}; rebuilding namespace(s) {} from the beginning (log now {} to {})", topic, why,
+                byTopic.namespacesOf(topic), PartitionOffsets.byPartition(begin, topic),
+                PartitionOffsets.byPartition(end, topic));
         // The topic may be another one by now (deleted and recreated): its generations record its id of now. Asked
         // before anything is forgotten, so that a failure here leaves the topic as it was.
         TopicFacts.Facts facts = topicFacts.of(List.of(topic)).getOrDefault(topic, TopicFacts.Facts.UNKNOWN);

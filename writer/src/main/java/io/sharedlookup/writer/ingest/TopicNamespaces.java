@@ -81,8 +81,16 @@ final class TopicNamespaces {
         }
         List<String> building = of(topic).stream().filter(s -> !s.isLive()).map(s -> s.binding().namespace())
                 .toList();
-        String why = "topic '" + topic + "' is read from its beginning for namespace(s) " + building
-                + " of the same topic, which cannot resume";
+        // None building: all could resume, but from different offsets (seeded from snapshots taken apart). One
+        // consumer position per partition cannot serve both, and replaying from the lowest would show readers of the
+        // others older values for a while: all are rebuilt.
+        String why = building.isEmpty()
+                ? "topic '" + topic + "' feeds namespaces " + of(topic).stream().map(s -> s.binding().namespace())
+                        .toList() + " whose published offsets differ (snapshots taken at different moments?), and "
+                        + "one consumer reads the topic for all: all are read again from its beginning (take the "
+                        + "snapshots of one topic's namespaces together to resume them)"
+                : "topic '" + topic + "' is read from its beginning for namespace(s) " + building
+                        + " of the same topic, which cannot resume";
         for (NamespaceSink sink : of(topic)) {
             if (sink.isLive()) {
                 log.info("Namespace '{}': {}", sink.binding().namespace(), why);
