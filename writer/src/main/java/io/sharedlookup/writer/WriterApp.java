@@ -121,10 +121,13 @@ public final class WriterApp implements AutoCloseable {
             // Readers wait for a live writer: its heartbeat runs from the moment it holds its namespaces.
             heartbeat = WriterHeartbeat.start(layout, cfg.topics().stream().map(TopicBinding::namespace).toList(),
                     cfg.permissions(), () -> ingestor == null ? Map.of() : ingestor.statuses());
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             sinks.forEach(NamespaceSink::abandon);
             closeQuietly(writers.subList(sinks.size(), writers.size()));
-            throw e instanceof IOException io ? cannotOpen(storeDir, io) : e;
+            if (e instanceof IOException io) {
+                throw cannotOpen(storeDir, io);
+            }
+            throw e;
         }
         Ingestor started = new Ingestor(cfg, sinks, metrics, () -> KafkaStartErrors.consumer(cfg));
         started.start();
