@@ -15,8 +15,10 @@ import java.util.regex.Pattern;
  * @param namespace  the store namespace (defaults to the topic name)
  * @param valueField the dotted JSON path stored for this namespace, or empty for the raw UTF-8 value (or, before
  *                   {@link WriterConfig} resolves it, for {@code --value-field})
+ * @param fromLookup whether it was given as {@code --lookup} (so that an error says how to give it again: a
+ *                   {@code --lookup} namespace's field comes from its own option, not from {@code --value-field})
  */
-public record TopicBinding(String topic, String namespace, Optional<String> valueField) {
+public record TopicBinding(String topic, String namespace, Optional<String> valueField, boolean fromLookup) {
     // Kafka's own rule for topic names; checked here so a typo fails at start, not after connecting.
     private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
@@ -26,15 +28,25 @@ public record TopicBinding(String topic, String namespace, Optional<String> valu
         Objects.requireNonNull(valueField, "valueField");
     }
 
-    /** A namespace storing the value field the writer's {@code --value-field} says, if any. */
+    /** A {@code --topic} namespace storing the value field the writer's {@code --value-field} says, if any. */
     public TopicBinding(String topic, String namespace) {
         this(topic, namespace, Optional.empty());
+    }
+
+    /** A {@code --topic} namespace storing {@code valueField} (empty: the raw value, or {@code --value-field}). */
+    public TopicBinding(String topic, String namespace, Optional<String> valueField) {
+        this(topic, namespace, valueField, false);
+    }
+
+    /** A {@code --lookup NAMESPACE=TOPIC[:FIELD]} namespace. */
+    public static TopicBinding lookup(String topic, String namespace, Optional<String> valueField) {
+        return new TopicBinding(topic, namespace, valueField, true);
     }
 
     /** This binding, storing {@code defaultField} unless it names its own field. */
     TopicBinding withDefaultField(Optional<String> defaultField) {
         return valueField.isPresent() || defaultField.isEmpty() ? this
-                : new TopicBinding(topic, namespace, defaultField);
+                : new TopicBinding(topic, namespace, defaultField, fromLookup);
     }
 
     /** Parses {@code TOPIC} or {@code TOPIC=NAMESPACE}; throws {@link ConfigException} naming the fix. */
@@ -82,6 +94,6 @@ public record TopicBinding(String topic, String namespace, Optional<String> valu
             throw new ConfigException("Invalid field '" + field.get() + "' in --lookup " + text + ": use a dotted "
                     + "path of field names after the topic, e.g. users:name.display, or no ':' for the whole value");
         }
-        return new TopicBinding(topic, namespace, field);
+        return lookup(topic, namespace, field);
     }
 }

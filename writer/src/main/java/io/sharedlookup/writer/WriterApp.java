@@ -84,6 +84,9 @@ public final class WriterApp implements AutoCloseable {
         // namespaces fails at once with the lock's message, not after the checks below.
         List<NamespaceWriter> writers = lockNamespaces(layout, cfg);
         try {
+            // Again with the locks held: a writer that still held one may have published with other settings since.
+            StoredSettingsCheck.requireUnchangedLocked(cfg.topics(), writers, b -> attributesFor(cfg, b),
+                    cfg.rebuild());
             // Then HTTP: the layout probe (seconds), asking Kafka for the topics (up to 10 s when no broker answers)
             // and seeding (minutes for a large snapshot) all come after, and /health and /ready say meanwhile what
             // the start is doing rather than leave the port closed.
@@ -121,10 +124,13 @@ public final class WriterApp implements AutoCloseable {
             // Readers wait for a live writer: its heartbeat runs from the moment it holds its namespaces.
             heartbeat = WriterHeartbeat.start(layout, cfg.topics().stream().map(TopicBinding::namespace).toList(),
                     cfg.permissions(), () -> ingestor == null ? Map.of() : ingestor.statuses());
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             sinks.forEach(NamespaceSink::abandon);
             closeQuietly(writers.subList(sinks.size(), writers.size()));
-            throw e instanceof IOException io ? cannotOpen(storeDir, io) : e;
+            if (e instanceof IOException io) {
+                throw cannotOpen(storeDir, io);
+            }
+            throw e;
         }
         Ingestor started = new Ingestor(cfg, sinks, metrics, () -> KafkaStartErrors.consumer(cfg));
         started.start();

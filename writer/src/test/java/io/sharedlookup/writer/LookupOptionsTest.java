@@ -39,9 +39,9 @@ class LookupOptionsTest {
                 "--lookup", "users_name=users:name.display", "--lookup", "users_country=users:address.country",
                 "--lookup", "users_raw=users", "--topic", "items=item_names");
         assertThat(c.topics()).containsExactlyInAnyOrder(
-                new TopicBinding("users", "users_name", Optional.of("name.display")),
-                new TopicBinding("users", "users_country", Optional.of("address.country")),
-                new TopicBinding("users", "users_raw", Optional.empty()),
+                TopicBinding.lookup("users", "users_name", Optional.of("name.display")),
+                TopicBinding.lookup("users", "users_country", Optional.of("address.country")),
+                TopicBinding.lookup("users", "users_raw", Optional.empty()),
                 new TopicBinding("items", "item_names", Optional.empty()));
     }
 
@@ -49,22 +49,22 @@ class LookupOptionsTest {
     void aLookupWithoutFieldStoresTheValueFieldOption() {
         WriterConfig c = parse(Map.of(), "--bootstrap-servers", "k:9092", "--store-dir", tmp.toString(),
                 "--lookup", "a=users", "--lookup", "b=users:tier", "--value-field", "name");
-        assertThat(c.topics()).containsExactly(new TopicBinding("users", "a", Optional.of("name")),
-                new TopicBinding("users", "b", Optional.of("tier")));
+        assertThat(c.topics()).containsExactly(TopicBinding.lookup("users", "a", Optional.of("name")),
+                TopicBinding.lookup("users", "b", Optional.of("tier")));
     }
 
     @Test
     void environmentAndConfigFileTakeCommaLists() throws Exception {
         WriterConfig fromEnv = parse(Map.of("SHARED_LOOKUP_LOOKUP", "n=users:name.display,c=users:address.country"),
                 "--bootstrap-servers", "k:9092", "--store-dir", tmp.toString());
-        assertThat(fromEnv.topics()).containsExactly(new TopicBinding("users", "n", Optional.of("name.display")),
-                new TopicBinding("users", "c", Optional.of("address.country")));
+        assertThat(fromEnv.topics()).containsExactly(TopicBinding.lookup("users", "n", Optional.of("name.display")),
+                TopicBinding.lookup("users", "c", Optional.of("address.country")));
 
         Path file = Files.writeString(tmp.resolve("writer.properties"),
                 "bootstrap-servers=k:9092\nlookup=n=users:name.display,t=users:tier\n");
         WriterConfig fromFile = parse(Map.of(), "--config", file.toString(), "--store-dir", tmp.toString());
-        assertThat(fromFile.topics()).containsExactly(new TopicBinding("users", "n", Optional.of("name.display")),
-                new TopicBinding("users", "t", Optional.of("tier")));
+        assertThat(fromFile.topics()).containsExactly(TopicBinding.lookup("users", "n", Optional.of("name.display")),
+                TopicBinding.lookup("users", "t", Optional.of("tier")));
     }
 
     @Test
