@@ -84,6 +84,7 @@ public final class Ingestor {
     private volatile boolean failed;
     private volatile Map<String, NamespaceStatus> statuses = Map.of();
     private volatile String brokerProblem = "not connected to Kafka yet";
+    private boolean brokerUnreachable; // brokerProblem is a timeout, an outage BrokerOutage times for /ready
     /** Per topic, its delete.retention.ms (Kafka's default, a day, when it cannot be read), as last read. */
     private final Map<String, Long> deleteRetentionMillis = new HashMap<>();
     /**
@@ -242,10 +243,10 @@ public final class Ingestor {
                     // stop() woke us up; the loop condition ends it
                 } catch (UnresolvedBootstrapException e) {
                     unresolved.warn("{}; serving the last published store and retrying", e.getMessage());
-                    backOff(e.getMessage() + "; retrying");
+                    backOff(e.getMessage() + "; retrying", false);
                 } catch (TimeoutException e) {
                     BrokerOutage.shared().failed("it did not answer: " + e.getMessage()); // a WARN a minute at most
-                    backOff("Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage());
+                    backOff("Kafka at " + config.bootstrapServers() + " did not answer: " + e.getMessage(), true);
                 } catch (KafkaException e) {
                     if (!handledAlone(e)) {
                         retryLater("Kafka error: " + e, e);
@@ -256,6 +257,7 @@ public final class Ingestor {
             // Possibly mid-update (for example Chronicle's own exit hook closed a map under us during shutdown):
             // the files must not be marked cleanly closed, so the next start rebuilds instead of resuming.
             brokerProblem = "ingestion failed: " + String.valueOf(e).lines().findFirst().orElse("");
+            brokerUnreachable = false;
             failed = true;
             log.error("The ingest thread failed; stopping ingestion (the store keeps serving what was published; "
                     + "the next start rebuilds)", e);
@@ -288,12 +290,13 @@ public final class Ingestor {
         } else {
             log.warn("{}; retrying in {} ms", problem, backoffMillis, logged);
         }
-        backOff(problem);
+        backOff(problem, false);
     }
 
-    /** Says what keeps the namespaces from being ready (/ready), then waits, longer each time up to 10 s. */
-    private void backOff(String problem) {
+    /** Says why namespaces are not ready (/ready, timed if Kafka is {@code unreachable}); waits longer each time. */
+    private void backOff(String problem, boolean unreachable) {
         brokerProblem = problem;
+        brokerUnreachable = unreachable;
         if (offsets != null) { // null until the consumer is made
             offsets.readingInterrupted();
         }
@@ -368,6 +371,7 @@ public final class Ingestor {
         lastHealth = startNanos;
         lastPartitionCheck = startNanos;
         lastStuckCheck = startNanos;
+        BrokerOutage.shared().reachable(); // Kafka answered every question above
         brokerProblem = null;
         started = true;
         publishStatuses();
@@ -525,6 +529,7 @@ public final class Ingestor {
         } catch (TimeoutException e) {
             BrokerOutage.shared().failed("it did not answer: " + e.getMessage()); // a WARN a minute at most
             brokerProblem = "Kafka at " + config.bootstrapServers() + " is unreachable: " + e.getMessage();
+            brokerUnreachable = true;
             offsets.readingInterrupted();
         }
         checkStuck(now);
@@ -621,7 +626,7 @@ public final class Ingestor {
     private String notReadyReason(NamespaceSink sink) {
         String topic = sink.binding().topic();
         if (brokerProblem != null) {
-            return BrokerOutage.shared().withDuration(brokerProblem);
+            return brokerUnreachable ? BrokerOutage.shared().withDuration(brokerProblem) : brokerProblem;
         }
         String topicProblem = watch.problem(topic);
         if (topicProblem != null) {

@@ -424,6 +424,36 @@ class IngestorTest {
         assertThat(lookup("1")).isEqualTo("Alice");
     }
 
+    /**
+     * During an outage (declared by Kafka's client or a timeout), a problem that is not one is told as it is, without
+     * how long Kafka has been unreachable; and the start that then succeeds ends the outage, as Kafka answered it.
+     */
+    @Test
+    void startAll_duringAnOutage_aMissingTopicIsToldAsItIs_andTheStartEndsTheOutage() throws Exception {
+        BrokerOutage.shared().failed("the test's broker did not answer");
+        consumer.updateBeginningOffsets(Map.of(P0, 0L));
+        consumer.updateEndOffsets(Map.of(P0, 1L));
+        start();
+        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason()).startsWith("topic"));
+        assertThat(status().notReadyReason()).isEqualTo("topic 'users' does not exist on mock:9092");
+
+        Thread.sleep(2_100); // no condition to await: an outage ends only 2 s after its last failure (BrokerOutage)
+        partitions(List.of(P0));
+        atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
+        await().atMost(WAIT).until(() -> status().ready()); // the health check, which also ends it, is 5 s away
+        assertThat(BrokerOutage.shared().withDuration("a problem")).as("the outage ended").isEqualTo("a problem");
+    }
+
+    /** Kafka not answering the poll is an outage: /ready says how long it has lasted. */
+    @Test
+    void pollsTimingOut_areToldWithHowLongKafkaHasBeenUnreachable() throws Exception {
+        consumer.failingEveryPoll = new org.apache.kafka.common.errors.TimeoutException("no answer in 1 s");
+        startReading(Map.of(P0, 0L), Map.of(P0, 0L));
+        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason())
+                .matches("Kafka at mock:9092 did not answer: no answer in 1 s \\(unreachable for \\d+ s\\)"));
+        consumer.failingEveryPoll = null;
+    }
+
     /** Kafka's client builds no consumer before a bootstrap host resolves: asked again, as a broker not answering. */
     @Test
     void startAll_bootstrapHostsNotResolvingYet_saysSoWarnsOnceAndRetriesUntilTheyDo() throws Exception {
