@@ -20,14 +20,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * DruidClusterIT's Kafka side, run as a child JVM in source-file mode on the demo jar's class path
- * ({@code java -cp shared-lookup-demo.jar KafkaFixture.java <dataDir> <topic> <partitions>}): the
- * {@link EmbeddedKafka} KRaft broker the demo and the writer's tests use, a compacted topic, and a producer driven
+ * ({@code java -cp shared-lookup-demo.jar KafkaFixture.java <dataDir> <topic>[,<topic>...] <partitions>}): the
+ * {@link EmbeddedKafka} KRaft broker the demo and the writer's tests use, compacted topics, and a producer driven
  * over stdin. Kafka's jars never meet Druid's on a class path this way.
  *
  * <p>Protocol, one UTF-8 line each way; keys and values are Base64 so that any text crosses the pipe intact:
  * <pre>
  * out: FIXTURE READY &lt;bootstrap servers&gt;
- * in:  SEND &lt;request id&gt; &lt;base64 key&gt; &lt;base64 value&gt;   (value "-": a tombstone)
+ * in:  SEND &lt;request id&gt; &lt;base64 key&gt; &lt;base64 value&gt; [&lt;topic&gt;]   (value "-": a tombstone;
+ *      no topic: the first one)
  * out: FIXTURE ACK &lt;request id&gt; &lt;partition&gt;@&lt;offset&gt;       (after the broker acknowledged it)
  * out: FIXTURE FAILED &lt;request id&gt; &lt;error&gt;
  * </pre>
@@ -36,7 +37,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class KafkaFixture {
     public static void main(String[] args) throws Exception {
         Path dataDir = Path.of(args[0]);
-        String topic = args[1];
+        List<String> topics = List.of(args[1].split(","));
         int partitions = Integer.parseInt(args[2]);
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
@@ -44,8 +45,9 @@ public final class KafkaFixture {
             Properties common = new Properties();
             common.put("bootstrap.servers", kafka.bootstrapServers());
             try (Admin admin = Admin.create(common)) {
-                admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())
-                        .configs(Map.of("cleanup.policy", "compact")))).all().get(60, TimeUnit.SECONDS);
+                admin.createTopics(topics.stream().map(topic -> new NewTopic(topic, Optional.of(partitions),
+                        Optional.<Short>empty()).configs(Map.of("cleanup.policy", "compact"))).toList())
+                        .all().get(60, TimeUnit.SECONDS);
             }
             Properties p = new Properties();
             p.putAll(common);
@@ -58,13 +60,14 @@ public final class KafkaFixture {
                 BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
                 for (String line; (line = in.readLine()) != null; ) {
                     String[] f = line.trim().split(" ");
-                    if (f.length != 4 || !f[0].equals("SEND")) {
+                    if (f.length < 4 || f.length > 5 || !f[0].equals("SEND")) {
                         out.println("FIXTURE FAILED ? unknown command: " + line);
                         continue;
                     }
                     try {
                         byte[] key = Base64.getDecoder().decode(f[2]);
                         byte[] value = f[3].equals("-") ? null : Base64.getDecoder().decode(f[3]);
+                        String topic = f.length == 5 ? f[4] : topics.get(0);
                         RecordMetadata m = producer.send(new ProducerRecord<>(topic, key, value))
                                 .get(30, TimeUnit.SECONDS);
                         out.println("FIXTURE ACK " + f[1] + " " + m.partition() + "@" + m.offset());

@@ -1,7 +1,9 @@
 package io.sharedlookup.druid.cluster;
 
+import static io.sharedlookup.druid.cluster.Checks.awaitOrFail;
+import static io.sharedlookup.druid.cluster.Checks.literal;
+import static io.sharedlookup.druid.cluster.Checks.millisSince;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sharedlookup.testing.ChildJvm;
@@ -20,9 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Callable;
-import java.util.function.Supplier;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -36,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * store from topic {@code users}; ZooKeeper, a coordinator (also the overlord), a broker and a historical run as
  * separate JVMs from druid-services' class path with {@code druid.extensions.loadList=["druid-shared-lookup"]} over
  * {@code target/druid-shared-lookup}; the lookup is registered through the coordinator's API; SQL {@code LOOKUP()} on
- * the broker answers what the writer's HTTP API answers, and follows a change produced to Kafka within a second.
+ * the broker answers what the writer's HTTP API answers, and follows a change produced to Kafka within a second. The
+ * same writer reads topic {@code profiles} once into three namespaces, one JSON field each ({@link ProfileLookups}).
  *
  * <p>Needs the writer's executable jar ({@code writer/target/shared-lookup-writer.jar}, or system property
  * {@code sharedlookup.test.writerJar}), the demo's ({@code demo/target/shared-lookup-demo.jar}, or
@@ -115,13 +115,16 @@ class DruidClusterIT {
         Runtime.getRuntime().addShutdownHook(killOnExit);
 
         long t0 = System.nanoTime();
-        kafka = KafkaBroker.start(demoJar, fixture, Files.createDirectories(tmp.resolve("kafka")), logs, TOPIC, 2);
+        kafka = KafkaBroker.start(demoJar, fixture, Files.createDirectories(tmp.resolve("kafka")), logs,
+                List.of(TOPIC, ProfileLookups.TOPIC), 2);
         extraJvmFlags = readExtraJvmFlags();
         druid = new DruidCluster(tmp.resolve("druid"), logs, druidClassPath, extensionsDir, extraJvmFlags);
         druid.start();
 
         kafka.awaitReady();
         USERS.forEach(kafka::send);
+        ProfileLookups.PROFILES.keySet().forEach(id -> kafka.send(ProfileLookups.TOPIC, id,
+                ProfileLookups.document(id)));
         Path writerDir = Files.createDirectories(tmp.resolve("writer"));
         // The writer as users run it: java -jar (its JVM flags come from the jar's manifest), HTTP on 127.0.0.1.
         writer = WriterProcess.start(args -> {
@@ -129,7 +132,7 @@ class DruidClusterIT {
                     writerJar.toString()));
             cmd.addAll(List.of(args));
             return ChildJvm.start("writer", cmd, writerDir, logs);
-        }, kafka.bootstrap(), storeDir, TOPIC);
+        }, kafka.bootstrap(), storeDir, TOPIC, ProfileLookups.writerArgs());
         writer.awaitReady(Duration.ofSeconds(90));
         note("Kafka up, %d records produced, writer ready: %d ms", USERS.size(), millisSince(t0));
 
@@ -309,6 +312,36 @@ class DruidClusterIT {
         }
     }
 
+    /** One topic read once into three namespaces: each its own sharedLookup, resolving its JSON field. */
+    @Test
+    @Order(5)
+    void oneTopicIntoThreeLookupsEachResolvesItsField() {
+        awaitLookupServing(); // the coordinator's lookup config exists from here on
+        // Registered here, not with 'users': loading them delayed the historical's 'users' by a minute.
+        ProfileLookups.specs(storeDir).forEach((ns, spec) -> assertThat(HttpJson.post(druid.coordinatorPort,
+                "/druid/coordinator/v1/lookups/config/__default/" + ns, spec).ok()).as("POST of %s", ns).isTrue());
+        List<String> ids = new ArrayList<>(ProfileLookups.PROFILES.keySet());
+        ids.add("no-such-id");
+        Map<String, List<String>> expected = ProfileLookups.expected(ids);
+        String sql = ProfileLookups.selectAll(ids);
+        HttpJson.Answer[] last = new HttpJson.Answer[1];
+        awaitOrFail("broker SQL resolves the three profile lookups", LOOKUP_LOAD_TIMEOUT, () -> {
+            last[0] = druid.sql(sql);
+            return last[0].ok() && ProfileLookups.rows(last[0].json()).equals(expected);
+        }, () -> "the last SQL answer: " + last[0] + "; expected " + expected + druid.extensionLogExcerpts());
+        List<String> namespaces = new ArrayList<>(ProfileLookups.FIELDS.keySet());
+        ids.forEach(id -> namespaces.forEach(ns -> assertThat(writer.lookup(ns, id)).as("writer %s/%s", ns, id)
+                .isEqualTo(expected.get(id).get(namespaces.indexOf(ns)))));
+
+        // Two of them in one query: the names of the profiles whose country is FR.
+        HttpJson.Answer fr = druid.sql("SELECT LOOKUP(id, 'profile_name') FROM " + ProfileLookups.from(ids)
+                + " WHERE LOOKUP(id, 'profile_country') = 'FR'");
+        assertThat(fr.ok()).as("%s", fr).isTrue();
+        assertThat(fr.json()).as("%s", fr).hasSize(1);
+        assertThat(fr.json().get(0).get(0).asText()).isEqualTo("Marie Curie");
+        note("One topic into three lookups: %s -> %s", sql, last[0].body());
+    }
+
     private static long refusals(ChildJvm node, String reason) {
         // Druid's lookup manager alerts each refusal, logged as one ERROR line that carries the start's message.
         return node.lines(l -> l.contains("Exception occurred while handling lookup notice") && l.contains(reason))
@@ -386,25 +419,6 @@ class DruidClusterIT {
         return druid.sql("SELECT LOOKUP(" + literal(id) + ", '" + LOOKUP + "')");
     }
 
-    private static String literal(String s) {
-        return "'" + s.replace("'", "''") + "'";
-    }
-
-    private static void awaitOrFail(String what, Duration atMost, Callable<Boolean> condition,
-                                    Supplier<String> diagnosis) {
-        awaitOrFail(what, atMost, Duration.ofMillis(250), condition, diagnosis);
-    }
-
-    private static void awaitOrFail(String what, Duration atMost, Duration pollInterval,
-                                    Callable<Boolean> condition,
-                                    Supplier<String> diagnosis) {
-        try {
-            await(what).atMost(atMost).pollDelay(Duration.ZERO).pollInterval(pollInterval).until(condition);
-        } catch (ConditionTimeoutException e) {
-            throw new AssertionError(what + ": not within " + atMost + "\n" + diagnosis.get(), e);
-        }
-    }
-
     private static List<String> readExtraJvmFlags() {
         String flags = System.getProperty(EXTRA_JVM_FLAGS_PROPERTY, "").trim();
         List<String> list = flags.isEmpty() ? List.of() : Arrays.asList(flags.split("\\s+"));
@@ -417,10 +431,6 @@ class DruidClusterIT {
         String line = String.format(format, args);
         summary.add(line);
         System.out.println("[DruidClusterIT] " + line);
-    }
-
-    private static long millisSince(long nanoTime) {
-        return (System.nanoTime() - nanoTime) / 1_000_000;
     }
 
     private static void killAll() {

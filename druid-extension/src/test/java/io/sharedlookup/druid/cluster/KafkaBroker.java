@@ -9,7 +9,7 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * A real single-node KRaft broker with one compacted topic and a producer, in a child JVM on the demo jar's class
+ * A real single-node KRaft broker with compacted topics and a producer, in a child JVM on the demo jar's class
  * path (the writer's own jar carries no broker): {@code src/test/resources/cluster/KafkaFixture.java} run in
  * source-file mode, which uses the demo's {@code EmbeddedKafka}. The test drives the producer over the child's stdin.
  */
@@ -25,13 +25,13 @@ final class KafkaBroker implements AutoCloseable {
         this.process = process;
     }
 
-    /** Starts the broker's JVM; {@link #awaitReady} waits for the broker and the topic. */
-    static KafkaBroker start(Path demoJar, Path fixtureSource, Path dataDir, Path logDir, String topic,
+    /** Starts the broker's JVM; {@link #awaitReady} waits for the broker and the topics. */
+    static KafkaBroker start(Path demoJar, Path fixtureSource, Path dataDir, Path logDir, List<String> topics,
                              int partitions) throws IOException {
         List<String> cmd = List.of(ChildJvm.java(),
                 "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", demoJar.toString(), fixtureSource.toString(),
-                dataDir.resolve("data").toString(), topic, Integer.toString(partitions));
+                dataDir.resolve("data").toString(), String.join(",", topics), Integer.toString(partitions));
         return new KafkaBroker(ChildJvm.start("kafka", cmd, dataDir, logDir));
     }
 
@@ -45,12 +45,18 @@ final class KafkaBroker implements AutoCloseable {
         return bootstrap;
     }
 
-    /** Produces one record and returns once the broker acknowledged it; a null value is a tombstone. */
-    synchronized void send(String key, String value) {
+    /** Produces one record to the first topic and returns once the broker acknowledged it; null is a tombstone. */
+    void send(String key, String value) {
+        send(null, key, value);
+    }
+
+    /** Produces one record to {@code topic} (null: the first) and returns once the broker acknowledged it. */
+    synchronized void send(String topic, String key, String value) {
         int id = ++requests;
         Base64.Encoder b64 = Base64.getEncoder();
         process.send("SEND " + id + " " + b64.encodeToString(key.getBytes(StandardCharsets.UTF_8)) + " "
-                + (value == null ? "-" : b64.encodeToString(value.getBytes(StandardCharsets.UTF_8))));
+                + (value == null ? "-" : b64.encodeToString(value.getBytes(StandardCharsets.UTF_8)))
+                + (topic == null ? "" : " " + topic));
         String ack = "FIXTURE ACK " + id + " ";
         String failed = "FIXTURE FAILED " + id + " ";
         process.awaitUp("acknowledges record " + id, SEND_TIMEOUT, Duration.ofMillis(2),
