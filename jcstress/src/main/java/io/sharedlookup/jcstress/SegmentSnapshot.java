@@ -1,6 +1,7 @@
 package io.sharedlookup.jcstress;
 
 import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.internal.store.SequenceProtocol;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -32,8 +33,17 @@ final class SegmentSnapshot {
         return ByteBuffer.allocateDirect(bytes + 64).alignedSlice(64).order(ByteOrder.LITTLE_ENDIAN);
     }
 
+    /** The writer's side of both tests: versions 1 and 2 written in turn, each as one change of the segment. */
+    void changeTwice() {
+        for (long version = 1; version <= 2; version++) {
+            SequenceProtocol.beginChange(counters, SEGMENT);
+            writeValue(version);
+            SequenceProtocol.endChange(counters, SEGMENT);
+        }
+    }
+
     /** Plain stores of version {@code v} into every word (Chronicle's stores are plain too). */
-    void writeValue(long v) {
+    private void writeValue(long v) {
         for (int i = 0; i < WORDS; i++) {
             data.putLong(AT[i], v);
         }

@@ -39,11 +39,7 @@ public final class SequenceProtocolStress {
 
         @Actor
         public void writer() {
-            for (long version = 1; version <= 2; version++) {
-                SequenceProtocol.beginChange(s.counters, SegmentSnapshot.SEGMENT);
-                s.writeValue(version);
-                SequenceProtocol.endChange(s.counters, SegmentSnapshot.SEGMENT);
-            }
+            s.changeTwice();
         }
 
         @Actor
@@ -76,11 +72,7 @@ public final class SequenceProtocolStress {
 
         @Actor
         public void writer() {
-            for (long version = 1; version <= 2; version++) {
-                SequenceProtocol.beginChange(s.counters, SegmentSnapshot.SEGMENT);
-                s.writeValue(version);
-                SequenceProtocol.endChange(s.counters, SegmentSnapshot.SEGMENT);
-            }
+            s.changeTwice();
         }
 
         @Actor
