@@ -63,13 +63,18 @@ public record MapLayout(
         require(segments > 0, "segments");
         require(segmentHeadersOffset > 0 && segmentHeaderSize >= 32, "segment headers");
         require(segmentsOffset >= plus(segmentHeadersOffset, times(segments, segmentHeaderSize)), "segments offset");
-        require(tierSize > 0 && tierSize <= 1L << 30, "tier size");
+        // A tier is read through one buffer at int offsets, in windows of at most 1 GiB (TierWindows): a tier larger
+        // than a window could not be read. Chronicle's tiers are far smaller (a 1 MiB entry makes them about 1 MiB).
+        require(tierSize > 0 && tierSize <= TierWindows.WINDOW_BYTES, "tier size");
         require(baseSize == plus(segmentsOffset, times(segments, tierSize)), "base size");
         require(tiersInBulk > 0 && Long.bitCount(tiersInBulk) == 1, "tiers in bulk");
+        // no limit on a bulk's bytes: readers map bulks in windows of whole tiers (TierWindows). Tiers per bulk and
+        // extra tiers are at most 2^30 each, so that an extra tier's number, rounded up to whole bulks, fits an int
+        // (Chronicle makes a bulk of segments / 8 tiers, and segments are an int).
         require(tierBulkInnerOffset >= 0 && tierBulkSize == plus(tierBulkInnerOffset, times(tiersInBulk, tierSize))
-                && tierBulkSize <= Integer.MAX_VALUE, "tier bulk size");
-        // extra tiers are counted in ints and their bulks' offsets must fit a file
-        require(maxExtraTiers >= 0 && maxExtraTiers <= Integer.MAX_VALUE
+                && tiersInBulk <= 1L << 30, "tier bulk size");
+        // their bulks' offsets must fit a file
+        require(maxExtraTiers >= 0 && maxExtraTiers <= 1L << 30
                 && plus(baseSize, times(maxExtraTiers, tierBulkSize)) < Long.MAX_VALUE, "max extra tiers");
         require(slotSize == 4 || slotSize == 8, "slot size");
         require(hashLookupCapacity > 0 && Long.bitCount(hashLookupCapacity) == 1, "hash lookup capacity");

@@ -993,16 +993,14 @@ public final class MappedMap {
         if (tier <= layout.segments()) {
             return windows[(int) ((tier - 1) / tiersPerWindow)];
         }
-        int bulk = (int) ((tier - 1 - layout.segments()) / layout.tiersInBulk());
-        return bulks.get(bulk);
+        return bulks.get(tier - 1 - layout.segments());
     }
 
     private int tierBase(long tier) {
         if (tier <= layout.segments()) {
             return (int) (((tier - 1) % tiersPerWindow) * layout.tierSize());
         }
-        long extra = tier - 1 - layout.segments();
-        return (int) (layout.tierBulkInnerOffset() + (extra & (layout.tiersInBulk() - 1)) * layout.tierSize());
+        return bulks.baseOf(tier - 1 - layout.segments());
     }
 
     /**

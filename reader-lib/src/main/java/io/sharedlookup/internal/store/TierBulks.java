@@ -6,6 +6,8 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -15,8 +17,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * The extra tier bulks of one map file, each mapped on first use. Chronicle appends bulks to the file as segments
- * overflow, so a reader maps them when a tier chain first leads into one.
+ * The extra tier bulks of one map file, mapped in windows of whole tiers ({@link TierWindows}: a bulk may pass the
+ * 2 GiB a buffer addresses), each window on first use. Chronicle appends bulks to the file as segments overflow, so a
+ * reader maps a window when a tier chain first leads into it.
  *
  * <p>The mapping runs on a thread of this file's own, never on the caller's: a {@code FileChannel} used by a thread
  * interrupted in the middle of a call closes itself for every thread (Druid interrupts a cancelled query's threads at
@@ -31,19 +34,23 @@ final class TierBulks {
 
     private final Path file;
     private final Object fileKey;
-    private final MapLayout layout;
+    private final TierWindows windows;
     private final long waitNanos;
     /** Confined to the mapping thread (and {@link #close()}); replaced if something closed it. */
     private volatile FileChannel channel;
+    /** The windows mapped so far, by window number. */
     private volatile ByteBuffer[] mapped = new ByteBuffer[0];
-    /** The mappings under way, by bulk (guarded by {@code this}). */
-    private Future<?>[] pending = new Future<?>[0];
+    /**
+     * The mappings under way, by window (guarded by {@code this}). A map, not an array: a half-read link may name a
+     * window far past the file's end, which must not size anything.
+     */
+    private final Map<Integer, Future<?>> pending = new HashMap<>();
     private final ThreadPoolExecutor thread;
 
     TierBulks(Path file, Object fileKey, MapLayout layout, FileChannel channel, long waitNanos) {
         this.file = file;
         this.fileKey = fileKey;
-        this.layout = layout;
+        this.windows = TierWindows.of(layout);
         this.channel = channel;
         this.waitNanos = waitNanos;
         // no thread until a bulk is first used, and none kept once idle: most generations never have extra tiers
@@ -55,36 +62,42 @@ final class TierBulks {
         thread.allowCoreThreadTimeOut(true);
     }
 
-    /** Bulk {@code bulk}, mapped now if it is not yet; null when the file does not (yet) hold it. */
-    ByteBuffer get(int bulk) {
+    /**
+     * The window holding extra tier {@code extra} (0-based, below the layout's {@code maxExtraTiers}), mapped now if it
+     * is not yet; null when the file does not (yet) hold it. Once mapped: a shift, a volatile read and an index.
+     */
+    ByteBuffer get(long extra) {
+        int window = windows.windowOf(extra);
         ByteBuffer[] known = mapped;
-        return bulk < known.length && known[bulk] != null ? known[bulk] : mapFirst(bulk);
+        return window < known.length && known[window] != null ? known[window] : mapFirst(window);
     }
 
-    private ByteBuffer mapFirst(int bulk) {
+    /** Where extra tier {@code extra} starts in the window {@link #get} returns for it. */
+    int baseOf(long extra) {
+        return windows.offsetInWindow(extra);
+    }
+
+    private ByteBuffer mapFirst(int window) {
         Future<?> result;
-        synchronized (this) { // only to share one mapping task per bulk: nobody waits for the mapping under it
+        synchronized (this) { // only to share one mapping task per window: nobody waits for the mapping under it
             ByteBuffer[] known = mapped;
-            if (bulk < known.length && known[bulk] != null) {
-                return known[bulk];
+            if (window < known.length && known[window] != null) {
+                return known[window];
             }
-            if (bulk >= pending.length) {
-                pending = Arrays.copyOf(pending, bulk + 1);
-            }
-            result = pending[bulk];
+            result = pending.get(window);
             if (result == null) {
-                result = thread.submit(() -> map(bulk));
-                pending[bulk] = result;
+                result = thread.submit(() -> map(window));
+                pending.put(window, result);
             }
         }
-        return await(result, bulk);
+        return await(result, window);
     }
 
-    /** On the mapping thread: maps the bulk and publishes it. */
-    private ByteBuffer map(int bulk) throws IOException {
+    /** On the mapping thread: maps the window and publishes it. */
+    private ByteBuffer map(int window) throws IOException {
         try {
             beforeMapping.accept(file);
-            long offset = layout.baseSize() + bulk * layout.tierBulkSize();
+            long offset = windows.fileOffset(window);
             ByteBuffer buffer;
             try {
                 buffer = mapAt(offset);
@@ -94,24 +107,24 @@ final class TierBulks {
             }
             if (buffer != null) {
                 synchronized (this) {
-                    ByteBuffer[] grown = Arrays.copyOf(mapped, Math.max(mapped.length, bulk + 1));
-                    grown[bulk] = buffer;
+                    ByteBuffer[] grown = Arrays.copyOf(mapped, Math.max(mapped.length, window + 1));
+                    grown[window] = buffer;
                     mapped = grown;
                 }
             }
             return buffer;
         } finally {
             synchronized (this) {
-                pending[bulk] = null; // done: a bulk not there yet, or a failure, is tried again by the next call
+                pending.remove(window); // done: a window not there yet, or a failure, is tried again by the next call
             }
         }
     }
 
     private ByteBuffer mapAt(long offset) throws IOException {
-        if (channel.size() < offset + layout.tierBulkSize()) {
+        if (channel.size() < offset + windows.windowBytes()) {
             return null; // a half-read link to a bulk that does not exist: the read is retried
         }
-        return MappedMap.map(channel, offset, layout.tierBulkSize());
+        return MappedMap.map(channel, offset, windows.windowBytes());
     }
 
     /** A new channel to the same file (not another one under its name, which it would be after a rebuild). */
@@ -128,7 +141,7 @@ final class TierBulks {
      * Waits for the mapping at most {@link #waitNanos}. An interrupt does not end the wait (the caller's interrupt
      * status is set again afterwards): the lookup it interrupts finishes within the bound all the same.
      */
-    private ByteBuffer await(Future<?> result, int bulk) {
+    private ByteBuffer await(Future<?> result, int window) {
         long deadline = System.nanoTime() + waitNanos;
         boolean interrupted = false;
         try {
@@ -140,7 +153,7 @@ final class TierBulks {
                 }
             }
         } catch (TimeoutException e) {
-            throw new LockTimeoutException("Mapping extra tiers of " + file + " (bulk " + bulk + ") took longer than "
+            throw new LockTimeoutException("Mapping extra tiers of " + file + " (window " + window + ") took longer than "
                     + "the lock timeout of " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms (a slow or hung store "
                     + "volume?); the mapping goes on, and later lookups use it once done");
         } catch (ExecutionException e) {

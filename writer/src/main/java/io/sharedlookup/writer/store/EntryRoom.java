@@ -12,9 +12,10 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
  *
  * <p>The cost: every segment's tiers are at least that long, so one value of 1 MiB in a namespace of 512 segments
  * takes 512 MiB of tiers (twice that with a reverse index). Readers need nothing new: the tier length is part of the
- * published layout. A generation whose lengthened tiers readers could not map (a tier bulk over 2 GiB, see reader-lib's
- * {@code MapLayout}) is never made ({@link NoRoomForEntryException}), and {@link #refusal} also says when one would
- * take more than {@link #DISK_SHARE} of the free disk, so that the writer skips such a record rather than try.
+ * published layout. A generation whose lengthened tiers readers could not map (a tier over 1 GiB, the window readers
+ * map tiers in, see reader-lib's {@code MapLayout}) is never made ({@link NoRoomForEntryException}), and
+ * {@link #refusal} also says when one would take more than {@link #DISK_SHARE} of the free disk, so that the writer
+ * skips such a record rather than try. Tier bulks may be of any size: readers map them in windows of whole tiers.
  */
 public final class EntryRoom {
     /** Chronicle stores each of the key's and the value's sizes as a stop-bit number: at most 5 bytes for an int. */
@@ -28,9 +29,7 @@ public final class EntryRoom {
      * may take too ({@code InitialSizing}), leaving room for the generation it replaces and for the other namespaces.
      */
     public static final double DISK_SHARE = 0.25;
-    /** Reader-lib's {@code MapLayout} refuses a tier bulk (tiers allocated together) over this. */
-    static final long MAX_TIER_BULK_BYTES = Integer.MAX_VALUE;
-    /** Reader-lib's {@code MapLayout} refuses a tier over this. */
+    /** Reader-lib's {@code MapLayout} refuses a tier over this: a tier must fit one of the windows readers map. */
     static final long MAX_TIER_BYTES = 1L << 30;
     /** Chronicle lays tier parts out on cache lines, and makes a tier bulk at least a page. */
     private static final long CACHE_LINE = 64;
@@ -105,7 +104,14 @@ public final class EntryRoom {
     }
 
     /** Segments, tier size and tier bulk size of a file {@code builder} would make: Chronicle's own arithmetic. */
-    private record Tiers(long segments, long tierBytes, long bulkBytes) {
+    record Tiers(long segments, long tierBytes, long bulkBytes) {
+    }
+
+    /** The segments and tiers of a generation of {@code sizing}, lengthened for its largest entry if need be. */
+    static Tiers tiersOf(GenerationSizing sizing) {
+        ChronicleMapBuilder<CharSequence, CharSequence> builder = GenerationFile.builder();
+        lengthen(builder, sizing);
+        return tiers(builder);
     }
 
     /**
@@ -132,10 +138,9 @@ public final class EntryRoom {
     }
 
     private static String layoutRefusal(Tiers tiers, long entryBytes) {
-        if (tiers.tierBytes > MAX_TIER_BYTES || tiers.bulkBytes > MAX_TIER_BULK_BYTES) {
-            return "an entry of " + entryBytes + " bytes needs tiers of " + tiers.tierBytes + " bytes, allocated "
-                    + "in bulks of " + tiers.bulkBytes + " bytes for the generation's " + tiers.segments
-                    + " segments: over what readers can map (a tier of 1 GiB, a bulk of 2 GiB)";
+        if (tiers.tierBytes > MAX_TIER_BYTES) {
+            return "an entry of " + entryBytes + " bytes needs tiers of " + tiers.tierBytes + " bytes in each of the "
+                    + "generation's " + tiers.segments + " segments: over what readers can map (a tier of 1 GiB)";
         }
         return null;
     }

@@ -251,15 +251,12 @@ public final class NamespaceWriter implements AutoCloseable {
 
     /** Bytes the store's file system has for this namespace now; 0 when it cannot say. */
     public long usableSpace() {
-        try {
-            return Files.getFileStore(layout.namespaceDir(namespace)).getUsableSpace();
-        } catch (IOException e) {
-            return 0;
-        }
+        return DiskFit.usableSpace(layout.namespaceDir(namespace));
     }
 
     /** Like {@link #createGeneration(GenerationSizing)}, with a reverse index (value to keys) kept beside it. */
     public GenerationFile createGeneration(GenerationSizing sizing, boolean reverseIndex) throws IOException {
+        DiskFit.require(sizing, reverseIndex, usableSpace(), layout.namespaceDir(namespace)); // before any file
         long next = Math.max(Math.max(published == null ? 0 : published.generation(), generationFloor),
                 oldGenerations.highest()) + 1;
         return GenerationFile.create(layout.namespaceDir(namespace).resolve(StoreLayout.generationFileName(next)),

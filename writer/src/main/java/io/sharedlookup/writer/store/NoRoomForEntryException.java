@@ -1,8 +1,8 @@
 package io.sharedlookup.writer.store;
 
 /**
- * No generation can be made to take an entry this large: its tiers would pass what readers map (a tier bulk of
- * 2 GiB) or a sane share of the free disk. See {@link EntryRoom#refusal}.
+ * No generation can be made to take an entry this large: its tiers would pass what readers map (a tier of
+ * 1 GiB) or a sane share of the free disk. See {@link EntryRoom#refusal}.
  */
 public final class NoRoomForEntryException extends IllegalStateException {
     NoRoomForEntryException(String message) {

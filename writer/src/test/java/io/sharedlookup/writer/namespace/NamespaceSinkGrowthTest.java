@@ -8,6 +8,7 @@ import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.Fill;
+import io.sharedlookup.writer.store.DiskFit;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -299,12 +300,18 @@ class NamespaceSinkGrowthTest {
     }
 
     /**
-     * A value whose generation every segment would need tiers of 80 MiB for (here 32 of them to a bulk: over the 2 GiB
-     * readers map) is skipped as oversize, loudly, and the namespace carries on. It used to stall the topic and retry
-     * for ever: no retry could make such a generation.
+     * A value whose generation every segment would need tiers of 80 MiB for (256 of them: 20 GiB, over a quarter of the
+     * 40 GiB disk played here) is skipped as oversize, loudly, and the namespace carries on. It used to stall the topic
+     * and retry for ever: no retry could make such a generation.
      */
     @Test
     void aValueNoMappableGenerationCouldTakeIsSkippedAsOversizeWithoutAStall() throws Exception {
+        try (AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> 40L << 30)) {
+            skipsAValueNoGenerationCouldTake();
+        }
+    }
+
+    private void skipsAValueNoGenerationCouldTake() throws Exception {
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "vast", StorePermissions.DEFAULT);
         WriterMetrics metrics = new WriterMetrics();
         NamespaceSink sink = TestSinks.over(writer, metrics);
@@ -321,7 +328,7 @@ class NamespaceSinkGrowthTest {
         assertThatThrownBy(() -> sink.apply("k3", vast, positions))
                 .isInstanceOfSatisfying(RecordSkippedException.class, e -> {
                     assertThat(e.isError()).isTrue();
-                    assertThat(e.getMessage()).contains("'k3'").contains("over what readers can map")
+                    assertThat(e.getMessage()).contains("'k3'").contains("over 25% of the 42949672960 bytes free")
                             .contains("--max-value-bytes");
                 });
         NamespaceStatus after = sink.status(Map.of(), null, Positions.UNKNOWN);
