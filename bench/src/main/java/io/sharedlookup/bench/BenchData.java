@@ -7,6 +7,7 @@ import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,9 +41,14 @@ final class BenchData {
      * JDK 17 and its batch lookup by a third on JDK 25 (docs/benchmarks.md, "The measuring JVM").
      */
     static void writeStoreInOwnJvm(Path dir, int entries, boolean reverseIndex) throws IOException {
+        writeStoreInOwnJvm(dir, entries, reverseIndex, KeyShapes.NUMERIC7);
+    }
+
+    /** Like {@link #writeStoreInOwnJvm(Path, int, boolean)}, with ids of {@code shape} ({@link KeyShapes#key}). */
+    static void writeStoreInOwnJvm(Path dir, int entries, boolean reverseIndex, KeyShapes shape) throws IOException {
         List<String> command = javaCommandLikeThisOne("-Xmx2g");
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchData.class.getName(),
-                dir.toString(), Integer.toString(entries), Boolean.toString(reverseIndex)));
+                dir.toString(), Integer.toString(entries), Boolean.toString(reverseIndex), shape.param));
         Process writer = new ProcessBuilder(command).inheritIO().start();
         try {
             int exit = writer.waitFor();
@@ -69,19 +75,25 @@ final class BenchData {
         return command;
     }
 
-    /** {@link #writeStoreInOwnJvm}'s child: {@code <dir> <entries> <reverseIndex>}. */
+    /** {@link #writeStoreInOwnJvm}'s child: {@code <dir> <entries> <reverseIndex> <key shape>}. */
     public static void main(String[] args) throws IOException {
-        writeStore(Path.of(args[0]), Integer.parseInt(args[1]), Boolean.parseBoolean(args[2]));
+        writeStore(Path.of(args[0]), Integer.parseInt(args[1]), Boolean.parseBoolean(args[2]), KeyShapes.of(args[3]));
     }
 
     /** Like {@link #writeStore(Path, int)}, optionally with the writer's reverse index. */
     static void writeStore(Path dir, int entries, boolean reverseIndex) throws IOException {
+        writeStore(dir, entries, reverseIndex, KeyShapes.NUMERIC7);
+    }
+
+    /** Like {@link #writeStore(Path, int, boolean)}, with ids of {@code shape} and values {@link #value}. */
+    static void writeStore(Path dir, int entries, boolean reverseIndex, KeyShapes shape) throws IOException {
         try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(dir), NAMESPACE, StorePermissions.DEFAULT)) {
-            GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(entries, 7, 15),
+            GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(entries,
+                    shape.key(entries / 2).getBytes(StandardCharsets.UTF_8).length, 15),
                     reverseIndex);
             long timeout = TimeUnit.SECONDS.toNanos(1);
             for (int i = 0; i < entries; i++) {
-                generation.put(key(i), value(i), timeout);
+                generation.put(shape.key(i), value(i), timeout);
             }
             writer.publish(generation, NAMESPACE, Map.of(0, (long) entries), true, Map.of());
             generation.close();

@@ -57,6 +57,9 @@ public final class ChartRenderer {
     public static List<Path> render(Path result, Path outDir) throws IOException {
         JsonNode root = JSON.readTree(result.toFile());
         String base = result.getFileName().toString().replaceFirst("\\.json$", "");
+        if (base.startsWith("lookup-matrix")) { // ratios to the map per shape and value size
+            return LookupMatrixReport.charts(base, root, outDir);
+        }
         if (root.isArray()) {
             return renderJmh(base, root, outDir);
         }

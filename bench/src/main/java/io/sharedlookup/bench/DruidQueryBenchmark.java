@@ -34,6 +34,7 @@ import org.apache.druid.query.lookup.LookupExtractionFn;
 import org.apache.druid.query.lookup.LookupExtractor;
 import org.apache.druid.query.spec.MultipleIntervalSegmentSpec;
 import org.apache.druid.query.spec.QuerySegmentSpec;
+import org.apache.druid.query.topn.TopNQueryBuilder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -48,10 +49,13 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Issue item 7: Druid's real query engine over a real memory-mapped segment of {@code rows} rows whose {@code user_id}
- * takes {@code ids} distinct values, resolved through the {@code users} lookup, with {@code sharedLookup} and with
- * Druid's built-in {@code MapLookupExtractor} over the same data:
+ * takes {@code ids} distinct values of the shape {@code keyShape} ({@link KeyShapes}: {@code numeric7}, {@code ascii20}
+ * or {@code uuid}), resolved through the {@code users} lookup, with {@code sharedLookup} and with Druid's built-in
+ * {@code MapLookupExtractor} over the same data:
  * <ul>
  *   <li>a groupBy on the looked-up name ({@link LookupDimensionSpec}): one {@code apply} per distinct id per query;</li>
+ *   <li>a topN of the 100 looked-up names with the largest sum of {@code amount}: {@code apply} per distinct id again,
+ *       through Druid's topN engine;</li>
  *   <li>a timeseries filtered on one looked-up name ({@link SelectorDimFilter} with an optimised
  *       {@link LookupExtractionFn}): Druid turns it into a filter on the ids through {@code unapplyAll}, which
  *       {@code sharedLookup} answers from the writer's reverse index or, without one, by a scan.</li>
@@ -82,6 +86,10 @@ public class DruidQueryBenchmark {
     @Param({"100000"})
     public int ids;
 
+    /** The ids' shape ({@link KeyShapes}); {@code bench/run} measures {@code numeric7}, {@code ascii20} and {@code uuid}. */
+    @Param({"numeric7"})
+    public String keyShape;
+
     private final Closer closer = Closer.create();
     private final SplittableRandom random = new SplittableRandom(11);
     private Path dir;
@@ -89,13 +97,15 @@ public class DruidQueryBenchmark {
     private LookupExtractorFactoryContainerProvider mapLookup;
     private LookupExtractorFactoryContainerProvider sharedLookup;
     private LookupExtractorFactoryContainerProvider sharedLookupWithoutReverseIndex;
+    private KeyShapes shape;
 
     @Setup(Level.Trial)
     public void load() throws Exception {
         dir = Files.createTempDirectory("druid-bench");
+        shape = KeyShapes.of(keyShape);
         Map<String, String> users = new HashMap<>();
         for (int i = 0; i < ids; i++) {
-            users.put(BenchData.key(i), BenchData.value(i));
+            users.put(shape.key(i), BenchData.value(i));
         }
         mapLookup = provider(new MapLookupExtractorFactory(users, false));
         sharedLookup = provider(sharedFactory(dir.resolve("store"), true));
@@ -115,7 +125,7 @@ public class DruidQueryBenchmark {
 
     private SharedLookupExtractorFactory sharedFactory(Path store, boolean reverseIndex) throws IOException {
         Files.createDirectories(store);
-        BenchData.writeStoreInOwnJvm(store, ids, reverseIndex);
+        BenchData.writeStoreInOwnJvm(store, ids, reverseIndex, shape);
         SharedLookupExtractorFactory factory = new SharedLookupExtractorFactory(BenchData.NAMESPACE,
                 store.toString(), false, new SharedLookupConfig(store.toString(), 10_000));
         if (!factory.start()) {
@@ -135,7 +145,7 @@ public class DruidQueryBenchmark {
         List<InputRow> list = new ArrayList<>(rows);
         SplittableRandom rows = new SplittableRandom(5);
         for (int i = 0; i < this.rows; i++) {
-            String id = i % 100 == 99 ? "missing-" + (i % 1000) : BenchData.key(rows.nextInt(ids));
+            String id = i % 100 == 99 ? "missing-" + (i % 1000) : shape.key(rows.nextInt(ids));
             list.add(new MapBasedInputRow(day + i % 86_400_000L, List.of("user_id"),
                     Map.of("user_id", id, "amount", (long) (i % 17))));
         }
@@ -150,6 +160,20 @@ public class DruidQueryBenchmark {
                 .setDimensions(new LookupDimensionSpec("user_id", "name", null, false, null, BenchData.NAMESPACE, null,
                         lookups))
                 .setAggregatorSpecs(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
+                .build();
+    }
+
+    /** The 100 looked-up names with the largest sum of {@code amount}. */
+    private static Query<?> topNames(LookupExtractorFactoryContainerProvider lookups) {
+        return new TopNQueryBuilder()
+                .dataSource(DATASOURCE)
+                .intervals(INTERVAL)
+                .granularity(Granularities.ALL)
+                .dimension(new LookupDimensionSpec("user_id", "name", null, false, null, BenchData.NAMESPACE, null,
+                        lookups))
+                .metric("amount")
+                .threshold(100)
+                .aggregators(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                 .build();
     }
 
@@ -179,6 +203,10 @@ public class DruidQueryBenchmark {
         if (expected.size() < ids / 2 || !expected.equals(run(groupByName(sharedLookup)))) {
             throw new IllegalStateException("groupBy through sharedLookup differs from Druid's map lookup");
         }
+        List<Object> top = run(topNames(mapLookup));
+        if (top.isEmpty() || !top.equals(run(topNames(sharedLookup)))) {
+            throw new IllegalStateException("topN through sharedLookup differs from Druid's map lookup");
+        }
         String name = BenchData.value(ids / 3);
         List<Object> filtered = run(rowsOfName(mapLookup, name));
         if (filtered.isEmpty() || !filtered.equals(run(rowsOfName(sharedLookup, name)))
@@ -199,6 +227,16 @@ public class DruidQueryBenchmark {
     @Benchmark
     public List<Object> groupBySharedLookup() {
         return run(groupByName(sharedLookup));
+    }
+
+    @Benchmark
+    public List<Object> topNMapLookup() {
+        return run(topNames(mapLookup));
+    }
+
+    @Benchmark
+    public List<Object> topNSharedLookup() {
+        return run(topNames(sharedLookup));
     }
 
     @Benchmark

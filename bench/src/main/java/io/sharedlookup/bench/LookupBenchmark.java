@@ -44,16 +44,22 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 
 /**
- * Lookup latency on the same data ({@link BenchData}: {@code entries} ids mapped to names), every peer in the same
- * run: reader-lib's {@code getInto} (into a {@code StringBuilder} and into a {@code ValueBuffer}) and {@code get}; a
- * {@code ConcurrentHashMap<String,String>} (what Druid's Kafka lookup keeps on every heap); Druid's own {@code MapLookupExtractor} over such a map; LMDB through lmdbjava; Redis
- * {@code GET} over loopback. Keys are drawn at random from the loaded ids, so every call is a hit and caches see a
- * realistic spread.
+ * Lookup latency on the same data, every peer in the same run, over a matrix of what users have: {@code shape}, the
+ * ids' {@link KeyShapes} (7-digit numbers, ~20-char ASCII ids, UUIDs, Cyrillic or CJK ids, and ASCII ids passed as
+ * {@code StringBuilder}s), {@code valueBytes}, the values' size, and {@code entries}. reader-lib's {@code getInto}
+ * (into a {@code StringBuilder} and into a {@code ValueBuffer}), {@code get} and {@code getAllInto}; a
+ * {@code ConcurrentHashMap<String,String>} (what Druid's Kafka lookup keeps on every heap); Druid's own
+ * {@code MapLookupExtractor} over such a map; LMDB through lmdbjava; Redis {@code GET} over loopback. {@code bench/run}
+ * runs every peer on 7-digit ids and 40 B values, and the matrix on reader-lib and the map alone. Keys are drawn at random from the loaded ids, so every call is a hit and caches see a
+ * realistic spread; they are made as a query passes them, with their own chars and no cached hash ({@link KeyPool}
+ * says how). For the {@code builder} shape the heap maps take {@code key.toString()}, what a caller holding a
+ * {@code StringBuilder} has to do for them.
  *
  * <p>Each peer is its own {@link State}, so a benchmark's fork loads only the store it measures. reader-lib's store is
- * written by a JVM of its own, as the writer runs in production: a fork that had run the writer measured reader-lib
- * slower than a reader JVM would (docs/benchmarks.md, "The measuring JVM"). Heap maps are built from separately
- * created key strings, so a lookup compares characters as it would with keys coming from elsewhere.
+ * written by the writer from a real broker with several partitions, as in production, in JVMs of their own
+ * ({@link LookupStores}, which keeps it for later forks): a fork that had run the writer measured reader-lib slower
+ * than a reader JVM would (docs/benchmarks.md, "The measuring JVM"). Heap maps are built from separately created key
+ * strings, so a lookup compares characters as it would with keys coming from elsewhere.
  *
  * <p>LMDB: UTF-8 keys and values in direct {@link ByteBuffer}s; every thread keeps one read transaction and, per
  * lookup, {@code renew()}s it, reads, decodes the value into a reused {@link StringBuilder} and {@code reset()}s it
@@ -79,15 +85,25 @@ public class LookupBenchmark {
     @Param({"1000000"})
     public int entries;
 
+    /** The ids' shape: {@code numeric7}, {@code ascii20}, {@code uuid}, {@code nonascii} or {@code builder}. */
+    @Param({"numeric7"})
+    public String shape;
+
+    /** The values' size in bytes (ASCII text): the matrix uses 10, 40, 200 and 2000. */
+    @Param({"40"})
+    public int valueBytes;
+
     /** The ids looked up, created once per trial so that choosing a key allocates nothing. */
-    String[] keys;
+    KeyPool keys;
 
     @Setup(Level.Trial)
     public void keys() {
-        keys = new String[entries];
-        for (int i = 0; i < entries; i++) {
-            keys[i] = BenchData.key(i);
-        }
+        keys = new KeyPool(keyShape(), entries);
+    }
+
+    /** The {@code shape} parameter's shape; a method, not a field, so other states' setups need not wait for ours. */
+    KeyShapes keyShape() {
+        return KeyShapes.of(shape);
     }
 
     /** Per-thread state: a random key stream and reusable output buffers. */
@@ -98,8 +114,8 @@ public class LookupBenchmark {
         final ValueBuffer value = new ValueBuffer();
     }
 
-    private String nextKey(Caller caller) {
-        return keys[caller.random.nextInt(keys.length)];
+    private CharSequence nextKey(Caller caller) {
+        return keys.next(caller.random);
     }
 
     // ---- reader-lib ----
@@ -112,17 +128,20 @@ public class LookupBenchmark {
         Lookup lookup;
 
         @Setup(Level.Trial)
-        public void open(LookupBenchmark bench) throws IOException {
-            dir = Files.createTempDirectory("lookup-bench");
-            BenchData.writeStoreInOwnJvm(dir, bench.entries, false);
+        public void open(LookupBenchmark bench) throws Exception {
+            dir = LookupStores.store(bench.keyShape(), bench.valueBytes, bench.entries);
             store = SharedLookupStore.open(dir);
             lookup = store.lookup(BenchData.NAMESPACE);
+            if (lookup.size() != bench.entries) {
+                throw new IllegalStateException("the store " + dir + " holds " + lookup.size() + " entries, expected "
+                        + bench.entries + ": delete it so that the next run writes it again");
+            }
         }
 
+        /** Closes the store and keeps its files for the next fork ({@link LookupStores}). */
         @TearDown(Level.Trial)
         public void close() throws IOException {
             store.close();
-            TempTrees.delete(dir);
         }
     }
 
@@ -140,7 +159,7 @@ public class LookupBenchmark {
     /** A caller's batch of {@link #BATCH} random keys and their buffers, for {@link Lookup#getAllInto}. */
     @State(Scope.Thread)
     public static class Batch {
-        final String[] keys = new String[BATCH];
+        final CharSequence[] keys = new CharSequence[BATCH];
         final ValueBuffer[] values = new ValueBuffer[BATCH];
 
         public Batch() {
@@ -179,13 +198,13 @@ public class LookupBenchmark {
 
         @Setup(Level.Trial)
         public void load(LookupBenchmark bench) {
-            map = heapCopy(bench.entries);
+            map = heapCopy(bench);
         }
     }
 
     @Benchmark
     public String concurrentHashMapGet(Caller caller, HeapMap heap) {
-        return heap.map.get(nextKey(caller));
+        return heap.map.get(KeyPool.asString(nextKey(caller)));
     }
 
     /** Druid's {@code MapLookupExtractor} over the same kind of map, as Druid's Kafka lookup builds it. */
@@ -195,19 +214,30 @@ public class LookupBenchmark {
 
         @Setup(Level.Trial)
         public void load(LookupBenchmark bench) {
-            extractor = new MapLookupExtractor(heapCopy(bench.entries), false);
+            extractor = new MapLookupExtractor(heapCopy(bench), false);
         }
     }
 
     @Benchmark
     public String druidMapLookupExtractorApply(Caller caller, DruidMap druid) {
-        return druid.extractor.apply(nextKey(caller));
+        return druid.extractor.apply(KeyPool.asString(nextKey(caller)));
     }
 
+    /** {@link BenchData}'s entries (ids {@code 1000000+i} to {@code "User name i"}) in a heap map. */
     static Map<String, String> heapCopy(int entries) {
         Map<String, String> map = new ConcurrentHashMap<>(entries * 2);
         for (int i = 0; i < entries; i++) {
             map.put(BenchData.key(i), BenchData.value(i));
+        }
+        return map;
+    }
+
+    /** This run's entries ({@code shape}, {@code valueBytes}) in a heap map, from key strings of their own. */
+    static Map<String, String> heapCopy(LookupBenchmark bench) {
+        Map<String, String> map = new ConcurrentHashMap<>(bench.entries * 2);
+        KeyShapes shape = bench.keyShape();
+        for (int i = 0; i < bench.entries; i++) {
+            map.put(shape.key(i), KeyShapes.value(i, bench.valueBytes));
         }
         return map;
     }
@@ -226,15 +256,17 @@ public class LookupBenchmark {
             dir = Files.createTempDirectory("lmdb-bench");
             // MDB_NOTLS: read transactions are not tied to the thread that created them (JMH may set up a thread's
             // state on another thread than the one measuring).
-            env = Env.create().setMapSize(64L * 1024 * 1024 + 256L * bench.entries).setMaxDbs(1).setMaxReaders(64)
+            env = Env.create().setMapSize(64L * 1024 * 1024 + (256L + 2L * bench.valueBytes) * bench.entries)
+                    .setMaxDbs(1).setMaxReaders(64)
                     .open(dir.toFile(), EnvFlags.MDB_NOTLS, EnvFlags.MDB_NOSYNC);
             db = env.openDbi(BenchData.NAMESPACE, DbiFlags.MDB_CREATE);
             ByteBuffer key = ByteBuffer.allocateDirect(env.getMaxKeySize());
-            ByteBuffer value = ByteBuffer.allocateDirect(1024);
+            ByteBuffer value = ByteBuffer.allocateDirect(4 * bench.valueBytes + 64);
+            KeyShapes shape = bench.keyShape();
             try (Txn<ByteBuffer> txn = env.txnWrite()) {
                 for (int i = 0; i < bench.entries; i++) {
-                    key.clear().put(BenchData.key(i).getBytes(StandardCharsets.UTF_8)).flip();
-                    value.clear().put(BenchData.value(i).getBytes(StandardCharsets.UTF_8)).flip();
+                    key.clear().put(shape.key(i).getBytes(StandardCharsets.UTF_8)).flip();
+                    value.clear().put(KeyShapes.value(i, bench.valueBytes).getBytes(StandardCharsets.UTF_8)).flip();
                     db.put(txn, key, value);
                 }
                 txn.commit();
@@ -255,7 +287,7 @@ public class LookupBenchmark {
         Lmdb lmdb;
         Txn<ByteBuffer> txn;
         ByteBuffer key;
-        final CharBuffer chars = CharBuffer.allocate(1024);
+        final CharBuffer chars = CharBuffer.allocate(4096);
         final CharsetEncoder encoder = StandardCharsets.UTF_8.newEncoder();
         final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder();
 
@@ -273,9 +305,9 @@ public class LookupBenchmark {
         }
 
         /** Like {@code getInto}: the value decoded into {@code out}, nothing allocated. */
-        boolean getInto(String id, StringBuilder out) {
+        boolean getInto(CharSequence id, StringBuilder out) {
             chars.clear();
-            chars.put(id).flip();
+            chars.append(id).flip();
             key.clear();
             encoder.reset();
             check(encoder.encode(chars, key, true));
@@ -345,8 +377,9 @@ public class LookupBenchmark {
             }
             try (Jedis jedis = new Jedis("127.0.0.1", port)) {
                 Pipeline pipeline = jedis.pipelined();
+                KeyShapes shape = bench.keyShape();
                 for (int i = 0; i < bench.entries; i++) {
-                    pipeline.set(BenchData.key(i), BenchData.value(i));
+                    pipeline.set(shape.key(i), KeyShapes.value(i, bench.valueBytes));
                     if (i % 10_000 == 9_999) {
                         pipeline.sync();
                     }
@@ -401,7 +434,7 @@ public class LookupBenchmark {
 
     @Benchmark
     public String redisGet(Caller caller, RedisClient redis) {
-        return redis.jedis.get(nextKey(caller));
+        return redis.jedis.get(KeyPool.asString(nextKey(caller)));
     }
 
 }
