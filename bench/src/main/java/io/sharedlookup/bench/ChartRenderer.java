@@ -67,14 +67,14 @@ public final class ChartRenderer {
         if (root.has("rates")) {
             return List.of(renderFreshness(base, root, outDir));
         }
+        if (root.has("storeFiles") && root.has("growth")) { // before writerBootstrap, which it also has
+            return ScaleReport.render(base, root, outDir);
+        }
         if (root.has("writerBootstrap")) {
             return List.of(renderBootstrap(base, root, outDir));
         }
         if (root.has("fixedRate")) {
             return List.of(renderHttp(base, root, outDir));
-        }
-        if (root.has("storeFiles") && root.has("growth")) {
-            return ScaleReport.render(base, root, outDir);
         }
         if (root.has("mapLookup") && root.has("sharedLookup")) {
             return List.of(renderGcStory(base, root, outDir));

@@ -78,9 +78,10 @@ public final class ScaleReport {
         for (JsonNode size : r.path("lookups")) {
             Map<String, String> byName = new LinkedHashMap<>();
             for (JsonNode b : size.path("results")) {
-                byName.put(b.path("benchmark").asText(), b.has("nsPerOp")
-                        ? String.format("%.0f ± %.0f", b.path("nsPerOp").asDouble(), b.path("error").asDouble())
-                        : "not measured (heap)");
+                double error = b.path("error").asDouble(Double.NaN); // NaN with fewer than 3 iterations
+                byName.put(b.path("benchmark").asText(), !b.has("nsPerOp") ? "not measured (heap)"
+                        : Double.isNaN(error) ? String.format("%.0f", b.path("nsPerOp").asDouble())
+                        : String.format("%.0f ± %.0f", b.path("nsPerOp").asDouble(), error));
             }
             s.append(String.format("| %s | %s | %s | %s | %s |%n", count(size.path("entries").asLong()),
                     size.path("store").asText(), byName.get("getIntoValueBuffer"),
@@ -177,8 +178,8 @@ public final class ScaleReport {
 
     private static CategoryChart chart(String title, String unit) {
         CategoryChart chart = new CategoryChartBuilder().width(1000).height(560).title(title).yAxisTitle(unit).build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE); // seven steps overflow a row below
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
         chart.getStyler().setLabelsVisible(true);
         chart.getStyler().setYAxisDecimalPattern("#,##0.#");
         return chart;
