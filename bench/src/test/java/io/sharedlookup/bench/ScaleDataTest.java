@@ -28,7 +28,7 @@ class ScaleDataTest {
     }
 
     @Test
-    void diskEstimateAtOneHundredMillionIsAboutSixtyFiveGigabytes() {
-        assertThat(ScaleHarness.diskNeeded(100_000_000L)).isBetween(60_000_000_000L, 70_000_000_000L);
+    void diskEstimateAtOneHundredMillionIsAboutSeventyThreeGigabytes() {
+        assertThat(ScaleHarness.diskNeeded(100_000_000L)).isBetween(70_000_000_000L, 75_000_000_000L);
     }
 }
