@@ -26,7 +26,8 @@ import org.knowm.xchart.style.Styler;
  *   <li>{@link HttpHarness} results: {@code bench-<file>.png}, p50/p99/p99.9 at the fixed request rate;</li>
  *   <li>{@link BootstrapHarness} results: {@code bench-<file>.png}, seconds from process start to done per peer;</li>
  *   <li>{@link GcStoryHarness} results: {@code bench-<file>.png}, three panels side by side: query latency
- *       p50/p99/max, GC pauses (total and longest) during the measurement, heap after GC.</li>
+ *       p50/p99/max, GC pauses (total and longest) during the measurement, heap after GC;</li>
+ *   <li>{@link ScaleHarness} results: {@link ScaleReport}'s three charts.</li>
  * </ul>
  * Usage: {@code ChartRenderer <output dir> <result.json>...}; prints every file written.
  */
@@ -68,6 +69,9 @@ public final class ChartRenderer {
         }
         if (root.has("rates")) {
             return List.of(renderFreshness(base, root, outDir));
+        }
+        if (root.has("storeFiles") && root.has("growth")) { // before writerBootstrap, which it also has
+            return ScaleReport.render(base, root, outDir);
         }
         if (root.has("writerBootstrap")) {
             return List.of(renderBootstrap(base, root, outDir));
