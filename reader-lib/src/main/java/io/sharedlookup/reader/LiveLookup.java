@@ -297,7 +297,7 @@ final class LiveLookup implements Lookup {
             emptyAll(values, count);
             throw CallFailures.damaged(namespace, g, e);
         } finally {
-            Arrays.fill(batch.out, null); // the thread's batch keeps no caller's buffer alive
+            batch.release(); // the thread's batch keeps no caller's key or buffer alive
             batch.inUse = false;
         }
         return present;

@@ -99,6 +99,54 @@ class GetIntoAllocationTest {
         }
     }
 
+    /**
+     * {@code get} allocates the returned {@code String} and nothing else, whatever the key's shape: short and long
+     * ASCII Strings, UUIDs, non-ASCII keys, StringBuilder keys; ASCII and Latin-1 values; hits and misses. Compared
+     * with a loop that makes the same Strings from their bytes (String and array sizes depend on the JVM's layout).
+     */
+    @Test
+    void getAllocatesOnlyTheReturnedString() throws Exception {
+        Map<String, String> content = new HashMap<>();
+        String[] prefixes = {"u", "user:0000", "acct-00012345-region-", "", "ключ-", "名前"};
+        CharSequence[] keys = new CharSequence[KEYS * 2];
+        byte[][] valueBytes = new byte[keys.length][];
+        for (int i = 0; i < KEYS; i++) {
+            String prefix = prefixes[i % prefixes.length];
+            String key = prefix.isEmpty() ? new java.util.UUID(i, 7L * i).toString() : prefix + i;
+            String value = "Name number " + i + (i % 2 == 1 ? " é" : "");
+            content.put(key, value);
+            keys[2 * i] = i % 4 == 3 ? new StringBuilder(key) : new String(key.toCharArray());
+            keys[2 * i + 1] = "nobody-" + key;
+            valueBytes[2 * i] = value.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        try (TestStores.Published ignored = TestStores.publish(store, "users-get", content);
+             SharedLookupStore s = SharedLookupStore.open(store)) {
+            Lookup users = s.lookup("users-get");
+            String[] sink = new String[64];
+            Runnable gets = () -> {
+                for (int i = 0; i < CALLS; i++) {
+                    sink[i & 63] = users.get(keys[i % keys.length]);
+                }
+            };
+            Runnable strings = () -> { // the same Strings, each made from its bytes: one String per hit
+                for (int i = 0; i < CALLS; i++) {
+                    byte[] b = valueBytes[i % keys.length];
+                    sink[i & 63] = b == null ? null : new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
+                }
+            };
+            for (int round = 0; round < 5; round++) {
+                gets.run();
+                strings.run();
+            }
+            assertThat(users.get(keys[14])).isEqualTo("Name number 7 é");
+            long expected = allocatedBy(strings, Long.MAX_VALUE);
+            long allocated = allocatedBy(gets, expected);
+            assertThat(expected).as("bytes of the %d Strings", CALLS / 2).isPositive();
+            assertThat(allocated).as("bytes allocated by %d get calls, half of them hits", CALLS)
+                    .isEqualTo(expected);
+        }
+    }
+
     /** Half hits, half misses; half of the values ASCII. */
     private static long lookups(Lookup users, String[] keys, ValueBuffer value) {
         long found = 0;
@@ -115,11 +163,16 @@ class GetIntoAllocationTest {
      * another round (garbage per call would show in every round).
      */
     private static long allocatedBy(Runnable calls) {
+        return allocatedBy(calls, 0);
+    }
+
+    /** {@link #allocatedBy(Runnable)}, retried until a round allocates {@code expected} bytes (at most 3 rounds). */
+    private static long allocatedBy(Runnable calls, long expected) {
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         long allocated = -1;
-        for (int measured = 0; allocated != 0 && measured < 3; measured++) {
+        for (int measured = 0; allocated != expected && measured < 3; measured++) {
             long before = threads.getThreadAllocatedBytes(tid);
             calls.run();
             allocated = threads.getThreadAllocatedBytes(tid) - before;

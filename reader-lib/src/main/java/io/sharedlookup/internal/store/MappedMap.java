@@ -43,7 +43,7 @@ public final class MappedMap {
     private static final long GAVE_UP = SegmentWaits.GAVE_UP;
     /** From {@link #probeFirstTier}: not decided by the first attempt. */
     private static final int UNDECIDED = 3;
-    /** The longest key the first attempt takes: its bytes fit in two 8-byte words. */
+    /** The longest key whose bytes the probe compares as two words held in registers; longer ones word by word. */
     private static final int SHORT_KEY = 16;
     /** Probes the first attempt makes before it leaves a long collision chain to the general path. */
     private static final int FAST_PROBES = 8;
@@ -267,44 +267,33 @@ public final class MappedMap {
      * @throws StoreFormatException when the file is damaged
      */
     public int getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
-        // An ASCII String key (the common case) is hashed and compared from its chars in place; any other key is
-        // encoded into the thread's buffer first. The hot path is split into methods small enough for the JIT to
-        // inline (under 325 bytecodes each), so that a hit runs as one compiled method, without calls or the spills
-        // around them (docs/benchmarks.md, issue #12 section, measures what that does).
+        // An ASCII String key (the common case), of any length, is hashed and compared from its chars in place; any
+        // other key is encoded into the thread's buffer once. Both then take the same first attempt (getFast). The
+        // hot path is split into methods small enough for the JIT to inline (under 325 bytecodes each), so that a hit
+        // runs as one compiled method, without calls or the spills around them (docs/benchmarks.md, issue #12
+        // section, measures what that does): keep these probe methods together and small.
         if (key instanceof String) {
             String s = (String) key;
             int n = s.length();
             if (n > 0 && n <= SHORT_KEY) {
                 // a short key's bytes as two words, built once for the hash and the comparison
-                long w0 = asciiWord(s, 0, Math.min(n, 8));
-                long w1 = n > 8 ? asciiWord(s, 8, n) : 0;
+                long w0 = KeyWords.asciiWord(s, 0, Math.min(n, 8));
+                long w1 = n > 8 ? KeyWords.asciiWord(s, 8, n) : 0;
                 if ((w0 | w1) >= 0) {
-                    return getShortAscii(s, n, w0, w1, out, timeoutNanos);
+                    return getFast(s, null, n, w0, w1, Xxh64.hashShort(w0, w1, n), out, timeoutNanos);
                 }
-            } else if (isAscii(s)) {
-                return getIntoRetrying(s, null, n, Xxh64.hashAscii(s), out, timeoutNanos);
+            } else if (n > SHORT_KEY) {
+                long hash = Xxh64.hashIfAscii(s);
+                if (hash != Xxh64.NOT_ASCII || KeyWords.isAscii(s)) {
+                    return getFast(s, null, n, 0, 0, hash, out, timeoutNanos);
+                }
             }
         }
         return getIntoEncoded(key, out, timeoutNanos);
     }
 
     /**
-     * Chars {@code from..to-1} (at most 8) of {@code s} as the little-endian number of their bytes, or -1 (never such a
-     * number: its top byte would be 0xFF) when one of them is not ASCII.
-     */
-    private static long asciiWord(String s, int from, int to) {
-        long word = 0;
-        int any = 0;
-        for (int i = from; i < to; i++) {
-            char c = s.charAt(i);
-            any |= c;
-            word |= (long) c << ((i - from) << 3);
-        }
-        return any < 0x80 ? word : -1;
-    }
-
-    /**
-     * The lookup of a key that is not a short ASCII {@code String}: encoded into the thread's buffer first. Encoding
+     * The lookup of a key that is not an ASCII {@code String}: encoded into the thread's buffer first. Encoding
      * runs the key's own {@code charAt}, which may look another key up on this thread (a key computed from the store):
      * such a nested lookup gets a buffer of its own rather than overwrite the one being filled.
      */
@@ -320,19 +309,26 @@ public final class MappedMap {
         } finally {
             k.encoding = false;
         }
-        return getIntoRetrying(null, k, length, Xxh64.hash(k.bytes, length), out, timeoutNanos);
+        byte[] bytes = k.bytes; // held here: a nested lookup may replace the thread's buffer, never this array's bytes
+        if (length == 0) {
+            return getIntoRetrying(null, bytes, 0, Xxh64.hash(bytes, 0), out, timeoutNanos);
+        }
+        return getFast(null, bytes, length, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8), Xxh64.hash(bytes, length),
+                out, timeoutNanos);
     }
 
     /**
-     * The lookup of a short ASCII key ({@code n} bytes, 1 to {@link #SHORT_KEY}, in the words {@code w0} and
-     * {@code w1}): one short first attempt ({@link #probeFirstTier}), else the general path.
+     * The lookup of a key of {@code n} bytes (at least 1) and hash {@code hash}, given as an ASCII {@code String}
+     * ({@code ascii}) or else as encoded {@code bytes}; when {@code n} is at most {@link #SHORT_KEY}, its bytes are
+     * also in the words {@code w0} and {@code w1}. One short first attempt ({@link #probeFirstTier}), else the general
+     * path.
      */
-    private int getShortAscii(String s, int n, long w0, long w1, Utf8Text out, long timeoutNanos) {
-        long hash = Xxh64.hashShort(w0, w1, n);
+    private int getFast(String ascii, byte[] bytes, int n, long w0, long w1, long hash, Utf8Text out,
+                        long timeoutNanos) {
         int segment = segmentOf(hash);
         long before = SequenceProtocol.readBegin(sequences, segment);
         if (!SequenceProtocol.inChange(before)) {
-            int found = probeFirstTier(segment, slotKeyOf(hash), w0, w1, n, out);
+            int found = probeFirstTier(segment, slotKeyOf(hash), w0, w1, n, ascii, bytes, out);
             if (found != UNDECIDED && SequenceProtocol.readValidate(sequences, segment, before)
                     && (found == ABSENT || out.decode())) {
                 if (found == ABSENT) {
@@ -341,7 +337,7 @@ public final class MappedMap {
                 return found;
             }
         }
-        return getIntoRetrying(s, null, n, hash, out, timeoutNanos);
+        return getIntoRetrying(ascii, bytes, n, hash, out, timeoutNanos);
     }
 
     /**
@@ -354,7 +350,8 @@ public final class MappedMap {
      * misses with this one's (docs/benchmarks.md). Here each step is done for every key before the next step — all
      * keys' chars, then all hashes, then all slots, then all entries — so a step's misses are independent reads a few
      * instructions apart, which the processor overlaps. Each key's reads still lie between two reads of its segment's
-     * counter. A key that is not a short ASCII {@code String}, or whose first attempt is not decided (a race with the
+     * counter. Every key shape takes part: an ASCII {@code String} read from its chars, any other key encoded once into
+     * the batch's buffer for its place. A null or empty key, or one whose first attempt is not decided (a race with the
      * writer, a long collision chain, an extra tier), takes the single-key path.
      *
      * <p>The bound applies to each key that takes the single-key path, as it does to a single lookup: a key whose
@@ -366,13 +363,17 @@ public final class MappedMap {
      * @throws StoreFormatException when the file is damaged (the outputs likewise)
      */
     public int getAllInto(CharSequence[] keys, int from, int n, LookupBatch batch, long timeoutNanos) {
-        for (int i = 0; i < n; i++) { // the keys' chars: the key Strings' misses overlap
-            batch.length[i] = shortAsciiKey(keys[from + i], batch, i);
+        int touched = 0;
+        for (int i = 0; i < n; i++) { // the keys' char arrays: the key Strings' misses overlap
+            CharSequence key = keys[from + i];
+            touched += key instanceof String ? ((String) key).length() : 0;
         }
-        for (int i = 0; i < n; i++) { // hashes and counters: no misses
-            int length = batch.length[i];
-            if (length != 0) {
-                long hash = Xxh64.hashShort(batch.w0[i], batch.w1[i], length);
+        for (int i = 0; i < n; i++) { // the keys' words and hashes: no misses once the chars are in the cache
+            batch.length[i] = prepareKey(keys[from + i], batch, i);
+        }
+        for (int i = 0; i < n; i++) { // segments and counters: no misses
+            if (batch.length[i] != 0) {
+                long hash = batch.hash[i];
                 int segment = segmentOf(hash);
                 batch.segment[i] = segment;
                 batch.slotKey[i] = slotKeyOf(hash);
@@ -386,7 +387,6 @@ public final class MappedMap {
                         batch.slotKey[i] & hashLookupMask);
             }
         }
-        int touched = 0;
         for (int i = 0; i < n; i++) { // the entries' first bytes: their misses overlap; the next loop hits the cache
             long slot = batch.slot[i];
             int entry = entryOffset(slot); // < tierSize (MapLayout checks the entry space)
@@ -417,23 +417,40 @@ public final class MappedMap {
     }
 
     /**
-     * Puts the words of {@code key} into {@code batch}'s place {@code i} when it is a {@code String} of 1 to
-     * {@link #SHORT_KEY} ASCII chars, and returns its length; 0 otherwise (a null key included).
+     * Puts what the probe needs of {@code key} into {@code batch}'s place {@code i} — its hash, the ASCII
+     * {@code String} or else its encoded bytes, and for a short key its bytes as two words — and returns its length in
+     * bytes; 0 for a null or empty key (the single-key path answers those).
      */
-    private static int shortAsciiKey(CharSequence key, LookupBatch batch, int i) {
-        if (!(key instanceof String)) {
-            return 0;
+    private static int prepareKey(CharSequence key, LookupBatch batch, int i) {
+        if (key instanceof String) {
+            String s = (String) key;
+            int n = s.length();
+            if (n > 0 && n <= SHORT_KEY) {
+                long w0 = KeyWords.asciiWord(s, 0, Math.min(n, 8));
+                long w1 = n > 8 ? KeyWords.asciiWord(s, 8, n) : 0;
+                if ((w0 | w1) >= 0) {
+                    batch.keyFrom(i, s, null, w0, w1, Xxh64.hashShort(w0, w1, n));
+                    return n;
+                }
+            } else if (n > SHORT_KEY) {
+                long hash = Xxh64.hashIfAscii(s);
+                if (hash != Xxh64.NOT_ASCII || KeyWords.isAscii(s)) {
+                    batch.keyFrom(i, s, null, 0, 0, hash);
+                    return n;
+                }
+            }
         }
-        String s = (String) key;
-        int n = s.length();
-        if (n == 0 || n > SHORT_KEY) {
-            return 0;
-        }
-        long w0 = asciiWord(s, 0, Math.min(n, 8));
-        long w1 = n > 8 ? asciiWord(s, 8, n) : 0;
-        batch.w0[i] = w0;
-        batch.w1[i] = w1;
-        return (w0 | w1) >= 0 ? n : 0;
+        return key == null ? 0 : encodeKey(key, batch, i);
+    }
+
+    /** {@link #prepareKey} for a key that is not an ASCII {@code String}: encoded into place i's own buffer. */
+    private static int encodeKey(CharSequence key, LookupBatch batch, int i) {
+        int chars = key.length();
+        byte[] bytes = KeyWords.room(batch.keyBytes[i], chars);
+        batch.keyBytes[i] = bytes;
+        int length = KeyWords.encode(key, chars, bytes);
+        batch.keyFrom(i, null, bytes, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8), Xxh64.hash(bytes, length));
+        return length;
     }
 
     /**
@@ -452,9 +469,12 @@ public final class MappedMap {
         long w0 = batch.w0[i];
         long w1 = batch.w1[i];
         int length = batch.length[i];
-        int found = decideSlot(segment, buffer, base, batch.slot[i], slotKey, w0, w1, length, out);
+        String ascii = batch.ascii[i];
+        byte[] bytes = batch.bytes[i];
+        int found = decideSlot(segment, buffer, base, batch.slot[i], slotKey, w0, w1, length, ascii, bytes, out);
         if (found == OTHER_KEY) {
-            found = probeOnward(segment, buffer, base, slotKey & hashLookupMask, slotKey, w0, w1, length, out);
+            found = probeOnward(segment, buffer, base, slotKey & hashLookupMask, slotKey, w0, w1, length, ascii, bytes,
+                    out);
         }
         if (found == UNDECIDED || !SequenceProtocol.readValidate(sequences, segment, before)
                 || found == PRESENT && !out.decode()) {
@@ -491,28 +511,31 @@ public final class MappedMap {
     }
 
     /**
-     * The first attempt at a short ASCII key ({@code length} bytes, 1 to {@link #SHORT_KEY}, in the words {@code w0}
-     * and {@code w1}): it probes the segment's first tier only, for an entry whose sizes take one byte each and whose
-     * key's words lie within the tier. {@link #PRESENT} (the value copied into {@code out}), {@link #ABSENT} (the key
-     * is in none of the segment's tiers), or {@link #UNDECIDED} for anything else, which the general path decides.
+     * The first attempt at a key of {@code length} bytes (at least 1; see {@link #getFast} for {@code w0}, {@code w1},
+     * {@code ascii} and {@code bytes}): it probes the segment's first tier only, for an entry whose key and value lie
+     * within the tier with room for a whole word after the key's size. {@link #PRESENT} (the value copied into
+     * {@code out}), {@link #ABSENT} (the key is in none of the segment's tiers), or {@link #UNDECIDED} for anything
+     * else, which the general path decides.
      */
-    private int probeFirstTier(int segment, long slotKey, long w0, long w1, int length, Utf8Text out) {
+    private int probeFirstTier(int segment, long slotKey, long w0, long w1, int length, String ascii, byte[] bytes,
+                               Utf8Text out) {
         ByteBuffer buffer = firstTierBufferOf(segment);
         int base = firstTierBaseOf(segment);
         // The first slot is probed here, without a loop: a method with a hot loop is compiled on its own early, and
         // once compiled big the JIT no longer inlines it into the caller. Later probes of a collision chain (rarer)
         // have their own method.
         long index = slotKey & hashLookupMask;
-        int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, out);
-        return found != OTHER_KEY ? found : probeOnward(segment, buffer, base, index, slotKey, w0, w1, length, out);
+        int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
+        return found != OTHER_KEY ? found
+                : probeOnward(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
     }
 
     /** {@link #probeFirstTier}'s later probes, after the slot at {@code index}. */
     private int probeOnward(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
-                            int length, Utf8Text out) {
+                            int length, String ascii, byte[] bytes, Utf8Text out) {
         for (int probes = 1; probes < FAST_PROBES; probes++) {
             index = (index + 1) & hashLookupMask;
-            int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, out);
+            int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
             if (found != OTHER_KEY) {
                 return found;
             }
@@ -525,8 +548,9 @@ public final class MappedMap {
      * another key (the probe goes on), else what the first attempt decides.
      */
     private int probeSlot(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
-                          int length, Utf8Text out) {
-        return decideSlot(segment, buffer, base, readSlot(buffer, base, index), slotKey, w0, w1, length, out);
+                          int length, String ascii, byte[] bytes, Utf8Text out) {
+        return decideSlot(segment, buffer, base, readSlot(buffer, base, index), slotKey, w0, w1, length, ascii, bytes,
+                out);
     }
 
     /** Hash-lookup slot {@code index} of the tier at {@code base}. */
@@ -537,11 +561,12 @@ public final class MappedMap {
 
     /** What {@link #probeSlot} decides from the slot's content {@code slot}. */
     private int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1,
-                           int length, Utf8Text out) {
+                           int length, String ascii, byte[] bytes, Utf8Text out) {
         if (slot == 0) {
             return absentUnlessExtraTier(segment);
         }
-        return (slot & keyMask) == slotKey ? readShortEntry(buffer, base, slot, w0, w1, length, out) : OTHER_KEY;
+        return (slot & keyMask) == slotKey ? readFastEntry(buffer, base, slot, w0, w1, length, ascii, bytes, out)
+                : OTHER_KEY;
     }
 
     /** After an empty slot in {@code segment}'s first tier: the key is absent unless the segment has more tiers. */
@@ -550,41 +575,78 @@ public final class MappedMap {
     }
 
     /**
-     * Reads the entry that hash-lookup slot {@code slot} of the tier at {@code base} names, for the short ASCII key
-     * of {@link #probeFirstTier}: {@link #PRESENT} (the value copied into {@code out}), {@link #OTHER_KEY}, or
-     * {@link #UNDECIDED} when the entry is not one the first attempt reads (a size over one byte, too near the tier's
-     * end, or torn).
+     * Reads the entry that hash-lookup slot {@code slot} of the tier at {@code base} names, for the key of
+     * {@link #probeFirstTier}: {@link #PRESENT} (the value copied into {@code out}), {@link #OTHER_KEY}, or
+     * {@link #UNDECIDED} when the entry is not one the first attempt reads (too near the tier's end, or torn). Sizes
+     * of 128 or more (two stop-bit bytes) and keys longer than {@link #SHORT_KEY} are read by other methods
+     * ({@link #sizeAt}, {@link #longKeyStart}, {@link KeyWords}), so that this one stays small enough to inline.
      */
-    private int readShortEntry(ByteBuffer buffer, int base, long slot, long w0, long w1, int length, Utf8Text out) {
+    private int readFastEntry(ByteBuffer buffer, int base, long slot, long w0, long w1, int length, String ascii,
+                              byte[] bytes, Utf8Text out) {
         int offset = entryOffset(slot);
         int entry = base + offset;
         int limit = base + tierSize;
         if (offset < 0 || limit - entry < 2 + 2 * Long.BYTES) {
             return UNDECIDED;
         }
-        // a key size of 128 or more starts with a negative byte: never equal to length
+        int keyStart = entry + 1;
         if (buffer.get(entry) != length) {
-            return OTHER_KEY;
+            if (length < 128) { // a one-byte size that differs, or a size of 128 or more (its first byte negative)
+                return OTHER_KEY;
+            }
+            keyStart = longKeyStart(buffer, base, offset, length); // a key of 128 bytes or more: a 2-byte size
+            if (keyStart < 0) {
+                return keyStart == -1 ? OTHER_KEY : UNDECIDED;
+            }
         }
-        long first = buffer.getLong(entry + 1);
-        if (length <= 8 ? ((first ^ w0) & (-1L >>> (64 - 8 * length))) != 0
-                : first != w0 || ((buffer.getLong(entry + 9) ^ w1) & (-1L >>> (128 - 8 * length))) != 0) {
-            return OTHER_KEY;
-        }
-        int valueSizeAt = entry + 1 + length;
-        int valueSize = buffer.get(valueSizeAt);
-        if (valueSize < 0 || valueSize > limit - valueSizeAt - 1) {
+        if (length > limit - keyStart - 1) { // the key and at least its value's size byte must lie in the tier
             return UNDECIDED;
         }
-        copyValue(buffer, valueSizeAt + 1, valueSize, limit, out);
+        if (length <= SHORT_KEY) {
+            long first = buffer.getLong(keyStart); // 16 bytes past a one-byte size lie in the tier (checked above)
+            if (length <= 8 ? ((first ^ w0) & (-1L >>> (64 - 8 * length))) != 0
+                    : first != w0 || ((buffer.getLong(keyStart + 8) ^ w1) & (-1L >>> (128 - 8 * length))) != 0) {
+                return OTHER_KEY;
+            }
+        } else if (!(ascii != null ? KeyWords.equalsAscii(buffer, keyStart, ascii, limit)
+                : KeyWords.equalsBytes(buffer, keyStart, bytes, length, limit))) {
+            return OTHER_KEY;
+        }
+        int valueSizeAt = keyStart + length;
+        int valueSize = buffer.get(valueSizeAt);
+        int valueStart = valueSizeAt + 1;
+        if (valueSize < 0) { // a value of 128 bytes or more
+            long valueField = sizeAt(buffer, base, valueSizeAt - base);
+            if (valueField < 0) {
+                return UNDECIDED;
+            }
+            valueSize = (int) valueField;
+            valueStart = valueSizeAt + (int) (valueField >>> 32);
+        }
+        if (valueSize > limit - valueStart) {
+            return UNDECIDED;
+        }
+        copyValue(buffer, valueStart, valueSize, limit, out);
         return PRESENT;
     }
 
     /**
-     * Looks up the key of hash {@code hash}, given as an ASCII {@code String} ({@code ascii}) or else as
-     * {@code keyLength} encoded bytes in {@code k}, retrying while the writer changes its segment.
+     * Where the key of the entry at tier offset {@code offset} starts when its size is written in more than one byte
+     * and equals {@code length}; -1 when the size differs, -2 when it does not parse (torn or damaged).
      */
-    private int getIntoRetrying(String ascii, KeyBuffer k, int keyLength, long hash, Utf8Text out,
+    private int longKeyStart(ByteBuffer buffer, int base, int offset, int length) {
+        long keyField = sizeAt(buffer, base, offset);
+        if (keyField < 0) {
+            return -2;
+        }
+        return (int) keyField != length ? -1 : base + offset + (int) (keyField >>> 32);
+    }
+
+    /**
+     * Looks up the key of hash {@code hash}, given as an ASCII {@code String} ({@code ascii}) or else as
+     * its first {@code keyLength} encoded {@code bytes}, retrying while the writer changes its segment.
+     */
+    private int getIntoRetrying(String ascii, byte[] bytes, int keyLength, long hash, Utf8Text out,
                                 long timeoutNanos) {
         int segment = segmentOf(hash);
         long slotKey = slotKeyOf(hash);
@@ -592,7 +654,7 @@ public final class MappedMap {
         for (int attempt = 0; ; attempt++) {
             long before = SequenceProtocol.readBegin(sequences, segment);
             if (!SequenceProtocol.inChange(before)) {
-                int found = find(segment, slotKey, ascii, k, keyLength, out);
+                int found = find(segment, slotKey, ascii, bytes, keyLength, out);
                 if (SequenceProtocol.readValidate(sequences, segment, before)) {
                     // the copy is consistent: decoding it now cannot see a torn value
                     if (found == INCONSISTENT || found == PRESENT && !out.decode()) {
@@ -711,7 +773,7 @@ public final class MappedMap {
 
     // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
 
-    private int find(int segment, long slotKey, String ascii, KeyBuffer key, int keyLength, Utf8Text out) {
+    private int find(int segment, long slotKey, String ascii, byte[] key, int keyLength, Utf8Text out) {
         ByteBuffer buffer = firstTierBufferOf(segment);
         int base = firstTierBaseOf(segment);
         long tier = segment + 1L;
@@ -740,7 +802,7 @@ public final class MappedMap {
      * from the file is checked against the tier once, before the bytes it names are read; the buffer checks each
      * access against the mapping as well, so a damaged file can never be read outside it.
      */
-    private int findInTier(ByteBuffer buffer, int base, long slotKey, String ascii, KeyBuffer key, int keyLength,
+    private int findInTier(ByteBuffer buffer, int base, long slotKey, String ascii, byte[] key, int keyLength,
                            Utf8Text out) {
         long index = slotKey & hashLookupMask;
         for (long probes = 0; probes < hashLookupCapacity; probes++) {
@@ -767,7 +829,7 @@ public final class MappedMap {
      * value copied into {@code out}) when it holds the key, {@link #OTHER_KEY} when it holds another one,
      * {@link #INCONSISTENT} when it does not parse.
      */
-    private int readEntry(ByteBuffer buffer, int base, long slot, String ascii, KeyBuffer key, int keyLength,
+    private int readEntry(ByteBuffer buffer, int base, long slot, String ascii, byte[] key, int keyLength,
                           Utf8Text out) {
         int entry = entryOffset(slot); // < tierSize (MapLayout checks the entry space)
         if (entry < 0) {
@@ -782,8 +844,9 @@ public final class MappedMap {
         if (keySize > tierSize - keyStart) { // not keyStart + keySize: two sizes near the tier's can overflow an int
             return INCONSISTENT;
         }
-        if (keySize != keyLength || !(ascii != null ? equalsAscii(buffer, base + keyStart, ascii, base + tierSize)
-                : key.equalsAt(buffer, base + keyStart, keyLength, base + tierSize))) {
+        if (keySize != keyLength
+                || !(ascii != null ? KeyWords.equalsAscii(buffer, base + keyStart, ascii, base + tierSize)
+                        : KeyWords.equalsBytes(buffer, base + keyStart, key, keyLength, base + tierSize))) {
             return OTHER_KEY;
         }
         int valueSizeAt = keyStart + keySize;
@@ -850,44 +913,6 @@ public final class MappedMap {
             any |= b[i]; // sign-extended: a byte >= 0x80 sets the high bits
         }
         out.filled(size, any);
-    }
-
-    private static boolean isAscii(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            if (s.charAt(i) >= 0x80) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Whether the bytes at {@code at} (which end by {@code limit}, the end of their tier) are those of the ASCII key
-     * {@code s}: compared 8 at a time against words built from its chars, the last part through one masked read when
-     * the tier leaves room.
-     */
-    private static boolean equalsAscii(ByteBuffer buffer, int at, String s, int limit) {
-        int length = s.length();
-        int i = 0;
-        for (; i + 8 <= length; i += 8) {
-            if ((long) MAPPED_LONG.get(buffer, at + i) != Xxh64.lowBytes(s, i, 8)) {
-                return false;
-            }
-        }
-        int rest = length - i;
-        if (rest == 0) {
-            return true;
-        }
-        if (limit - at - i >= 8) {
-            long differ = (long) MAPPED_LONG.get(buffer, at + i) ^ Xxh64.lowBytes(s, i, rest);
-            return (differ & (-1L >>> (64 - 8 * rest))) == 0;
-        }
-        for (; i < length; i++) {
-            if (buffer.get(at + i) != (byte) s.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private long segmentSize(int segment) {
@@ -1039,69 +1064,5 @@ public final class MappedMap {
             n++;
         }
         return n;
-    }
-
-    /**
-     * A thread's reusable buffers: the encoded key being looked up when it is not an ASCII {@code String} (with 8 spare
-     * bytes, so that its tail can be read as one long), and the value copied out for
-     * {@code getInto(…, StringBuilder)}.
-     */
-    private static final class KeyBuffer {
-        byte[] bytes = new byte[64];
-        final Utf8Text value = new Utf8Text();
-        /** Whether a key is being encoded into it (its {@code charAt} running). */
-        boolean encoding;
-
-        /**
-         * Whether the {@code length} bytes at {@code at} (which end by {@code limit}, the end of their tier) are the
-         * encoded key: compared 8 bytes at a time, the last part through one masked read when the tier leaves room.
-         */
-        boolean equalsAt(ByteBuffer buffer, int at, int length, int limit) {
-            byte[] b = bytes;
-            int i = 0;
-            for (; i + 8 <= length; i += 8) {
-                if ((long) MAPPED_LONG.get(buffer, at + i) != (long) ARRAY_LONG.get(b, i)) {
-                    return false;
-                }
-            }
-            int rest = length - i;
-            if (rest == 0) {
-                return true;
-            }
-            if (limit - at - i >= 8) {
-                long differ = (long) MAPPED_LONG.get(buffer, at + i) ^ (long) ARRAY_LONG.get(b, i);
-                return (differ & (-1L >>> (64 - 8 * rest))) == 0;
-            }
-            for (; i < length; i++) {
-                if (buffer.get(at + i) != b[i]) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** Encodes {@code key} as Chronicle does (each char on its own, in 1 to 3 bytes); returns the byte count. */
-        int encode(CharSequence key) {
-            int length = key.length();
-            if (bytes.length < 3 * length + 8) {
-                bytes = new byte[Math.max(3 * length + 8, 2 * bytes.length)];
-            }
-            byte[] b = bytes;
-            int n = 0;
-            for (int i = 0; i < length; i++) {
-                char c = key.charAt(i);
-                if (c < 0x80) {
-                    b[n++] = (byte) c;
-                } else if (c < 0x800) {
-                    b[n++] = (byte) (0xC0 | (c >> 6));
-                    b[n++] = (byte) (0x80 | (c & 0x3F));
-                } else {
-                    b[n++] = (byte) (0xE0 | (c >> 12));
-                    b[n++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-                    b[n++] = (byte) (0x80 | (c & 0x3F));
-                }
-            }
-            return n;
-        }
     }
 }

@@ -55,12 +55,21 @@ final class Xxh64 {
     }
 
     /**
-     * The hash of an ASCII {@code key}'s bytes (its UTF-8 form), computed from its chars in place, with no buffer
-     * written or read back. Only for keys whose chars are all below 0x80 (any other key is encoded first).
+     * What {@link #hashIfAscii} answers for a key that is not ASCII. An ASCII key whose hash happens to be this number
+     * gets it too: a caller that sees it checks the key's chars ({@link KeyWords#isAscii}) before it takes it for
+     * "not ASCII".
      */
-    static long hashAscii(String key) {
+    static final long NOT_ASCII = Long.MIN_VALUE;
+
+    /**
+     * The hash of an ASCII {@code key}'s bytes (its UTF-8 form), computed from its chars in place, with no buffer
+     * written or read back, and the chars checked in the same pass: {@link #NOT_ASCII} when one of them is 0x80 or
+     * above (such a key is encoded first).
+     */
+    static long hashIfAscii(String key) {
         int length = key.length();
         int p = 0;
+        long words = 0; // the OR of every word: KeyWords.asciiWord makes a word with a char of 0x80 or above -1
         long h;
         if (length >= 32) {
             long v1 = P1 + P2;
@@ -69,10 +78,15 @@ final class Xxh64 {
             long v4 = -P1;
             int limit = length - 32;
             do {
-                v1 = round(v1, lowBytes(key, p, 8));
-                v2 = round(v2, lowBytes(key, p + 8, 8));
-                v3 = round(v3, lowBytes(key, p + 16, 8));
-                v4 = round(v4, lowBytes(key, p + 24, 8));
+                long a = KeyWords.asciiWord(key, p, p + 8);
+                long b = KeyWords.asciiWord(key, p + 8, p + 16);
+                long c = KeyWords.asciiWord(key, p + 16, p + 24);
+                long d = KeyWords.asciiWord(key, p + 24, p + 32);
+                words |= a | b | c | d;
+                v1 = round(v1, a);
+                v2 = round(v2, b);
+                v3 = round(v3, c);
+                v4 = round(v4, d);
                 p += 32;
             } while (p <= limit);
             h = converge(v1, v2, v3, v4);
@@ -81,16 +95,23 @@ final class Xxh64 {
         }
         h += length;
         for (; p + 8 <= length; p += 8) {
-            h = mixLong(h, lowBytes(key, p, 8));
+            long word = KeyWords.asciiWord(key, p, p + 8);
+            words |= word;
+            h = mixLong(h, word);
         }
         if (p + 4 <= length) {
-            h = mixInt(h, lowBytes(key, p, 4));
+            long word = KeyWords.asciiWord(key, p, p + 4);
+            words |= word;
+            h = mixInt(h, word);
             p += 4;
         }
+        int chars = 0;
         for (; p < length; p++) {
-            h = mixByte(h, key.charAt(p) & 0xFFL);
+            char c = key.charAt(p);
+            chars |= c;
+            h = mixByte(h, c & 0xFFL);
         }
-        return avalanche(h);
+        return words >= 0 && chars < 0x80 ? avalanche(h) : NOT_ASCII;
     }
 
     /**
