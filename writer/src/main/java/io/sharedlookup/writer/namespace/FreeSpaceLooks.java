@@ -3,7 +3,8 @@ package io.sharedlookup.writer.namespace;
 import io.sharedlookup.writer.store.GenerationFile;
 
 /**
- * Whether a generation runs low on Chronicle's free space, asked at most every {@link #FREE_SPACE_CHECK_NANOS}: entries
+ * Whether a generation runs low on Chronicle's free space, asked at most every {@link #FREE_SPACE_CHECK_NANOS} and
+ * never for more than 1/{@link #LOOK_COST_FACTOR} of the writer's time: entries
  * larger than sampled use up bytes before the entry count says so, and growth must start before a put finds no room.
  */
 final class FreeSpaceLooks {
@@ -20,6 +21,13 @@ final class FreeSpaceLooks {
      * often instead; a put that still finds no room triggers growth by itself.
      */
     private static final long FREE_SPACE_CHECK_NANOS = 250_000_000L;
+    /**
+     * A look may take at most this share of the writer's time: the next look waits this many times as long as the last
+     * one took, when that is longer than {@link #FREE_SPACE_CHECK_NANOS}. A fixed period was not enough: at 10M entries
+     * a look took ~40 ms, 15 % of a bootstrap's ingest thread (async-profiler, docs/benchmarks.md section 11), and it
+     * grows with the map while the period does not.
+     */
+    static final int LOOK_COST_FACTOR = 50;
     private long nextFreeSpaceCheck = System.nanoTime();
     /** The generation {@link #low} last looked at, and what it found. */
     private GenerationFile lookedAtFreeSpaceOf;
@@ -31,10 +39,16 @@ final class FreeSpaceLooks {
         if (now - nextFreeSpaceCheck < 0) {
             return false;
         }
-        nextFreeSpaceCheck = now + FREE_SPACE_CHECK_NANOS;
         lookedAtFreeSpaceOf = t;
         lowAtLastLook = t.fill().percentageFreeSpace() < LOW_FREE_SPACE;
+        long after = System.nanoTime();
+        nextFreeSpaceCheck = after + pauseAfterLook(after - now);
         return lowAtLastLook;
+    }
+
+    /** How long to wait before the next look, after one that took {@code lookNanos}. */
+    static long pauseAfterLook(long lookNanos) {
+        return Math.max(FREE_SPACE_CHECK_NANOS, Math.max(0, lookNanos) * LOOK_COST_FACTOR);
     }
 
     /**
