@@ -157,6 +157,14 @@ final class WriterCommand {
                     + "every namespace from its topic. At least 60; 0: never (default: ${DEFAULT-VALUE}).")
     int ingestHoldLimit;
 
+    @Option(names = "--apply-threads", paramLabel = "N", defaultValue = "auto",
+            converter = ApplyThreadsConverter.class,
+            description = "Threads that fill a generation readers do not see yet (a first build, a rebuild): each "
+                    + "puts the records of its share of the keys, in order per key, so a bootstrap is not held to "
+                    + "one core. A published generation is always updated by one thread. 1: every record on the "
+                    + "ingest thread (default: ${DEFAULT-VALUE}, one per core, at most 8).")
+    int applyThreads;
+
     @Option(names = "--rebuild", paramLabel = "NAMESPACE", split = ",",
             description = "Rebuild this namespace from the beginning of its topic, repeatable. A start whose settings "
                     + "would change what a namespace stores (its topic, --value-field, --reverse-index) is refused "
@@ -229,7 +237,7 @@ final class WriterCommand {
                 .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(httpPort).valueField(field)
                 .maxValueBytes(maxValueBytes).reverseIndex(reverseIndex).permissions(permissions())
                 .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).stuckAfterSeconds(stuckAfter)
-                .ingestHoldLimitSeconds(ingestHoldLimit).rebuild(toRebuild).build();
+                .ingestHoldLimitSeconds(ingestHoldLimit).rebuild(toRebuild).applyThreads(applyThreads).build();
     }
 
     /** The {@code --rebuild} namespaces, each one of the {@code served} namespaces. */
@@ -384,6 +392,26 @@ final class WriterCommand {
         HoldLimitConverter() {
             super("--ingest-hold-limit", WriterConfig.MIN_INGEST_HOLD_LIMIT_SECONDS, true,
                     " (a disk that stalls for seconds is no reason to restart), e.g. 1800, or 0 for never");
+        }
+    }
+
+    /** A whole number of applier threads, 1 to {@link WriterConfig#MAX_APPLY_THREADS}, or auto (from the cores). */
+    static final class ApplyThreadsConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            if (text.trim().equalsIgnoreCase("auto")) {
+                return WriterConfig.DEFAULT_APPLY_THREADS;
+            }
+            try {
+                int n = Integer.parseInt(text.trim());
+                if (n >= 1 && n <= WriterConfig.MAX_APPLY_THREADS) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new ConfigException("Invalid --apply-threads '" + text + "': use a whole number from 1 (every "
+                    + "record on the ingest thread) to " + WriterConfig.MAX_APPLY_THREADS + ", or auto (one per core)");
         }
     }
 

@@ -29,12 +29,15 @@ import java.util.Set;
  *                         0 never
  * @param rebuild          namespaces to rebuild from their topics at start, whether or not their stored settings
  *                         changed ({@code --rebuild}); each one this writer serves
+ * @param applyThreads     threads that fill a generation not yet published (a first build, a rebuild), each taking
+ *                         the keys of its share; 1 applies every record on the ingest thread
  */
 public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
                            Map<String, String> kafkaProperties, String httpHost, int httpPort,
                            Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
                            StorePermissions permissions, Optional<Path> seed,
-                           int stuckAfterSeconds, int ingestHoldLimitSeconds, Set<String> rebuild) {
+                           int stuckAfterSeconds, int ingestHoldLimitSeconds, Set<String> rebuild,
+                           int applyThreads) {
     // Constants, so that the command line's option annotations take their defaults from here.
     public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
     public static final int DEFAULT_HTTP_PORT = 7070;
@@ -43,6 +46,10 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
     public static final int DEFAULT_INGEST_HOLD_LIMIT_SECONDS = 1800;
     /** The shortest hold limit the command line takes: {@code /ready} reports a hold from 60 s. */
     public static final int MIN_INGEST_HOLD_LIMIT_SECONDS = 60;
+    /** The most applier threads taken: beyond a few, Chronicle's segment locks and the memory bus limit, not cores. */
+    public static final int MAX_APPLY_THREADS = 64;
+    /** One applier per core, at most 8 by default: the ingest thread, HTTP and the readers need the rest. */
+    public static final int DEFAULT_APPLY_THREADS = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()));
 
     public WriterConfig {
         Optional<String> defaultField = valueField;
@@ -56,6 +63,10 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
         if (ingestHoldLimitSeconds < 0) {
             throw new IllegalArgumentException("ingestHoldLimitSeconds must be 0 (never) or more, not "
                     + ingestHoldLimitSeconds);
+        }
+        if (applyThreads < 1 || applyThreads > MAX_APPLY_THREADS) {
+            throw new IllegalArgumentException("applyThreads must be 1 to " + MAX_APPLY_THREADS + ", not "
+                    + applyThreads);
         }
     }
 
@@ -80,6 +91,7 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
         private int stuckAfterSeconds = DEFAULT_STUCK_AFTER_SECONDS;
         private int ingestHoldLimitSeconds = DEFAULT_INGEST_HOLD_LIMIT_SECONDS;
         private Set<String> rebuild = Set.of();
+        private int applyThreads = DEFAULT_APPLY_THREADS;
 
         private Builder(String bootstrapServers, Path storeDir) {
             this.bootstrapServers = bootstrapServers;
@@ -146,10 +158,15 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
             return this;
         }
 
+        public Builder applyThreads(int applyThreads) {
+            this.applyThreads = applyThreads;
+            return this;
+        }
+
         public WriterConfig build() {
             return new WriterConfig(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort,
                     valueField, maxValueBytes, reverseIndex, permissions, seed, stuckAfterSeconds,
-                    ingestHoldLimitSeconds, rebuild);
+                    ingestHoldLimitSeconds, rebuild, applyThreads);
         }
     }
 }

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * in {@link PartitionOffsets}. A bad record is counted, logged and skipped, for the namespaces it is bad for only (a
  * document that lacks one namespace's field is still applied to the others); a namespace that cannot take a record
  * has its topic paused or rebuilt by the ingest loop, and the record is read again (for every namespace of the topic:
- * applying a record twice in a row leaves a namespace as applying it once).
+ * applying a record twice in a row leaves a namespace as applying it once). A generation no reader maps yet is filled by
+ * several threads first ({@link ParallelApplier}); a record counts as applied only once it is put.
  */
 final class BatchApplier {
     private static final Logger log = LoggerFactory.getLogger(BatchApplier.class);
@@ -53,10 +54,11 @@ final class BatchApplier {
     private final int maxValueBytes;
     private final RateLimitedLog badRecords = new RateLimitedLog(log, 5_000);
     private final KeyPartitions keyPartitions;
+    private final ParallelApplier parallel;
 
     BatchApplier(Consumer<byte[], byte[]> consumer, TopicNamespaces byTopic, PartitionOffsets offsets,
                  Positions positions, TopicPauses pauses, Stall stall, BiConsumer<String, String> rebuild,
-                 WriterMetrics metrics, int maxValueBytes) {
+                 WriterMetrics metrics, int maxValueBytes, int applyThreads) {
         this.consumer = consumer;
         this.byTopic = byTopic;
         this.offsets = offsets;
@@ -68,6 +70,7 @@ final class BatchApplier {
         byTopic.all().forEach(s -> decoders.put(s, new RecordDecoder(s.binding().valueField())));
         this.maxValueBytes = maxValueBytes;
         this.keyPartitions = new KeyPartitions(metrics);
+        this.parallel = new ParallelApplier(applyThreads);
     }
 
     /**
@@ -76,19 +79,24 @@ final class BatchApplier {
      */
     void forgetKeys(String topic) {
         byTopic.namespacesOf(topic).forEach(keyPartitions::forget);
+        parallel.forget(topic); // and what appliers put ahead of a stall: the new generation has none of it
     }
 
     void apply(ConsumerRecords<byte[], byte[]> records) {
         Set<String> stalledNow = new HashSet<>();
         Set<String> rebuiltNow = new HashSet<>();
+        Map<TopicPartition, ParallelApplier.Part> pass = parallel.run(records, this::onlySinkOf,
+                (sink, r) -> decode(sink, r, false));
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
             String topic = tp.topic();
+            ParallelApplier.Part part = pass.get(tp);
             if (rebuiltNow.contains(topic)) {
                 continue; // every partition of it was just sent back to its beginning
             }
             if (stalledNow.contains(topic)) {
                 consumer.seek(tp, list.get(0).offset());
+                parallel.keepAhead(tp, part, 0, list);
                 continue;
             }
             List<NamespaceSink> sinks = byTopic.of(topic);
@@ -96,12 +104,18 @@ final class BatchApplier {
             // Counted per batch, not per record: a labelled counter and a map update per record showed in profiles.
             long read = 0;
             long applied = 0;
-            for (ConsumerRecord<byte[], byte[]> r : list) {
+            for (int i = 0; i < list.size(); i++) {
+                ConsumerRecord<byte[], byte[]> r = list.get(i);
                 try {
                     read++;
-                    boolean any = false;
-                    for (NamespaceSink sink : sinks) {
-                        any |= applyRecord(sink, r, positions, sinks.size() > 1);
+                    byte state = part != null ? part.state(i) : parallel.takeAhead(tp, r.offset());
+                    boolean any = state == ParallelApplier.APPLIED;
+                    if (state != ParallelApplier.APPLIED && state != ParallelApplier.SKIPPED) {
+                        // Not put by an applier (none ran, or it could not): applied here, in order.
+                        for (NamespaceSink sink : sinks) {
+                            any |= part != null ? applyDecoded(sink, r, part.decoded(i))
+                                    : applyRecord(sink, r, positions, sinks.size() > 1);
+                        }
                     }
                     if (any) {
                         applied++;
@@ -109,6 +123,7 @@ final class BatchApplier {
                 } catch (StalledException e) {
                     // Not applied: read it again once the namespace can take it.
                     consumer.seek(tp, r.offset());
+                    parallel.keepAhead(tp, part, i + 1, list);
                     stalledNow.add(topic);
                     stall.stall(topic, e.getMessage(), e.retryMillis());
                     whole = false;
@@ -121,6 +136,7 @@ final class BatchApplier {
                         rebuiltNow.add(topic);
                     } catch (KafkaException unreachable) {
                         consumer.seek(tp, r.offset());
+                        parallel.keepAhead(tp, part, i + 1, list);
                         stalledNow.add(topic);
                         stall.stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
                                 StalledException.PAUSE_MILLIS);
@@ -157,6 +173,21 @@ final class BatchApplier {
      */
     private boolean applyRecord(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, Positions positions,
                                 boolean shared) {
+        String[] decoded = decode(sink, r, shared);
+        return decoded != null && applyDecoded(sink, r, decoded);
+    }
+
+    /** A topic's namespace when it feeds only one (several are applied one by one), else null. */
+    private NamespaceSink onlySinkOf(String topic) {
+        List<NamespaceSink> sinks = byTopic.of(topic);
+        return sinks.size() == 1 ? sinks.get(0) : null;
+    }
+
+    /**
+     * Decodes one record for one namespace: {key, value (null: a tombstone)}, or null when the record is bad for it
+     * (counted, logged and skipped).
+     */
+    private String[] decode(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, boolean shared) {
         String ns = sink.binding().namespace();
         RecordDecoder decoder = decoders.get(sink);
         String topic = r.topic();
@@ -166,7 +197,7 @@ final class BatchApplier {
                 sink.skipped().add(r.partition(), r.offset(), "null key");
                 badRecords.warn("Skipped a record with a null key at {}-{} offset {}", topic, r.partition(),
                         r.offset());
-                return false;
+                return null;
             }
             String key = decoder.key(r.key());
             keyPartitions.seen(ns, key, topic, r.partition(), r.offset());
@@ -179,18 +210,27 @@ final class BatchApplier {
                         + " bytes, over --max-value-bytes " + maxValueBytes);
                 badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
                         r.value().length, maxValueBytes, topic, r.partition(), r.offset());
-                return false;
+                return null;
             } else {
                 value = decoder.value(r.value());
             }
-            sink.apply(key, value, positions);
-            return true;
+            return new String[] {key, value};
         } catch (RecordDecoder.DecodeException e) {
             metrics.decodeErrors.labelValues(ns).inc();
             sink.skipped().add(r.partition(), r.offset(), "cannot be decoded: " + e.getMessage());
             badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
                     r.partition(), r.offset(), shared ? e.getMessage() + " (for namespace '" + ns + "'; the topic's "
                             + "other namespaces take it when it has their field)" : e.getMessage());
+        }
+        return null;
+    }
+
+    /** Applies a decoded record ({@link #decode}) to one namespace; one it cannot take is counted and skipped. */
+    private boolean applyDecoded(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, String[] decoded) {
+        String topic = r.topic();
+        try {
+            sink.apply(decoded[0], decoded[1], positions);
+            return true;
         } catch (RecordSkippedException e) {
             sink.skipped().add(r.partition(), r.offset(), e.getMessage());
             if (e.isError()) {

@@ -320,7 +320,7 @@ public final class Ingestor {
         offsets = new PartitionOffsets(made, config.kafkaProperties().containsKey(ConsumerConfig.GROUP_ID_CONFIG));
         pauses = new TopicPauses(made, offsets);
         batch = new BatchApplier(made, byTopic, offsets, positions, pauses, this::stall, this::rebuildTopic, metrics,
-                config.maxValueBytes());
+                config.maxValueBytes(), config.applyThreads());
         unreadable = new UnreadablePartitions(made, offsets, byTopic::namespacesOf, this::stall, metrics);
         consumer = made; // stop() wakes it from now on; a stop() before this is seen by startAll
     }

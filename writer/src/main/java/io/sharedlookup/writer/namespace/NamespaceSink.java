@@ -227,6 +227,12 @@ public final class NamespaceSink {
         applyToTarget(key, value, positions);
     }
 
+    /** The generation a parallel pass may fill now, or null: see {@link ParallelFill#of}. */
+    public ParallelFill parallelFill() {
+        lastUpdateMillis = System.currentTimeMillis(); // asked only for a batch with records for this namespace
+        return ParallelFill.of(generations, growth, lastError, initialSizing.sampling() || !heldBack.isEmpty());
+    }
+
     /** Applies a record to the generation records go to, growing it when a put finds no room. */
     private void applyToTarget(String key, String value, Positions positions) {
         try {

@@ -7,7 +7,6 @@ import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -44,8 +43,8 @@ public final class GenerationFile implements AutoCloseable {
     private final long capacity;
     private final MapLayout layout;
     private final SegmentCounters counters;
-    /** Held through each {@link #put} with its cut-back: see there. */
-    private final Object puts = new Object();
+    /** Taken by each {@link #put} with its cut-back: one at a time, except in a parallel build's passes. */
+    private final PutGate puts = new PutGate();
     private ReverseIndex reverse;
     /**
      * The {@link ContentDigest} of the entries, kept by every change (the ingest thread and a growth copy may both
@@ -262,14 +261,24 @@ public final class GenerationFile implements AutoCloseable {
      *                                a longer value of an existing key found no room after Chronicle freed the old one
      */
     public boolean put(CharSequence key, CharSequence value, long timeoutNanos) {
-        // One put at a time: during a growth copy the copy thread and the ingest thread both put into the new
-        // generation. When the file system refuses one of them an extra tier bulk, Chronicle has already lengthened
-        // the file and releases its own lock before the refusal reaches us; a put of the other thread slipping in
-        // before the cut-back below would find the file long enough, skip asking for the space and write into pages
-        // the file system never gave (SIGBUS on a full disk). Puts are not contended otherwise.
-        synchronized (puts) {
+        // One put at a time (a growth copy's thread and the ingest thread both put into the next generation), so
+        // that a refused extension is cut back before another put; see PutGate for when several may go together.
+        java.util.concurrent.locks.Lock gate = puts.enter();
+        try {
             return putAlone(key, value, timeoutNanos);
+        } finally {
+            gate.unlock();
         }
+    }
+
+    /** Lets a parallel build's puts run together while the disk has room to spare ({@link PutGate}); whether now. */
+    public boolean sharePuts() {
+        return puts.shareIfRoomy(file, allocatedLength());
+    }
+
+    /** One put at a time again, once a parallel pass is over. */
+    public void exclusivePuts() {
+        puts.closeToOne();
     }
 
     private boolean putAlone(CharSequence key, CharSequence value, long timeoutNanos) {
@@ -278,7 +287,7 @@ public final class GenerationFile implements AutoCloseable {
             MapEntry<CharSequence, CharSequence> entry = c.entry();
             Data<CharSequence> data = c.wrapValueAsData(value);
             String previous = null;
-            if (entry != null && contentEquals(entry.value().get(), value)) {
+            if (entry != null && Chars.contentEquals(entry.value().get(), value)) {
                 if (reverse != null) {
                     reverse.add(value, key, timeoutNanos); // completes an earlier put whose index update failed
                 }
@@ -497,18 +506,5 @@ public final class GenerationFile implements AutoCloseable {
         if (reverse != null) {
             reverse.file().close();
         }
-    }
-
-    private static boolean contentEquals(CharSequence a, CharSequence b) {
-        int n = a.length();
-        if (n != b.length()) {
-            return false;
-        }
-        for (int i = 0; i < n; i++) {
-            if (a.charAt(i) != b.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
     }
 }
