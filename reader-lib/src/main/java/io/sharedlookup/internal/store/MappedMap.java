@@ -49,7 +49,6 @@ public final class MappedMap {
     private static final int FAST_PROBES = 8;
     /** From {@link #readEntry}: the slot names an entry of another key (a hash-lookup collision). */
     private static final int OTHER_KEY = 2;
-    private static final int WINDOW_BYTES = 1 << 30;
     /** Plain 8-byte reads from a mapping at any index (plain access allows unaligned indexes); bounds-checked. */
     private static final VarHandle MAPPED_LONG =
             MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -167,7 +166,8 @@ public final class MappedMap {
             requireCompleteHeader(channel, file, layout.segmentHeadersOffset());
             ByteBuffer headers = map(channel, layout.segmentHeadersOffset(),
                     layout.segmentsOffset() - layout.segmentHeadersOffset());
-            int tiersPerWindow = (int) Math.max(1, Math.min(layout.segments(), WINDOW_BYTES / layout.tierSize()));
+            int tiersPerWindow = (int) Math.max(1,
+                    Math.min(layout.segments(), TierWindows.WINDOW_BYTES / layout.tierSize()));
             int windowCount = (layout.segments() + tiersPerWindow - 1) / tiersPerWindow;
             ByteBuffer[] windows = new ByteBuffer[windowCount];
             for (int w = 0; w < windowCount; w++) {

@@ -4,7 +4,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Whether a generation fits the disk, asked before its file is created. Chronicle preallocates a generation's first
@@ -17,6 +21,9 @@ import java.util.function.ToLongFunction;
  * {@code TierWindows}), and only a single tier must fit one window (1 GiB, see {@link EntryRoom}).
  */
 public final class DiskFit {
+    private static final Logger log = LoggerFactory.getLogger(DiskFit.class);
+    /** What {@link #usableSpace} answers when the file system cannot say: never confused with a full disk (0). */
+    public static final long UNKNOWN = -1;
     /**
      * Chronicle's header and segment headers, and the sequence file, beside the tiers: a segment header is at most
      * this many bytes (64 in the files measured), a sequence counter far less.
@@ -27,20 +34,30 @@ public final class DiskFit {
 
     /** Where the free space of a directory's file system comes from: replaced by tests that play a small disk. */
     private static volatile ToLongFunction<Path> freeSpace = DiskFit::fileSystemFreeSpace;
+    /** Chronicle's tiers for a sizing: replaced by tests that play a Chronicle whose builder cannot be read. */
+    private static volatile Function<GenerationSizing, EntryRoom.Tiers> tiersOf = EntryRoom::tiersOf;
+    /** The skipped check is said once, not for every generation. */
+    private static final AtomicBoolean warnedSkip = new AtomicBoolean();
 
     private DiskFit() {
     }
 
-    /** Bytes the file system of {@code dir} has free for the writer now; 0 when it cannot say. */
+    /**
+     * Bytes the file system of {@code dir} has free for the writer now (0 on a full disk); {@link #UNKNOWN} when it
+     * cannot say.
+     */
     public static long usableSpace(Path dir) {
         return freeSpace.applyAsLong(dir);
     }
 
-    private static long fileSystemFreeSpace(Path dir) {
+    static long fileSystemFreeSpace(Path dir) {
         try {
             return Files.getFileStore(dir).getUsableSpace();
         } catch (IOException e) {
-            return 0;
+            // java.io.File asks the file system another way; its 0 also means "cannot say" (no such path), so it
+            // only counts when positive
+            long free = dir.toFile().getUsableSpace();
+            return free > 0 ? free : UNKNOWN;
         }
     }
 
@@ -59,14 +76,14 @@ public final class DiskFit {
      * {@code reverseIndex}. Extra tiers come later, as segments overflow.
      */
     public static long bytesNeeded(GenerationSizing sizing, boolean reverseIndex) {
-        long one = mapBytes(EntryRoom.tiersOf(sizing));
+        long one = mapBytes(tiersOf.apply(sizing));
         if (!reverseIndex) {
             return one;
         }
         // sized as GenerationFile.create sizes a reverse index: values as keys, keys (and a separator) as values
         GenerationSizing reverse = new GenerationSizing(sizing.entries(), sizing.averageValueBytes(),
                 sizing.averageKeyBytes() + 3, sizing.maxBloatFactor(), sizing.largestEntryBytes());
-        return saturatedPlus(one, mapBytes(EntryRoom.tiersOf(reverse)));
+        return saturatedPlus(one, mapBytes(tiersOf.apply(reverse)));
     }
 
     private static long mapBytes(EntryRoom.Tiers tiers) {
@@ -84,11 +101,16 @@ public final class DiskFit {
     /**
      * Why a generation of {@code sizing} must not be created in {@code dir}, whose file system has
      * {@code usableBytes} free: one line with the bytes it needs, the bytes free, its entries and what to do; null
-     * when it fits, or when the free space is unknown (0).
+     * when it fits, or when the free space is unknown (negative, {@link #UNKNOWN}). A full disk (0) fits nothing.
      */
     public static String shortfall(GenerationSizing sizing, boolean reverseIndex, long usableBytes, Path dir) {
-        long needed = bytesNeeded(sizing, reverseIndex);
-        if (usableBytes <= 0 || needed <= usableBytes) {
+        return usableBytes < 0 ? null : shortfall(sizing, reverseIndex, bytesNeeded(sizing, reverseIndex), usableBytes,
+                dir);
+    }
+
+    private static String shortfall(GenerationSizing sizing, boolean reverseIndex, long needed, long usableBytes,
+            Path dir) {
+        if (needed <= usableBytes) {
             return null;
         }
         return String.format(Locale.ROOT, "a generation of %,d entries (average key %d B, value %d B%s) needs %,d bytes on disk, "
@@ -99,15 +121,42 @@ public final class DiskFit {
     }
 
     /**
-     * Refuses, before anything is created, a generation that would not fit: see {@link #shortfall}.
+     * Refuses, before anything is created, a generation that would not fit: see {@link #shortfall}. The tiers are
+     * worked out once, for both checks: first whether readers could map them at all (permanent), then the disk.
+     * When they cannot be worked out (Chronicle's builder not readable) the disk check is skipped, with a warning:
+     * it is only an early, clearer form of the file system's own refusal.
      *
-     * @throws IOException with that one line, as the file system's own refusal would be (the writer retries when
-     *                     space is freed)
+     * @throws NoRoomForEntryException when no generation can take the sizing's largest entry: not worth a retry
+     * @throws IOException             with the one line of {@link #shortfall}, as the file system's own refusal would
+     *                                 be (the writer retries when space is freed)
      */
     static void require(GenerationSizing sizing, boolean reverseIndex, long usableBytes, Path dir) throws IOException {
-        String shortfall = shortfall(sizing, reverseIndex, usableBytes, dir);
+        long needed;
+        try {
+            needed = bytesNeeded(sizing, reverseIndex);
+        } catch (NoRoomForEntryException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            if (warnedSkip.compareAndSet(false, true)) {
+                log.warn("Not checking that new generations fit the disk: cannot estimate their size ({}); a full "
+                        + "disk is reported by the file system instead", e.toString().replace('\n', ' '));
+            }
+            return;
+        }
+        String shortfall = usableBytes < 0 ? null : shortfall(sizing, reverseIndex, needed, usableBytes, dir);
         if (shortfall != null) {
             throw new IOException(shortfall);
         }
+    }
+
+    /**
+     * For tests: makes the tier estimate fail with {@code failure} until the returned handle is closed, as it would
+     * with a Chronicle Map version whose builder cannot be read.
+     */
+    static AutoCloseable pretendTiersUnknown(RuntimeException failure) {
+        tiersOf = sizing -> {
+            throw failure;
+        };
+        return () -> tiersOf = EntryRoom::tiersOf;
     }
 }

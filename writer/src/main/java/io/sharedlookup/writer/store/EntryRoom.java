@@ -56,7 +56,8 @@ public final class EntryRoom {
      * Why no generation of {@code sizing} should be made, or null when it may: one whose tiers, lengthened for its
      * largest entry, readers could not map, or whose lengthened tiers alone (every segment has one; as many again for
      * a {@code reverseIndex}) would take more than {@link #DISK_SHARE} of {@code usableDiskBytes} (not checked when
-     * that is 0: unknown). A generation sized from its averages alone is never refused here.
+     * that is unknown, negative, or 0: a full disk is the retryable refusal of {@link DiskFit}, not a reason to skip
+     * the record). A generation sized from its averages alone is never refused here.
      */
     public static String refusal(GenerationSizing sizing, boolean reverseIndex, long usableDiskBytes) {
         ChronicleMapBuilder<CharSequence, CharSequence> builder = GenerationFile.builder();
@@ -107,11 +108,20 @@ public final class EntryRoom {
     record Tiers(long segments, long tierBytes, long bulkBytes) {
     }
 
-    /** The segments and tiers of a generation of {@code sizing}, lengthened for its largest entry if need be. */
+    /**
+     * The segments and tiers of a generation of {@code sizing}, lengthened for its largest entry if need be.
+     *
+     * @throws NoRoomForEntryException as {@link #configure} does, when readers could not map those tiers
+     */
     static Tiers tiersOf(GenerationSizing sizing) {
         ChronicleMapBuilder<CharSequence, CharSequence> builder = GenerationFile.builder();
-        lengthen(builder, sizing);
-        return tiers(builder);
+        boolean lengthened = lengthen(builder, sizing);
+        Tiers tiers = tiers(builder);
+        String why = lengthened ? layoutRefusal(tiers, sizing.largestEntryBytes()) : null;
+        if (why != null) {
+            throw new NoRoomForEntryException(why);
+        }
+        return tiers;
     }
 
     /**

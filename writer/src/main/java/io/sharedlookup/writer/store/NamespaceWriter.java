@@ -249,7 +249,7 @@ public final class NamespaceWriter implements AutoCloseable {
         return createGeneration(sizing, false);
     }
 
-    /** Bytes the store's file system has for this namespace now; 0 when it cannot say. */
+    /** Bytes the store's file system has for this namespace now; {@link DiskFit#UNKNOWN} when it cannot say. */
     public long usableSpace() {
         return DiskFit.usableSpace(layout.namespaceDir(namespace));
     }

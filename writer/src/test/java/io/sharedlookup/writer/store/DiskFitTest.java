@@ -53,7 +53,8 @@ class DiskFitTest {
         long needed = DiskFit.bytesNeeded(sizing, false);
         assertThat(needed).isGreaterThan(216_000_000L);
         assertThat(DiskFit.shortfall(sizing, false, needed, store)).isNull();
-        assertThat(DiskFit.shortfall(sizing, false, 0, store)).as("free space unknown").isNull();
+        assertThat(DiskFit.shortfall(sizing, false, DiskFit.UNKNOWN, store)).as("free space unknown").isNull();
+        assertThat(DiskFit.shortfall(sizing, false, 0, store)).as("a full disk").contains("has 0 bytes free");
 
         String line = DiskFit.shortfall(sizing, false, needed - 1, store);
         assertThat(line).doesNotContain("\n")
@@ -74,9 +75,57 @@ class DiskFitTest {
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining("a generation of 1,000,000 entries")
                     .hasMessageContaining("has 100,000 bytes free");
-            try (Stream<Path> files = Files.list(layout.namespaceDir("big"))) {
-                assertThat(files.map(f -> f.getFileName().toString())).noneMatch(f -> f.endsWith(".cmap"));
+            assertThat(generationFiles(layout, "big")).isEmpty();
+        }
+    }
+
+    private static List<String> generationFiles(StoreLayout layout, String namespace) throws IOException {
+        try (Stream<Path> files = Files.list(layout.namespaceDir(namespace))) {
+            return files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".cmap")).toList();
+        }
+    }
+
+    /** A completely full disk is not "free space unknown": nothing fits it. */
+    @Test
+    void createGeneration_refusesEveryGenerationOnAFullDisk() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        try (NamespaceWriter writer = NamespaceWriter.open(layout, "full", StorePermissions.DEFAULT);
+             AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> 0)) {
+            assertThatThrownBy(() -> writer.createGeneration(new GenerationSizing(1024, 16, 32, 2.0)))
+                    .isInstanceOf(IOException.class).hasMessageContaining("has 0 bytes free");
+            assertThat(generationFiles(layout, "full")).isEmpty();
+        }
+    }
+
+    @Test
+    void usableSpace_isUnknownWhenTheFileSystemCannotSay_andMeasuredOtherwise() {
+        assertThat(DiskFit.fileSystemFreeSpace(store.resolve("no-such-dir"))).isEqualTo(DiskFit.UNKNOWN);
+        assertThat(DiskFit.fileSystemFreeSpace(store)).isPositive();
+    }
+
+    /** The check is only an early, clearer refusal: when the size cannot be estimated, the generation is made. */
+    @Test
+    void createGeneration_skipsTheCheck_whenChronicleCannotBeAskedForTheTiers() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        try (NamespaceWriter writer = NamespaceWriter.open(layout, "unknown", StorePermissions.DEFAULT);
+             AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> 100_000);
+             AutoCloseable tiers = DiskFit.pretendTiersUnknown(new IllegalStateException("builder not readable"))) {
+            try (GenerationFile generation = writer.createGeneration(new GenerationSizing(1024, 16, 32, 2.0))) {
+                assertThat(generation.capacity()).isEqualTo(1024);
             }
+            assertThat(generationFiles(layout, "unknown")).hasSize(1);
+        }
+    }
+
+    /** A generation no reader could map is refused as such (not retried), not as "give the store more disk". */
+    @Test
+    void createGeneration_refusesTiersReadersCannotMap_beforeAskingTheDisk() throws Exception {
+        StoreLayout layout = new StoreLayout(store);
+        try (NamespaceWriter writer = NamespaceWriter.open(layout, "huge", StorePermissions.DEFAULT);
+             AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> 100_000)) {
+            assertThatThrownBy(() -> writer.createGeneration(new GenerationSizing(1024, 16, 32, 2.0, 1536L << 20)))
+                    .isInstanceOf(NoRoomForEntryException.class).hasMessageContaining("over what readers can map");
+            assertThat(generationFiles(layout, "huge")).isEmpty();
         }
     }
 }
