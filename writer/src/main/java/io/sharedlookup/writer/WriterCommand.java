@@ -157,12 +157,13 @@ final class WriterCommand {
                     + "every namespace from its topic. At least 60; 0: never (default: ${DEFAULT-VALUE}).")
     int ingestHoldLimit;
 
-    @Option(names = "--apply-threads", paramLabel = "N", defaultValue = "auto",
+    @Option(names = "--apply-threads", paramLabel = "N", defaultValue = "1",
             converter = ApplyThreadsConverter.class,
             description = "Threads that fill a generation readers do not see yet (a first build, a rebuild): each "
                     + "puts the records of its share of the keys, in order per key, so a bootstrap is not held to "
-                    + "one core. A published generation is always updated by one thread. 1: every record on the "
-                    + "ingest thread (default: ${DEFAULT-VALUE}, one per core, at most 8).")
+                    + "one core. A published generation is always updated by one thread. auto: one per core, at most 8; "
+                    + "1: every record on the ingest thread (default: ${DEFAULT-VALUE}, until the parallel path has "
+                    + "been measured and reviewed at scale).")
     int applyThreads;
 
     @Option(names = "--rebuild", paramLabel = "NAMESPACE", split = ",",
@@ -400,7 +401,7 @@ final class WriterCommand {
         @Override
         public Integer convert(String text) {
             if (text.trim().equalsIgnoreCase("auto")) {
-                return WriterConfig.DEFAULT_APPLY_THREADS;
+                return WriterConfig.AUTO_APPLY_THREADS;
             }
             try {
                 int n = Integer.parseInt(text.trim());

@@ -87,12 +87,11 @@ class WriterCliTest {
         assertThat(c.valueField()).isEmpty();
     }
 
-    /** {@code --apply-threads}: from the cores by default, from any source like the other options, 1 to 64. */
+    /** {@code --apply-threads}: 1 by default, auto from the cores, from any source like the other options, 1 to 64. */
     @Test
     void applyThreads() throws Exception {
         String[] base = {"--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t"};
-        assertThat(parse(Map.of(), base).applyThreads()).isEqualTo(WriterConfig.DEFAULT_APPLY_THREADS)
-                .isEqualTo(Math.min(8, Runtime.getRuntime().availableProcessors()));
+        assertThat(parse(Map.of(), base).applyThreads()).isEqualTo(WriterConfig.DEFAULT_APPLY_THREADS).isEqualTo(1);
         String[] one = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
                 java.util.stream.Stream.of("--apply-threads", "1")).toArray(String[]::new);
         assertThat(parse(Map.of(), one).applyThreads()).isEqualTo(1);
@@ -100,7 +99,8 @@ class WriterCliTest {
         Path file = Files.writeString(tmp.resolve("threads.properties"), "apply-threads=auto\n");
         String[] withFile = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
                 java.util.stream.Stream.of("--config", file.toString())).toArray(String[]::new);
-        assertThat(parse(Map.of(), withFile).applyThreads()).isEqualTo(WriterConfig.DEFAULT_APPLY_THREADS);
+        assertThat(parse(Map.of(), withFile).applyThreads()).isEqualTo(WriterConfig.AUTO_APPLY_THREADS)
+                .isEqualTo(Math.min(8, Runtime.getRuntime().availableProcessors()));
         assertThatThrownBy(() -> parse(Map.of("SHARED_LOOKUP_APPLY_THREADS", "0"), base))
                 .isInstanceOf(ConfigException.class).hasMessage("Invalid --apply-threads '0': use a whole number "
                         + "from 1 (every record on the ingest thread) to 64, or auto (one per core)");
