@@ -9,20 +9,15 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The Kafka side of {@link BootstrapHarness}, on the demo's executable jar (which holds Kafka and
@@ -53,16 +48,9 @@ public final class BootstrapFeed {
         long records = Long.parseLong(args[0]);
         Path dataDir = Files.createTempDirectory("bootstrap-kafka");
         try (EmbeddedKafka kafka = EmbeddedKafka.start(dataDir)) {
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-                admin.createTopics(List.of(new NewTopic(TOPIC, Optional.of(1), Optional.empty())
-                        .configs(Map.of("cleanup.policy", "compact")))).all().get(30, TimeUnit.SECONDS);
-            }
-            Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                    ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.BATCH_SIZE_CONFIG, 262144,
-                    ProducerConfig.ACKS_CONFIG, "all");
+            FeedTopics.createCompacted(kafka.bootstrapServers(), TOPIC, 1, Map.of());
             long start = System.nanoTime();
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(),
-                    new StringSerializer())) {
+            try (KafkaProducer<String, String> producer = FeedTopics.batchingProducer(kafka.bootstrapServers())) {
                 for (int i = 0; i < records; i++) {
                     producer.send(new ProducerRecord<>(TOPIC, BenchData.key(i), BenchData.value(i)));
                 }

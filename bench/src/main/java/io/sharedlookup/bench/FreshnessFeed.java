@@ -6,13 +6,9 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -37,10 +33,7 @@ public final class FreshnessFeed {
     public static void main(String[] args) throws Exception {
         Path dataDir = Files.createTempDirectory("freshness-kafka");
         try (EmbeddedKafka kafka = EmbeddedKafka.start(dataDir)) {
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-                admin.createTopics(List.of(new NewTopic(TOPIC, Optional.of(1), Optional.empty())
-                        .configs(Map.of("cleanup.policy", "compact")))).all().get(30, TimeUnit.SECONDS);
-            }
+            FeedTopics.createCompacted(kafka.bootstrapServers(), TOPIC, 1, Map.of());
             Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                     ProducerConfig.LINGER_MS_CONFIG, 0, ProducerConfig.ACKS_CONFIG, "all");
             try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(),

@@ -6,16 +6,10 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The broker side of {@link LookupStores}, on the demo's executable jar (which holds Kafka and {@link EmbeddedKafka}):
@@ -35,16 +29,9 @@ public final class LookupStoreFeed {
         int partitions = Integer.parseInt(args[3]);
         Path dataDir = Files.createTempDirectory("lookup-store-kafka");
         try (EmbeddedKafka kafka = EmbeddedKafka.start(dataDir)) {
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-                admin.createTopics(List.of(new NewTopic(BenchData.NAMESPACE, Optional.of(partitions), Optional.empty())
-                        .configs(Map.of("cleanup.policy", "compact")))).all().get(30, TimeUnit.SECONDS);
-            }
-            Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                    ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.BATCH_SIZE_CONFIG, 262144,
-                    ProducerConfig.ACKS_CONFIG, "all");
+            FeedTopics.createCompacted(kafka.bootstrapServers(), BenchData.NAMESPACE, partitions, Map.of());
             long start = System.nanoTime();
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(),
-                    new StringSerializer())) {
+            try (KafkaProducer<String, String> producer = FeedTopics.batchingProducer(kafka.bootstrapServers())) {
                 for (int i = 0; i < entries; i++) {
                     producer.send(new ProducerRecord<>(BenchData.NAMESPACE, shape.key(i),
                             KeyShapes.value(i, valueBytes)));

@@ -6,14 +6,10 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -49,12 +45,8 @@ public final class ScaleFeed {
         // 1 GiB segments: a 100M-record log in 16 MiB segments (the demo's) would be ~500 files of logs and indexes.
         try (EmbeddedKafka kafka = EmbeddedKafka.start(dataDir, Map.of("log.segment.bytes",
                 Integer.toString(1 << 30)))) {
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-                admin.createTopics(List.of(new NewTopic(BootstrapFeed.TOPIC, Optional.of(PARTITIONS),
-                        Optional.empty()).configs(Map.of("cleanup.policy", "compact",
-                        "min.compaction.lag.ms", Long.toString(TimeUnit.DAYS.toMillis(7))))))
-                        .all().get(60, TimeUnit.SECONDS);
-            }
+            FeedTopics.createCompacted(kafka.bootstrapServers(), BootstrapFeed.TOPIC, PARTITIONS,
+                    Map.of("min.compaction.lag.ms", Long.toString(TimeUnit.DAYS.toMillis(7))));
             // The fast producer the issue asks for: large batches, lz4, the leader's acknowledgement only.
             Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                     ProducerConfig.LINGER_MS_CONFIG, 50, ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20,
