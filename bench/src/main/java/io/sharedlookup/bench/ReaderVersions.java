@@ -21,10 +21,10 @@ import java.util.function.LongBinaryOperator;
  * can differ by several percent (an A/A run shows how much), so run it a few times in both orders
  * ({@code bench/reader-ab} does) and trust only a difference that holds in all of them.
  *
- * <p>Arguments: {@code <storeDir> <namespace> <entries> <classPathFirst> <classPathSecond> <pairs> <window>}. Each class
- * path holds this module's classes (for {@link ReaderVersionDriver}), one reader-lib version and slf4j-api. Keys are
- * {@link BenchData}'s, so the store must be one it wrote. Prints one line per lookup form: second
- * ÷ first.
+ * <p>Arguments: {@code <storeDir> <namespace> <entries> <classPathFirst> <classPathSecond> <pairs> <window> <keyShape>}.
+ * Each class path holds this module's classes (for {@link ReaderVersionDriver}), one reader-lib version and slf4j-api.
+ * Keys are {@link KeyShapes}' ids of that shape, so the store must be one {@link BenchData} wrote with it (both readers
+ * get the same key objects, so a cached hash favours neither). Prints one line per lookup form: second ÷ first.
  */
 public final class ReaderVersions {
     private static final long WARMUP_NANOS = 40_000_000_000L;
@@ -33,17 +33,18 @@ public final class ReaderVersions {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 7) {
+        if (args.length != 8) {
             System.err.println("usage: ReaderVersions <storeDir> <namespace> <entries> <classPathFirst> "
-                    + "<classPathSecond> <pairs> <window>");
+                    + "<classPathSecond> <pairs> <window> <keyShape>");
             System.exit(2);
         }
         int entries = Integer.parseInt(args[2]);
         int pairs = Integer.parseInt(args[5]);
         long window = Long.parseLong(args[6]);
+        KeyShapes shape = KeyShapes.of(args[7]);
         String[] keys = new String[entries];
         for (int i = 0; i < entries; i++) {
-            keys[i] = BenchData.key(i);
+            keys[i] = shape.key(i);
         }
         LongBinaryOperator[] readers = {
             load(args[3], args[0], args[1], keys), load(args[4], args[0], args[1], keys)};
