@@ -9,9 +9,10 @@ import io.sharedlookup.internal.store.MapLayout;
  *
  * <p>A put takes a new tier only when no tier of its segment has room for the entry, and an entry fits in one tier, so
  * a pass takes at most one tier per record. Far fewer in practice: when every segment's records of the pass fit in one
- * empty tier (their chunks, counted for the longest UTF-8 encoding, and at most half its hash slots), a segment that
- * takes a fresh tier puts the rest of the pass's records there, so the pass takes at most one tier per segment it
- * touches.
+ * empty tier (their chunks, counted for the longest UTF-8 encoding, and a quarter of its hash slots: Chronicle fills a
+ * tier's hash lookup to at least a third, whether it stops at its load factor or at the entries a segment was sized
+ * for), a segment that takes a fresh tier puts the rest of the pass's records there, so the pass takes at most one tier
+ * per segment it touches. Removals are counted as puts (they need no room): the bound only errs high.
  */
 final class PassTiers {
     /** Chronicle's size prefixes of a key and a value: stop-bit numbers of up to 5 bytes each. */
@@ -38,7 +39,7 @@ final class PassTiers {
             touched++;
         }
         total++;
-        if (chunks[segment] > layout.chunksPerTier() || records[segment] > layout.hashLookupCapacity() / 2) {
+        if (chunks[segment] > layout.chunksPerTier() || records[segment] > layout.hashLookupCapacity() / 4) {
             overOneTier = true;
         }
     }
