@@ -217,8 +217,8 @@ final class ParallelApplier {
     }
 
     /**
-     * Which applier takes a key of {@code segment}: the one whose range of the generation's segments holds the key's segment, so every
-     * record of a key goes to the same applier, and no two appliers contend for a segment's lock.
+     * Which applier takes a key of {@code segment}: the one whose range of the generation's segments holds it, so
+     * every record of a key goes to the same applier, and no two appliers contend for a segment's lock.
      */
     private int shareOf(ParallelFill fill, int segment) {
         return (int) ((long) segment * threads / fill.segments());

@@ -48,10 +48,11 @@ public final class ParallelFill {
      * A pass of {@code records} records over the generation being built, or null when records must go through
      * {@link NamespaceSink#apply} one by one: only a generation that no reader maps yet, once sampled and with no
      * record held back ({@code notYet} false), no growth copy under way (its dual writes are the ingest thread's), no
-     * reverse index (keys share its entries) and no stall; and only when nothing the ingest thread checks every few records
-     * ({@link Growth#checkWithinBatch}) could happen within the pass: growth not waiting for a retry (the stall at its
-     * fill limit), the fill ratio staying under {@link Growth#GROW_NOW_AT} even if every record adds a key, Chronicle's
-     * free space not low. Its records are then {@link #plan planned}, and run by appliers only if {@link #open} says so.
+     * reverse index (keys share its entries) and no stall; and only when nothing the ingest thread checks every few
+     * records ({@link Growth#checkWithinBatch}) could happen within the pass: growth not waiting for a retry (the stall
+     * at its fill limit), the fill ratio staying under {@link Growth#GROW_NOW_AT} even if every record adds a key,
+     * Chronicle's free space not low. Its records are then {@link #plan planned}, and run by appliers only if
+     * {@link #open} says so.
      */
     static ParallelFill of(Generations generations, Growth growth, LastError lastError, boolean notYet, int records) {
         GenerationFile b = generations.building();

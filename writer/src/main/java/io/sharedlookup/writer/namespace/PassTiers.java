@@ -12,7 +12,8 @@ import io.sharedlookup.internal.store.MapLayout;
  * empty tier (their chunks, counted for the longest UTF-8 encoding, and a quarter of its hash slots: Chronicle fills a
  * tier's hash lookup to at least a third, whether it stops at its load factor or at the entries a segment was sized
  * for), a segment that takes a fresh tier puts the rest of the pass's records there, so the pass takes at most one tier
- * per segment it touches. Removals are counted as puts (they need no room): the bound only errs high.
+ * per segment it touches. Removals are counted as puts (they need no room): the bound only errs high. A key whose
+ * segment may be other than computed (a char outside the BMP) counts one tier per record.
  */
 final class PassTiers {
     /** Chronicle's size prefixes of a key and a value: stop-bit numbers of up to 5 bytes each. */
@@ -39,9 +40,20 @@ final class PassTiers {
             touched++;
         }
         total++;
-        if (chunks[segment] > layout.chunksPerTier() || records[segment] > layout.hashLookupCapacity() / 4) {
+        if (chunks[segment] > layout.chunksPerTier() || records[segment] > layout.hashLookupCapacity() / 4
+                || hasSurrogate(key)) {
             overOneTier = true;
         }
+    }
+
+    /** A char outside the BMP: Chronicle may put such a key in another segment than computed ({@code KeySegments}). */
+    private static boolean hasSurrogate(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            if (Character.isSurrogate(key.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The most extra tiers the pass's puts can take. */

@@ -19,7 +19,7 @@ import net.openhft.chronicle.map.ChronicleMap;
  *
  * <p>Several at once: a parallel build's appliers put into disjoint keys of a generation no reader maps. They share the
  * gate for a pass only when no put of the pass can race another over tiers ({@link #shareIfSafe}): the tiers the pass's
- * puts can take (at most) cannot, reach Chronicle's tier limit (so a longer value that found a tier free before it moved
+ * puts can take (at most) cannot reach Chronicle's tier limit (so a longer value that found a tier free before it moved
  * still finds one: {@code GenerationFile#requireTierForRelocation}); and either the tiers already allocated cover
  * every put of the pass (no put lengthens the file, so the refusal above cannot happen), or the file system has room
  * for many more tier bulks than the pass can ask for ({@link #ROOM_MARGIN_BYTES} and a quarter of the file).

@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The most extra tiers a parallel pass can take: one per segment it touches, unless a segment's share overflows a tier. */
+/** The most extra tiers a parallel pass can take: one per segment it touches, unless a segment's share outgrows a tier. */
 class PassTiersTest {
     @TempDir
     Path dir;
@@ -34,6 +34,11 @@ class PassTiersTest {
             large.add(KeySegments.segmentOf(layout, "k1"), "k1", tierFull);
             large.add(KeySegments.segmentOf(layout, "k2"), "k2", "v");
             assertThat(large.atMost()).as("one segment's records need more than a tier: one per record").isEqualTo(3);
+
+            PassTiers outsideBmp = new PassTiers(layout);
+            outsideBmp.add(0, "k\uD83D\uDE00", "v");
+            outsideBmp.add(0, "k\uD83D\uDE00", "v");
+            assertThat(outsideBmp.atMost()).as("a key whose segment may be another: one per record").isEqualTo(2);
         }
     }
 }
