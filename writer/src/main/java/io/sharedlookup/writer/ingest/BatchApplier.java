@@ -111,6 +111,9 @@ final class BatchApplier {
                     byte state = part != null ? part.state(i) : parallel.takeAhead(tp, r.offset());
                     boolean any = state == ParallelApplier.APPLIED;
                     if (state != ParallelApplier.APPLIED && state != ParallelApplier.SKIPPED) {
+                        if (part != null && part.unusable() != null) {
+                            throw part.unusable(); // never put into that generation again: rebuilt (below)
+                        }
                         // Not put by an applier (none ran, or it could not): applied here, in order.
                         for (NamespaceSink sink : sinks) {
                             any |= part != null ? applyDecoded(sink, r, part.decoded(i))

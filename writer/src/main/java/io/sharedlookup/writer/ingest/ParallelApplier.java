@@ -2,11 +2,15 @@ package io.sharedlookup.writer.ingest;
 
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.ParallelFill;
+import io.sharedlookup.writer.namespace.RebuildNeededException;
+import io.sharedlookup.writer.store.GenerationUnusableException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -47,6 +51,8 @@ final class ParallelApplier {
     static final byte APPLIED = 1;
     static final byte SKIPPED = 2;
     static final byte FAILED = 3;
+    /** The put found the generation unusable: the ingest thread rebuilds the namespace here ({@link Part#unusable}). */
+    static final byte UNUSABLE = 4;
 
     /** Decodes a record for a namespace on the ingest thread: {key, value (null removes)}, or null when skipped. */
     @FunctionalInterface
@@ -81,6 +87,14 @@ final class ParallelApplier {
                 }
             }
             return false;
+        }
+
+        /**
+         * What the ingest thread throws at a record of this part not put, when an applier found the generation
+         * unusable ({@link ParallelFill#poison}), as the one-by-one path does; null when it did not.
+         */
+        RebuildNeededException unusable() {
+            return fill.rebuildNeeded();
         }
 
         /** The record decoded for its namespace: {key, value}. */
@@ -136,6 +150,13 @@ final class ParallelApplier {
         for (int t = 0; t < threads; t++) {
             shares.add(new ArrayList<>());
         }
+        Map<NamespaceSink, Integer> counts = new IdentityHashMap<>(); // each namespace's records in the batch
+        for (TopicPartition tp : records.partitions()) {
+            NamespaceSink sink = onlySinkOf.apply(tp.topic());
+            if (sink != null) {
+                counts.merge(sink, records.records(tp).size(), Integer::sum);
+            }
+        }
         try {
             for (TopicPartition tp : records.partitions()) {
                 NamespaceSink sink = onlySinkOf.apply(tp.topic());
@@ -143,7 +164,7 @@ final class ParallelApplier {
                     continue;
                 }
                 if (!fills.containsKey(sink)) {
-                    fills.put(sink, sink.parallelFill());
+                    fills.put(sink, sink.parallelFill(counts.get(sink)));
                 }
                 ParallelFill fill = fills.get(sink);
                 if (fill == null) {
@@ -165,10 +186,16 @@ final class ParallelApplier {
                         continue;
                     }
                     part.decoded[i] = kv;
-                    shares.get(shareOf(fill, kv[0])).add(new Task(part, i));
+                    shares.get(shareOf(fill, fill.plan(kv[0], kv[1]))).add(new Task(part, i));
                 }
             }
-            if (!parts.isEmpty()) {
+            // A namespace whose puts could race over tiers is left to the ingest thread: its records not put, in order.
+            Set<ParallelFill> closed = Collections.newSetFromMap(new IdentityHashMap<>());
+            fills.values().stream().filter(f -> f != null && !f.open()).forEach(closed::add);
+            if (!closed.isEmpty()) {
+                shares.forEach(share -> share.removeIf(task -> closed.contains(task.part().fill)));
+            }
+            if (shares.stream().anyMatch(share -> !share.isEmpty())) {
                 runShares(shares, parts.size());
             }
         } finally {
@@ -190,11 +217,11 @@ final class ParallelApplier {
     }
 
     /**
-     * Which applier takes a key: the one whose range of the generation's segments holds the key's segment, so every
-     * record of a key goes to the same applier, and no two appliers contend for a segment's lock.
+     * Which applier takes a key of {@code segment}: the one whose range of the generation's segments holds it, so
+     * every record of a key goes to the same applier, and no two appliers contend for a segment's lock.
      */
-    private int shareOf(ParallelFill fill, String key) {
-        return (int) ((long) fill.segmentOf(key) * threads / fill.segments());
+    private int shareOf(ParallelFill fill, int segment) {
+        return (int) ((long) segment * threads / fill.segments());
     }
 
     /** Runs the first share on this thread, the others on the pool, and returns once every one is done. */
@@ -247,10 +274,22 @@ final class ParallelApplier {
             if (stopped[part.number]) {
                 continue;
             }
+            if (part.fill.poisoned()) {
+                stopped[part.number] = true; // another applier found the generation unusable: nothing more goes in
+                continue;
+            }
             String[] kv = part.decoded[task.index()];
             try {
                 part.fill.apply(kv[0], kv[1]);
                 part.states[task.index()] = APPLIED;
+            } catch (GenerationUnusableException e) {
+                // Never put into it again, not even by the ingest thread (a copy to grow would lose entries, a write
+                // past a refused extension faults): the namespace is rebuilt from its topic.
+                part.fill.poison(e);
+                part.states[task.index()] = UNUSABLE;
+                stopped[part.number] = true;
+                log.warn("An applier found the generation being built unusable; the namespace is rebuilt: {}",
+                        e.getMessage());
             } catch (RuntimeException e) {
                 // Left to the ingest thread, which meets the same refusal and deals with it (see the class comment).
                 part.states[task.index()] = FAILED;

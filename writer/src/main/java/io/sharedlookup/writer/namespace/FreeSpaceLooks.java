@@ -52,6 +52,19 @@ final class FreeSpaceLooks {
     }
 
     /**
+     * Before a parallel pass (which skips the ingest thread's per-record check): whether {@code t} is low now (looked
+     * at when a look is due) or was at the last look. A look that finds it low is not spent: the next {@link #low}
+     * looks again, so that the check of the records then applied one by one grows the generation.
+     */
+    boolean lowBeforePass(GenerationFile t) {
+        if (low(t)) {
+            nextFreeSpaceCheck = System.nanoTime();
+            return true;
+        }
+        return lookedAtFreeSpaceOf == t && lowAtLastLook;
+    }
+
+    /**
      * Whether the last real look at free space was at {@code t} and found room: {@link #low} answers false
      * when asked too soon, which must not be taken for "no growth needed".
      */

@@ -33,7 +33,7 @@ final class Growth {
     /** While a background copy holds a segment's update lock, writes to that segment wait for it to be copied. */
     private static final long GROWING_WRITE_LOCK_NANOS = 10_000_000_000L;
     /** Past this fill ratio growth is not left to the end of the poll batch. */
-    private static final double GROW_NOW_AT = 1.5;
+    static final double GROW_NOW_AT = 1.5;
     /** Past this fill ratio, with growth failing, consumption pauses rather than risk Chronicle's hard limit. */
     private static final double STALL_AT = 1.8;
     /**
@@ -56,7 +56,7 @@ final class Growth {
     private final String nsLabel;
     private final RateLimitedLog growthFailures = new RateLimitedLog(log, 60_000);
 
-    private final FreeSpaceLooks freeSpace = new FreeSpaceLooks();
+    final FreeSpaceLooks freeSpace = new FreeSpaceLooks(); // also asked before a parallel pass (ParallelFill)
     private final SynchronousReplacement replacement;
     /** A bigger generation being filled in the background from the target; records go to both meanwhile. */
     private BackgroundCopy growing;

@@ -227,10 +227,10 @@ public final class NamespaceSink {
         applyToTarget(key, value, positions);
     }
 
-    /** The generation a parallel pass may fill now, or null: see {@link ParallelFill#of}. */
-    public ParallelFill parallelFill() {
+    /** The generation a parallel pass of {@code records} records may fill now, or null: see {@link ParallelFill#of}. */
+    public ParallelFill parallelFill(int records) {
         lastUpdateMillis = System.currentTimeMillis(); // asked only for a batch with records for this namespace
-        return ParallelFill.of(generations, growth, lastError, initialSizing.sampling() || !heldBack.isEmpty());
+        return ParallelFill.of(generations, growth, lastError, initialSizing.sampling() || !heldBack.isEmpty(), records);
     }
 
     /** Applies a record to the generation records go to, growing it when a put finds no room. */

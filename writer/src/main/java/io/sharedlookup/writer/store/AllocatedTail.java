@@ -26,6 +26,21 @@ final class AllocatedTail {
         return (initialised + page - 1) / page * page;
     }
 
+    /**
+     * Extra tiers Chronicle has allocated (in bulks of {@code tiersInBulk}) and not yet given to a segment: a segment
+     * that overflows takes one of these without lengthening the file. None in a fresh map: the first bulk is
+     * allocated when a segment first overflows.
+     */
+    static long spareExtraTiers(ChronicleMap<?, ?> map) {
+        VanillaChronicleMap<?, ?, ?> m = (VanillaChronicleMap<?, ?, ?>) map;
+        return m.globalMutableState().getAllocatedExtraTierBulks() * m.tiersInBulk - extraTiersInUse(map);
+    }
+
+    /** Extra tiers segments have taken so far; Chronicle refuses more than its limit ({@code maxExtraTiers}). */
+    static long extraTiersInUse(ChronicleMap<?, ?> map) {
+        return ((VanillaChronicleMap<?, ?, ?>) map).globalMutableState().getExtraTiersInUse();
+    }
+
     /** The first {@link IOException} in {@code e}'s causes (the file system refused to extend the file), or null. */
     static IOException ioCause(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {

@@ -271,9 +271,9 @@ public final class GenerationFile implements AutoCloseable {
         }
     }
 
-    /** Lets a parallel build's puts run together while the disk has room to spare ({@link PutGate}); whether now. */
-    public boolean sharePuts() {
-        return puts.shareIfRoomy(file, allocatedLength());
+    /** Lets a parallel pass's puts, which take {@code tiers} extra tiers at most, run together if safe ({@link PutGate}). */
+    public boolean sharePuts(long tiers) {
+        return puts.shareIfSafe(map, file, layout.maxExtraTiers(), tiers);
     }
 
     /** One put at a time again, once a parallel pass is over. */

@@ -5,7 +5,7 @@ package io.sharedlookup.writer.store;
  * cut back to its allocated part). Readers keep what was published; the writer builds a new generation from the topic.
  */
 public final class GenerationUnusableException extends RuntimeException {
-    GenerationUnusableException(String message, Throwable cause) {
+    public GenerationUnusableException(String message, Throwable cause) {
         super(message, cause);
     }
 }

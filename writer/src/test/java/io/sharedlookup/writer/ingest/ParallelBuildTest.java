@@ -14,6 +14,8 @@ import io.sharedlookup.writer.WriterConfig;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
+import io.sharedlookup.writer.namespace.ParallelFill;
+import io.sharedlookup.writer.store.GenerationUnusableException;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
@@ -86,6 +88,7 @@ class ParallelBuildTest {
 
     @AfterEach
     void stop() throws Exception {
+        ParallelFill.faultForTests = null;
         if (ingestor != null) {
             ingestor.stop(Duration.ofSeconds(10));
         }
@@ -149,6 +152,29 @@ class ParallelBuildTest {
             });
         }
         awaitExactlyTheTopic(topic, store);
+    }
+
+    /**
+     * An applier's put finds the generation unusable (as after a failed cut-back or a half-done relocation): nothing
+     * puts into it again, not even the ingest thread (which used to apply the record again, into the damaged file), and
+     * the namespace is rebuilt from its topic, as when that happens on the ingest thread.
+     */
+    @Test
+    void aGenerationAnApplierFindsUnusableIsRebuiltNotWrittenAgain() throws Exception {
+        String topic = "unusable";
+        produce(topic, 2, 0, KEYS, UPDATES, "");
+        AtomicInteger faults = new AtomicInteger();
+        ParallelFill.faultForTests = (key, value) -> {
+            if (faults.compareAndSet(0, 1)) {
+                throw new GenerationUnusableException("test: generation unusable at key " + key, null);
+            }
+        };
+        Path store = TestKafka.tempStore();
+        start(topic, store, Integer.MAX_VALUE);
+        awaitExactlyTheTopic(topic, store);
+        assertThat(faults.get()).as("an applier's put failed").isEqualTo(1);
+        assertThat(metrics.rebuilds.labelValues(topic).get()).as("the first build and the one after the fault")
+                .isEqualTo(2);
     }
 
     /**
