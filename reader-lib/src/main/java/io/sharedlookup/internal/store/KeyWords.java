@@ -18,6 +18,10 @@ final class KeyWords {
     private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     /** The shortest buffer {@link #encode} writes into: room for two whole words, read by {@link #word}. */
     static final int MIN_BUFFER = 2 * Long.BYTES;
+    /** The largest key buffer: what an array can hold. */
+    private static final long MAX_BUFFER = Integer.MAX_VALUE - 16;
+    /** Key buffers larger than this are not kept after the lookup that needed them ({@link #trimmed}). */
+    static final int RETAINED_BYTES = 64 * 1024;
 
     private KeyWords() {
     }
@@ -113,8 +117,22 @@ final class KeyWords {
      * that the last part can be read as one word; else a new, larger buffer.
      */
     static byte[] room(byte[] b, int length) {
-        int needed = Math.max(3 * length + 8, MIN_BUFFER);
-        return b != null && b.length >= needed ? b : new byte[Math.max(needed, b == null ? 64 : 2 * b.length)];
+        long needed = Math.max(3L * length + 8, MIN_BUFFER);
+        if (needed > MAX_BUFFER) {
+            // in long: 3 * length overflows an int past ~715M chars (a CharSequence may claim any length)
+            throw new IllegalArgumentException("a key of " + length + " chars is longer than any key a store can hold");
+        }
+        return b != null && b.length >= needed ? b
+                : new byte[(int) Math.min(MAX_BUFFER, Math.max(needed, b == null ? 64 : 2L * b.length))];
+    }
+
+    /**
+     * {@code b}, or a small new buffer in its place when {@code b} grew past {@link #RETAINED_BYTES} for one huge key:
+     * the buffers live as long as their thread (a Druid processing thread lives for ever), so one such key must not
+     * keep megabytes per thread, or per batch place.
+     */
+    static byte[] trimmed(byte[] b) {
+        return b != null && b.length > RETAINED_BYTES ? new byte[64] : b;
     }
 
     /**

@@ -55,5 +55,8 @@ public final class LookupBatch {
     public void release() {
         Arrays.fill(out, null);
         Arrays.fill(ascii, null);
+        for (int i = 0; i < SIZE; i++) {
+            keyBytes[i] = KeyWords.trimmed(keyBytes[i]);
+        }
     }
 }

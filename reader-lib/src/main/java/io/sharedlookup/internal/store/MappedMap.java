@@ -310,11 +310,15 @@ public final class MappedMap {
             k.encoding = false;
         }
         byte[] bytes = k.bytes; // held here: a nested lookup may replace the thread's buffer, never this array's bytes
-        if (length == 0) {
-            return getIntoRetrying(null, bytes, 0, Xxh64.hash(bytes, 0), out, timeoutNanos);
+        try {
+            if (length == 0) {
+                return getIntoRetrying(null, bytes, 0, Xxh64.hash(bytes, 0), out, timeoutNanos);
+            }
+            return getFast(null, bytes, length, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8),
+                    Xxh64.hash(bytes, length), out, timeoutNanos);
+        } finally {
+            k.bytes = KeyWords.trimmed(k.bytes);
         }
-        return getFast(null, bytes, length, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8), Xxh64.hash(bytes, length),
-                out, timeoutNanos);
     }
 
     /**
