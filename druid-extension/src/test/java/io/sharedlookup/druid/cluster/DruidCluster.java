@@ -147,6 +147,32 @@ final class DruidCluster implements AutoCloseable {
     }
 
     /** What the broker and the historical logged about the extension (warnings, errors), for failure messages. */
+    /**
+     * The stack of each query node's lookup notice thread (Druid starts lookups on it, one at a time), from
+     * {@code jcmd Thread.print}: where a node waits when lookups are slow to load.
+     */
+    String lookupThreadStacks() {
+        StringBuilder out = new StringBuilder();
+        for (ChildJvm node : List.of(broker, historical)) {
+            out.append("\n").append(node.name()).append(": ");
+            try {
+                Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        Long.toString(node.pid()), "Thread.print").redirectErrorStream(true).start();
+                List<String> lines = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+                        .lines().toList();
+                int at = -1;
+                for (int i = 0; i < lines.size() && at < 0; i++) {
+                    at = lines.get(i).contains("LookupExtractorFactoryContainerProvider-MainThread") ? i : -1;
+                }
+                out.append(at < 0 ? "no lookup notice thread found"
+                        : String.join("\n", lines.subList(at, Math.min(lines.size(), at + 40))));
+            } catch (IOException e) {
+                out.append("jcmd failed: ").append(e.getMessage());
+            }
+        }
+        return out.toString();
+    }
+
     String extensionLogExcerpts() {
         Predicate<String> aboutTheExtension = l -> l.contains("io.sharedlookup")
                 || l.contains("sharedLookup") || l.contains(EXTENSION);

@@ -1,6 +1,7 @@
 package io.sharedlookup.druid.cluster;
 
 import static io.sharedlookup.druid.cluster.Checks.awaitOrFail;
+import static io.sharedlookup.druid.cluster.Checks.awaitReportingStalls;
 import static io.sharedlookup.druid.cluster.Checks.literal;
 import static io.sharedlookup.druid.cluster.Checks.millisSince;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,9 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Needs the writer's executable jar ({@code writer/target/shared-lookup-writer.jar}, or system property
  * {@code sharedlookup.test.writerJar}), the demo's ({@code demo/target/shared-lookup-demo.jar}, or
  * {@code sharedlookup.test.demoJar}: the Kafka fixture's broker), the extension folder (package phase) and
- * {@code target/druid-cluster.classpath}
- * (pre-integration-test). Services' output: {@code target/druid-cluster-it/logs/<service>.log}, with the command
- * lines beside them; timings in {@code target/druid-cluster-it/summary.txt}.
+ * {@code target/druid-cluster.classpath} (pre-integration-test). Services' output:
+ * {@code target/druid-cluster-it/logs/<service>.log}, with the command lines beside them; timings in
+ * {@code target/druid-cluster-it/summary.txt}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DruidClusterIT {
@@ -317,7 +318,6 @@ class DruidClusterIT {
     @Order(5)
     void oneTopicIntoThreeLookupsEachResolvesItsField() {
         awaitLookupServing(); // the coordinator's lookup config exists from here on
-        // Registered here, not with 'users': loading them delayed the historical's 'users' by a minute.
         ProfileLookups.specs(storeDir).forEach((ns, spec) -> assertThat(HttpJson.post(druid.coordinatorPort,
                 "/druid/coordinator/v1/lookups/config/__default/" + ns, spec).ok()).as("POST of %s", ns).isTrue());
         List<String> ids = new ArrayList<>(ProfileLookups.PROFILES.keySet());
@@ -325,10 +325,12 @@ class DruidClusterIT {
         Map<String, List<String>> expected = ProfileLookups.expected(ids);
         String sql = ProfileLookups.selectAll(ids);
         HttpJson.Answer[] last = new HttpJson.Answer[1];
-        awaitOrFail("broker SQL resolves the three profile lookups", LOOKUP_LOAD_TIMEOUT, () -> {
-            last[0] = druid.sql(sql);
-            return last[0].ok() && ProfileLookups.rows(last[0].json()).equals(expected);
-        }, () -> "the last SQL answer: " + last[0] + "; expected " + expected + druid.extensionLogExcerpts());
+        awaitReportingStalls("broker SQL resolves the three profile lookups", LOOKUP_LOAD_TIMEOUT, Duration.ofMinutes(3),
+                () -> {
+                    last[0] = druid.sql(sql);
+                    return last[0].ok() && ProfileLookups.rows(last[0].json()).equals(expected);
+                }, () -> "the last SQL answer: " + last[0] + "; expected " + expected + druid.extensionLogExcerpts(),
+                DruidClusterIT::note, () -> druid.lookupThreadStacks() + druid.extensionLogExcerpts());
         List<String> namespaces = new ArrayList<>(ProfileLookups.FIELDS.keySet());
         ids.forEach(id -> namespaces.forEach(ns -> assertThat(writer.lookup(ns, id)).as("writer %s/%s", ns, id)
                 .isEqualTo(expected.get(id).get(namespaces.indexOf(ns)))));
