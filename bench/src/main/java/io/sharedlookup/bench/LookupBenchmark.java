@@ -234,10 +234,14 @@ public class LookupBenchmark {
 
     /** This run's entries ({@code shape}, {@code valueBytes}) in a heap map, from key strings of their own. */
     static Map<String, String> heapCopy(LookupBenchmark bench) {
-        Map<String, String> map = new ConcurrentHashMap<>(bench.entries * 2);
-        KeyShapes shape = bench.keyShape();
-        for (int i = 0; i < bench.entries; i++) {
-            map.put(shape.key(i), KeyShapes.value(i, bench.valueBytes));
+        return heapCopy(bench.keyShape(), bench.valueBytes, bench.entries);
+    }
+
+    /** {@code entries} entries of {@code shape} with values of {@code valueBytes} in a heap map. */
+    static Map<String, String> heapCopy(KeyShapes shape, int valueBytes, int entries) {
+        Map<String, String> map = new ConcurrentHashMap<>(entries * 2);
+        for (int i = 0; i < entries; i++) {
+            map.put(shape.key(i), KeyShapes.value(i, valueBytes));
         }
         return map;
     }

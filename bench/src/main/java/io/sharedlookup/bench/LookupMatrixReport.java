@@ -35,8 +35,15 @@ final class LookupMatrixReport {
     private LookupMatrixReport() {
     }
 
-    /** One measured cell: average ns per key and bytes allocated per key. */
-    record Cell(double nanos, double error, double bytes) {
+    /**
+     * One measured cell: ns per key, bytes allocated per key, and the time × the map: the median of paired ratios when
+     * {@link LookupMatrixPairs} measured it (with its 95 % interval), else NaN and the ratio of the averages is used.
+     */
+    record Cell(double nanos, double error, double bytes, double ratio, double ratioLow, double ratioHigh) {
+        /** This reader cell's time × {@code map}'s. */
+        double timesMap(Cell map) {
+            return Double.isNaN(ratio) ? nanos / map.nanos() : ratio;
+        }
     }
 
     /** entries → shape → value bytes → benchmark → cell, from JMH's average-time rows. */
@@ -55,7 +62,8 @@ final class LookupMatrixReport {
                         .computeIfAbsent(params.path("valueBytes").asInt(), v -> new TreeMap<>())
                         .put(benchmark, new Cell(metric.path("score").asDouble(), metric.path("scoreError")
                                 .asDouble(Double.NaN), row.path("secondaryMetrics").path("gc.alloc.rate.norm")
-                                .path("score").asDouble(Double.NaN)));
+                                .path("score").asDouble(Double.NaN), row.path("ratio").asDouble(Double.NaN),
+                                row.path("ratioLow").asDouble(Double.NaN), row.path("ratioHigh").asDouble(Double.NaN)));
             }
         }
         return out;
@@ -76,8 +84,7 @@ final class LookupMatrixReport {
                     for (String reader : READER_ORDER) {
                         Cell cell = byBenchmark.get(reader);
                         t.append(cell == null ? " – |" : String.format(Locale.ROOT, " %.0f (%s, %.1f) |", cell.nanos(),
-                                map == null ? "–" : String.format(Locale.ROOT, "%.2f", cell.nanos() / map.nanos()),
-                                cell.bytes()));
+                                map == null ? "–" : ratio(cell, map), cell.bytes()));
                     }
                     t.append('\n');
                 })));
@@ -100,7 +107,7 @@ final class LookupMatrixReport {
                         Map<String, Cell> byBenchmark = byEntries.getValue().get(shape).get(s.getKey());
                         Cell map = byBenchmark == null ? null : byBenchmark.get(MAP);
                         Cell cell = byBenchmark == null ? null : byBenchmark.get(reader);
-                        s.getValue().add(map == null || cell == null ? 0.0 : cell.nanos() / map.nanos());
+                        s.getValue().add(map == null || cell == null ? 0.0 : cell.timesMap(map));
                     }
                 }
                 if (series.isEmpty()) {
@@ -121,6 +128,12 @@ final class LookupMatrixReport {
             }
         }
         return written;
+    }
+
+    /** "1.23", or "1.23 [1.20–1.27]" with the paired interval when there is one. */
+    private static String ratio(Cell cell, Cell map) {
+        return Double.isNaN(cell.ratioLow()) ? String.format(Locale.ROOT, "%.2f", cell.timesMap(map))
+                : String.format(Locale.ROOT, "%.2f [%.2f–%.2f]", cell.ratio(), cell.ratioLow(), cell.ratioHigh());
     }
 
     /** Shapes in the matrix's order (numbers first, the builder last), any unknown ones after. */

@@ -4,7 +4,6 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -71,11 +70,11 @@ public final class ReaderVersions {
                 second[p] = nanosPerOp[1];
                 ratios[p] = nanosPerOp[1] / nanosPerOp[0];
             }
-            double[] interval = bootstrapMedianInterval(ratios);
+            double[] interval = PairedMedians.interval(ratios);
             System.out.printf(Locale.ROOT, "%s: second/first %.3f (95%% interval %.3f-%.3f); first %.1f ns/op, "
                     + "second %.1f ns/op (medians of %d pairs of %d lookups)%n",
-                    mode == 0 ? "getInto" : "getAllInto", median(ratios), interval[0], interval[1], median(first),
-                    median(second), pairs, window);
+                    mode == 0 ? "getInto" : "getAllInto", PairedMedians.median(ratios), interval[0], interval[1],
+                    PairedMedians.median(first), PairedMedians.median(second), pairs, window);
         }
         System.out.println("(checksum " + sink + ")");
     }
@@ -91,26 +90,5 @@ public final class ReaderVersions {
         ClassLoader loader = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
         return (LongBinaryOperator) loader.loadClass(ReaderVersionDriver.class.getName())
                 .getConstructor(String.class, String.class, String[].class).newInstance(storeDir, namespace, keys);
-    }
-
-    private static double[] bootstrapMedianInterval(double[] ratios) {
-        SplittableRandom random = new SplittableRandom(5);
-        double[] medians = new double[2000];
-        double[] sample = new double[ratios.length];
-        for (int b = 0; b < medians.length; b++) {
-            for (int i = 0; i < sample.length; i++) {
-                sample[i] = ratios[random.nextInt(ratios.length)];
-            }
-            medians[b] = median(sample);
-        }
-        Arrays.sort(medians);
-        return new double[] {medians[medians.length / 40], medians[medians.length - 1 - medians.length / 40]};
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int mid = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     }
 }
