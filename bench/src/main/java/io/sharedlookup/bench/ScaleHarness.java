@@ -80,6 +80,7 @@ public final class ScaleHarness {
         out.put("partitions", ScaleFeed.PARTITIONS);
         out.put("machine", machine(base, free, needed));
         out.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        out.put("writerArgs", System.getenv().getOrDefault("SCALE_WRITER_ARGS", ""));
         out.put("notMeasured", List.of("lookup percentiles (average time per call only)"));
         Process feed = new ProcessBuilder(java, "-Xmx1g", "-cp", feedCp, ScaleFeed.class.getName(),
                 work.resolve("kafka").toString(), Long.toString(records))

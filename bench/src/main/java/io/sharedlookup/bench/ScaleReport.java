@@ -35,9 +35,10 @@ public final class ScaleReport {
         long n = r.path("records").asLong();
         JsonNode m = r.path("machine");
         StringBuilder s = new StringBuilder();
-        s.append(String.format("Machine: %d cores, %.1f GiB memory; load average %s at the start.%n%n",
-                m.path("cores").asInt(), m.path("memoryBytes").asDouble() / (1L << 30),
-                m.path("loadAverageAtStart").asText()));
+        s.append(String.format("Machine: %d cores, %.1f GiB memory; load average %s at the start. Writer options "
+                + "added: %s.%n%n", m.path("cores").asInt(), m.path("memoryBytes").asDouble() / (1L << 30),
+                m.path("loadAverageAtStart").asText(), r.path("writerArgs").asText("").isEmpty() ? "none"
+                        : "`" + r.path("writerArgs").asText() + "`"));
         s.append(String.format("| %s records, %d partitions | time | records/s | load at start, end |%n",
                 count(n), r.path("partitions").asInt()));
         s.append("|---|---|---|---|\n");

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * The writer as the bootstrap part runs it ({@code java -Xmx512m -jar shared-lookup-writer.jar --bootstrap-servers …
  * --topic boot --store-dir …}), kept running for the scale part: its process, its resident memory and faults
  * ({@link ScaleFootprint}), {@code /ready}, {@code /namespaces} and {@code /metrics}. Extra JVM options (a profiler,
- * JFR) come from the environment variable {@code SCALE_WRITER_JVM_OPTS}, split at spaces.
+ * JFR) come from the environment variable {@code SCALE_WRITER_JVM_OPTS}, extra writer options (for example
+ * {@code --apply-threads auto}) from {@code SCALE_WRITER_ARGS}, both split at spaces.
  */
 final class ScaleWriter implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -52,10 +53,14 @@ final class ScaleWriter implements AutoCloseable {
         command.addAll(List.of("-jar", writerJar.toString(), "--bootstrap-servers", servers, "--topic",
                 BootstrapFeed.TOPIC, "--store-dir", store.toString(), "--http-port", Integer.toString(port)));
         command.addAll(List.of(extraArgs));
+        String writerArgs = System.getenv("SCALE_WRITER_ARGS");
+        if (writerArgs != null && !writerArgs.isBlank()) {
+            command.addAll(List.of(writerArgs.trim().split("\\s+")));
+        }
         long start = System.nanoTime();
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        System.out.println("scale: writer pid " + p.pid() + (extraArgs.length > 0 ? " " + String.join(" ", extraArgs)
-                : "") + ", log " + log);
+        System.out.println("scale: writer pid " + p.pid() + " " + String.join(" ", command.subList(command.indexOf(
+                "--http-port") + 2, command.size())) + ", log " + log);
         return new ScaleWriter(p, "http://127.0.0.1:" + port, log, start, store);
     }
 
