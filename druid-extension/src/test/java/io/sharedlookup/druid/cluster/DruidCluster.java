@@ -146,7 +146,21 @@ final class DruidCluster implements AutoCloseable {
         return HttpJson.post(brokerPort, "/druid/v2/sql", Map.of("query", query, "resultFormat", "array"));
     }
 
-    /** What the broker and the historical logged about the extension (warnings, errors), for failure messages. */
+    /**
+     * Both sides of the coordinator's lookup sync, when lookups are slow to load: what the coordinator believes each
+     * node holds ({@code nodeStatus}), what each node says it holds and has pending ({@code /druid/listen/v1/lookups}),
+     * and the coordinator's log lines about lookups. Tells a coordinator that did not send from a node that did not
+     * load.
+     */
+    String lookupSyncState() {
+        StringBuilder out = new StringBuilder("\ncoordinator nodeStatus: ").append(HttpJson.get(coordinatorPort,
+                "/druid/coordinator/v1/lookups/nodeStatus?detailed=true"));
+        out.append("\nbroker's own lookups: ").append(HttpJson.get(brokerPort, "/druid/listen/v1/lookups"));
+        out.append("\nhistorical's own lookups: ").append(HttpJson.get(historicalPort, "/druid/listen/v1/lookups"));
+        out.append("\n").append(coordinator.excerpt(l -> l.contains("ookup"), 25));
+        return out.toString();
+    }
+
     /**
      * The stack of each query node's lookup notice thread (Druid starts lookups on it, one at a time), from
      * {@code jcmd Thread.print}: where a node waits when lookups are slow to load.
@@ -173,6 +187,7 @@ final class DruidCluster implements AutoCloseable {
         return out.toString();
     }
 
+    /** What the broker and the historical logged about the extension (warnings, errors), for failure messages. */
     String extensionLogExcerpts() {
         Predicate<String> aboutTheExtension = l -> l.contains("io.sharedlookup")
                 || l.contains("sharedLookup") || l.contains(EXTENSION);

@@ -330,7 +330,8 @@ class DruidClusterIT {
                     last[0] = druid.sql(sql);
                     return last[0].ok() && ProfileLookups.rows(last[0].json()).equals(expected);
                 }, () -> "the last SQL answer: " + last[0] + "; expected " + expected + druid.extensionLogExcerpts(),
-                DruidClusterIT::note, () -> druid.lookupThreadStacks() + druid.extensionLogExcerpts());
+                DruidClusterIT::note, () -> druid.lookupThreadStacks() + druid.lookupSyncState()
+                        + druid.extensionLogExcerpts());
         List<String> namespaces = new ArrayList<>(ProfileLookups.FIELDS.keySet());
         ids.forEach(id -> namespaces.forEach(ns -> assertThat(writer.lookup(ns, id)).as("writer %s/%s", ns, id)
                 .isEqualTo(expected.get(id).get(namespaces.indexOf(ns)))));
