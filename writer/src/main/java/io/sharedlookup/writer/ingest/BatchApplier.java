@@ -246,4 +246,9 @@ final class BatchApplier {
         }
         return false;
     }
+
+    /** Ends the parallel appliers' threads; on the ingest thread, when ingestion stops. */
+    void close() {
+        parallel.close();
+    }
 }

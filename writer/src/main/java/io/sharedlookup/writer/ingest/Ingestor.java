@@ -668,6 +668,9 @@ public final class Ingestor {
         if (!failed && started) {
             offsets.commitForTooling(true);
         }
+        if (batch != null) {
+            batch.close();
+        }
         try {
             if (consumer != null) {
                 consumer.close(Duration.ofSeconds(1));

@@ -336,4 +336,15 @@ final class ParallelApplier {
     void forget(String topic) {
         ahead.keySet().removeIf(tp -> tp.topic().equals(topic));
     }
+
+    /**
+     * Ends the appliers now, when the writer stops: a stopped writer keeps no threads (they would otherwise idle for
+     * their keep-alive, and a JVM that starts and stops writers, as tests and embedders do, would collect them). A
+     * pass never runs at this point: passes run on the ingest thread, which is the one closing.
+     */
+    void close() {
+        if (pool != null) {
+            pool.shutdownNow();
+        }
+    }
 }

@@ -103,6 +103,9 @@ class ParallelBuildTest {
         awaitHeldInTheMiddle(held, topic);
         ingestor.stop(Duration.ofSeconds(30));
         ingestor = null;
+        // A stopped writer keeps no applier threads (they would idle for their 30 s keep-alive otherwise).
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                .filteredOn(t -> t.getName().startsWith("shared-lookup-applier-")).isEmpty());
         Path dir = new StoreLayout(store).namespaceDir(topic);
         assertThat(Files.exists(new StoreLayout(store).manifest(topic))).as("nothing published").isFalse();
         try (Stream<Path> files = Files.list(dir)) {
