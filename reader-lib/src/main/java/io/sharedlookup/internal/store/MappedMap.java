@@ -54,7 +54,6 @@ public final class MappedMap {
             MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle MAPPED_INT =
             MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final ThreadLocal<KeyBuffer> KEY = ThreadLocal.withInitial(KeyBuffer::new);
 
     private final Path file;
@@ -172,8 +171,7 @@ public final class MappedMap {
             ByteBuffer[] windows = new ByteBuffer[windowCount];
             for (int w = 0; w < windowCount; w++) {
                 int tiers = Math.min(tiersPerWindow, layout.segments() - w * tiersPerWindow);
-                windows[w] = map(channel, layout.segmentsOffset() + (long) w * tiersPerWindow * layout.tierSize(),
-                        tiers * layout.tierSize());
+                windows[w] = map(channel, layout.firstTierOffset(w * tiersPerWindow), tiers * layout.tierSize());
             }
             ByteBuffer sequences;
             try (FileChannel seq = RegularFiles.openForReading(sequenceFile, "Sequence file")) {
@@ -559,8 +557,7 @@ public final class MappedMap {
 
     /** Hash-lookup slot {@code index} of the tier at {@code base}. */
     private long readSlot(ByteBuffer buffer, int base, long index) {
-        return slotShift == 2 ? buffer.getInt(base + (int) (index << 2)) & 0xFFFFFFFFL
-                : buffer.getLong(base + (int) (index << 3));
+        return EntryBytes.slot(buffer, base, index, slotShift);
     }
 
     /** What {@link #probeSlot} decides from the slot's content {@code slot}. */
@@ -575,7 +572,8 @@ public final class MappedMap {
 
     /** After an empty slot in {@code segment}'s first tier: the key is absent unless the segment has more tiers. */
     private int absentUnlessExtraTier(int segment) {
-        return headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER) == 0 ? ABSENT : UNDECIDED;
+        return headers.getLong(layout.segmentHeaderOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER) == 0 ? ABSENT
+                : UNDECIDED;
     }
 
     /**
@@ -583,7 +581,7 @@ public final class MappedMap {
      * {@link #probeFirstTier}: {@link #PRESENT} (the value copied into {@code out}), {@link #OTHER_KEY}, or
      * {@link #UNDECIDED} when the entry is not one the first attempt reads (too near the tier's end, or torn). Sizes
      * of 128 or more (two stop-bit bytes) and keys longer than {@link #SHORT_KEY} are read by other methods
-     * ({@link #sizeAt}, {@link #longKeyStart}, {@link KeyWords}), so that this one stays small enough to inline.
+     * ({@link EntryBytes#sizeAt}, {@link #longKeyStart}, {@link KeyWords}), so that this one stays small enough to inline.
      */
     private int readFastEntry(ByteBuffer buffer, int base, long slot, long w0, long w1, int length, String ascii,
                               byte[] bytes, Utf8Text out) {
@@ -620,7 +618,7 @@ public final class MappedMap {
         int valueSize = buffer.get(valueSizeAt);
         int valueStart = valueSizeAt + 1;
         if (valueSize < 0) { // a value of 128 bytes or more
-            long valueField = sizeAt(buffer, base, valueSizeAt - base);
+            long valueField = EntryBytes.sizeAt(buffer, base, valueSizeAt - base, tierSize);
             if (valueField < 0) {
                 return UNDECIDED;
             }
@@ -630,7 +628,7 @@ public final class MappedMap {
         if (valueSize > limit - valueStart) {
             return UNDECIDED;
         }
-        copyValue(buffer, valueStart, valueSize, limit, out);
+        EntryBytes.copyValue(buffer, valueStart, valueSize, limit, out);
         return PRESENT;
     }
 
@@ -639,7 +637,7 @@ public final class MappedMap {
      * and equals {@code length}; -1 when the size differs, -2 when it does not parse (torn or damaged).
      */
     private int longKeyStart(ByteBuffer buffer, int base, int offset, int length) {
-        long keyField = sizeAt(buffer, base, offset);
+        long keyField = EntryBytes.sizeAt(buffer, base, offset, tierSize);
         if (keyField < 0) {
             return -2;
         }
@@ -839,7 +837,7 @@ public final class MappedMap {
         if (entry < 0) {
             return INCONSISTENT;
         }
-        long keyField = sizeAt(buffer, base, entry);
+        long keyField = EntryBytes.sizeAt(buffer, base, entry, tierSize);
         if (keyField < 0) {
             return INCONSISTENT;
         }
@@ -857,7 +855,7 @@ public final class MappedMap {
         if (valueSizeAt >= tierSize) {
             return INCONSISTENT;
         }
-        long valueField = sizeAt(buffer, base, valueSizeAt);
+        long valueField = EntryBytes.sizeAt(buffer, base, valueSizeAt, tierSize);
         if (valueField < 0) {
             return INCONSISTENT;
         }
@@ -866,61 +864,12 @@ public final class MappedMap {
         if (valueSize > tierSize - valueStart) {
             return INCONSISTENT;
         }
-        copyValue(buffer, base + valueStart, valueSize, base + tierSize, out);
+        EntryBytes.copyValue(buffer, base + valueStart, valueSize, base + tierSize, out);
         return PRESENT;
     }
 
-    /**
-     * The stop-bit size at tier offset {@code at} (below the tier's size), packed as its encoded length {@code << 32
-     * | size}; -1 when it is no size that fits the tier. One read for the common one-byte size.
-     */
-    private long sizeAt(ByteBuffer buffer, int base, int at) {
-        int first = buffer.get(base + at);
-        if (first >= 0) {
-            return (1L << 32) | first;
-        }
-        long size = readStopBit(buffer, base, at);
-        return size < 0 || size > tierSize ? -1 : (long) stopBitLength(size) << 32 | size;
-    }
-
-    /**
-     * Copies the {@code size} bytes at {@code at} (which end by {@code limit}, the end of their tier) into {@code out}:
-     * 8 bytes at a time when the tier leaves room for the last whole word, else in one bulk copy.
-     */
-    private static void copyValue(ByteBuffer buffer, int at, int size, int limit, Utf8Text out) {
-        if (((size + 7) & ~7) > limit - at) {
-            copyValueNearEnd(buffer, at, size, out);
-            return;
-        }
-        byte[] b = out.reserve(size);
-        long any = 0;
-        int i = 0;
-        for (; i + 8 <= size; i += 8) {
-            long v = (long) MAPPED_LONG.get(buffer, at + i);
-            ARRAY_LONG.set(b, i, v);
-            any |= v;
-        }
-        if (i < size) {
-            long v = (long) MAPPED_LONG.get(buffer, at + i) & (-1L >>> (64 - 8 * (size - i)));
-            ARRAY_LONG.set(b, i, v);
-            any |= v;
-        }
-        out.filled(size, any);
-    }
-
-    /** {@link #copyValue} for a value whose last word would pass its tier's end: one bulk copy (rare). */
-    private static void copyValueNearEnd(ByteBuffer buffer, int at, int size, Utf8Text out) {
-        byte[] b = out.reserve(size);
-        buffer.get(at, b, 0, size);
-        long any = 0;
-        for (int i = 0; i < size; i++) {
-            any |= b[i]; // sign-extended: a byte >= 0x80 sets the high bits
-        }
-        out.filled(size, any);
-    }
-
     private long segmentSize(int segment) {
-        int header = headerOffset(segment);
+        int header = layout.segmentHeaderOffset(segment);
         long count = (headers.getInt(header + (int) MapLayout.SEGMENT_ENTRIES) & 0xFFFFFFFFL)
                 - (headers.getInt(header + (int) MapLayout.SEGMENT_DELETED) & 0xFFFFFFFFL);
         long tier = headers.getLong(header + (int) MapLayout.SEGMENT_NEXT_TIER);
@@ -955,14 +904,15 @@ public final class MappedMap {
                     continue;
                 }
                 int entry = entryOffset(slot);
-                long keyField = entry < 0 ? -1 : sizeAt(buffer, base, entry);
+                long keyField = entry < 0 ? -1 : EntryBytes.sizeAt(buffer, base, entry, tierSize);
                 if (keyField < 0) {
                     return false;
                 }
                 int keySize = (int) keyField;
                 int keyStart = entry + (int) (keyField >>> 32);
                 // sizes compared with what is left of the tier: an offset plus a size could overflow an int
-                long valueField = keySize >= tierSize - keyStart ? -1 : sizeAt(buffer, base, keyStart + keySize);
+                long valueField = keySize >= tierSize - keyStart ? -1
+                        : EntryBytes.sizeAt(buffer, base, keyStart + keySize, tierSize);
                 if (valueField < 0) {
                     return false;
                 }
@@ -972,12 +922,12 @@ public final class MappedMap {
                 if (valueSize > tierSize - valueStart) {
                     return false;
                 }
-                copyValue(buffer, base + keyStart, keySize, base + tierSize, text);
+                EntryBytes.copyValue(buffer, base + keyStart, keySize, base + tierSize, text);
                 if (!text.decode()) {
                     return false;
                 }
                 pairs.add(text.toString());
-                copyValue(buffer, base + valueStart, valueSize, base + tierSize, text);
+                EntryBytes.copyValue(buffer, base + valueStart, valueSize, base + tierSize, text);
                 if (!text.decode()) {
                     return false;
                 }
@@ -997,21 +947,13 @@ public final class MappedMap {
      * 0 when the chain ends.
      */
     private long nextTier(int segment, long tiers, ByteBuffer buffer, int base) {
-        return tiers == 0 ? headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER)
+        return tiers == 0 ? headers.getLong(layout.segmentHeaderOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER)
                 : buffer.getLong(base + (int) (layout.countersOffset() + MapLayout.TIER_NEXT_TIER));
     }
 
-    private int headerOffset(int segment) {
-        return segment * layout.segmentHeaderSize();
-    }
-
-    /** The entry's offset within its tier, or -1 when the slot's chunk is outside the tier. */
+    /** {@link MapLayout#entryOffset(long)}, from the numbers held in fields: the entry's offset in its tier, or -1. */
     private int entryOffset(long slot) {
-        long chunk = (slot >>> keyBits) & valueMask;
-        if (chunk >= chunksPerTier) {
-            return -1;
-        }
-        return entrySpaceOffset + (int) chunk * chunkSize;
+        return MapLayout.entryOffset(slot, keyBits, valueMask, chunksPerTier, entrySpaceOffset, chunkSize);
     }
 
     /** The buffer holding tier {@code tier} (1-based, as Chronicle counts), or null when no such tier can exist. */
@@ -1027,7 +969,7 @@ public final class MappedMap {
 
     private int tierBase(long tier) {
         if (tier <= layout.segments()) {
-            return (int) (((tier - 1) % tiersPerWindow) * layout.tierSize());
+            return layout.firstTierBase((int) (tier - 1), tiersPerWindow);
         }
         return bulks.baseOf(tier - 1 - layout.segments());
     }
@@ -1038,35 +980,5 @@ public final class MappedMap {
      */
     public void close() {
         bulks.close();
-    }
-
-    /**
-     * Reads a non-negative stop-bit number (7 bits per byte, low bits first, high bit = more follow) at tier offset
-     * {@code at}; -1 when it is not one or runs past the tier.
-     */
-    private long readStopBit(ByteBuffer buffer, int base, int at) {
-        long value = 0;
-        for (int shift = 0; shift <= 56; shift += 7) {
-            if (at >= layout.tierSize()) {
-                return -1;
-            }
-            int b = buffer.get(base + at++);
-            if (b >= 0) {
-                if (b == 0 && shift > 0) {
-                    return -1; // Chronicle's encoding of a negative number: never a size
-                }
-                return value | ((long) b << shift);
-            }
-            value |= (long) (b & 0x7F) << shift;
-        }
-        return -1;
-    }
-
-    private static int stopBitLength(long value) {
-        int n = 1;
-        while ((value >>>= 7) != 0) {
-            n++;
-        }
-        return n;
     }
 }
