@@ -5,9 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,21 +54,20 @@ public final class MappedMap {
             MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final ThreadLocal<KeyBuffer> KEY = ThreadLocal.withInitial(KeyBuffer::new);
 
-    private final Path file;
+    /** The file's mappings: the cold paths reach the tiers through them. */
+    private final MapFileMappings mappings;
     private final MapLayout layout;
-    /** The extra tier bulks, mapped on first use. */
-    private final TierBulks bulks;
+    // the mappings and the layout's numbers the lookup path uses, held here rather than read through the mappings or
+    // the layout on every probe (one dependent load fewer per lookup)
     private final ByteBuffer headers;
-    private final ByteBuffer[] windows;
     private final int tiersPerWindow;
+    private final ByteBuffer firstWindow;
     private final ByteBuffer[] firstTierBuffer; // per segment: its first tier's window and offset in it
     private final int[] firstTierBase;
     private final ByteBuffer sequences;
-    private final long maxTierIndex;
     private final long hashLookupMask;
     private final long keyMask;
     private final long valueMask;
-    // the layout's numbers the lookup path uses, held here rather than read through the layout on every probe
     private final int tierSize;
     private final int slotShift;
     private final int keyBits;
@@ -81,21 +78,18 @@ public final class MappedMap {
     /** {@code segments - 1} when the segment count is a power of two (a hash's segment is its low bits), else -1. */
     private final int segmentMask;
     private final int segmentShift;
-    private final ByteBuffer firstWindow;
     /** How reads wait for a segment the writer is changing; read only once a read has raced with the writer. */
     private volatile SegmentWaits waits;
 
-    private MappedMap(Path file, MapLayout layout, TierBulks bulks, ByteBuffer headers,
-                      ByteBuffer[] windows, int tiersPerWindow, ByteBuffer sequences) {
-        this.file = file;
-        this.layout = layout;
-        this.bulks = bulks;
-        this.headers = headers;
-        this.windows = windows;
-        this.tiersPerWindow = tiersPerWindow;
-        this.sequences = sequences;
-        long extraBulks = (layout.maxExtraTiers() + layout.tiersInBulk() - 1) / layout.tiersInBulk();
-        this.maxTierIndex = layout.segments() + extraBulks * layout.tiersInBulk();
+    private MappedMap(MapFileMappings mappings) {
+        this.mappings = mappings;
+        this.layout = mappings.layout;
+        this.headers = mappings.headers;
+        this.tiersPerWindow = mappings.tiersPerWindow;
+        this.firstWindow = mappings.windows[0];
+        this.firstTierBuffer = mappings.firstTierBuffer;
+        this.firstTierBase = mappings.firstTierBase;
+        this.sequences = mappings.sequences;
         this.hashLookupMask = layout.hashLookupCapacity() - 1;
         this.keyMask = (1L << layout.keyBits()) - 1;
         this.valueMask = (1L << layout.valueBits()) - 1;
@@ -108,14 +102,7 @@ public final class MappedMap {
         this.entrySpaceOffset = (int) layout.entrySpaceOffset();
         this.segmentMask = Integer.bitCount(layout.segments()) == 1 ? layout.segments() - 1 : -1;
         this.segmentShift = Integer.numberOfTrailingZeros(layout.segments());
-        this.firstWindow = windows[0];
         this.waits = new SegmentWaits(layout.segments(), WriterLiveness.unknown(), 0);
-        this.firstTierBuffer = new ByteBuffer[layout.segments()];
-        this.firstTierBase = new int[layout.segments()];
-        for (int segment = 0; segment < layout.segments(); segment++) {
-            firstTierBuffer[segment] = tierBuffer(segment + 1L);
-            firstTierBase[segment] = tierBase(segment + 1L);
-        }
     }
 
     /** {@link #open(Path, Path, MapLayout, long)} waiting up to {@link #DEFAULT_MAPPING_WAIT_NANOS} for a bulk. */
@@ -139,100 +126,30 @@ public final class MappedMap {
      * @throws StoreFormatException when a file is missing, unreadable or smaller than its layout says
      */
     public static MappedMap open(Path file, Path sequenceFile, MapLayout layout, long mappingWaitNanos) {
-        try {
-            return MappingThread.call(() -> openUninterrupted(file, sequenceFile, layout, mappingWaitNanos));
-        } catch (AccessDeniedException e) {
-            throw new StoreFormatException("Cannot map " + e.getFile() + " for reading: permission denied (the reader "
-                    + "needs read permission on the store files: add its user to the writer's group)", e);
-        } catch (IOException e) {
-            throw new StoreFormatException("Cannot map " + file + " for reading: " + e + " (a file of a published "
-                    + "generation is gone or damaged: the reader follows the writer's next publish; if none comes, "
-                    + "delete the namespace directory and let the writer rebuild it)", e);
-        }
+        return new MappedMap(MapFileMappings.open(file, sequenceFile, layout, mappingWaitNanos));
     }
 
-    private static MappedMap openUninterrupted(Path file, Path sequenceFile, MapLayout layout, long mappingWaitNanos)
-            throws IOException {
-        FileChannel channel = null;
-        try {
-            channel = RegularFiles.openForReading(file, "Generation file");
-            Object fileKey = fileKey(file);
-            long size = channel.size();
-            if (size < layout.baseSize()) {
-                throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + size
-                        + " bytes, its layout needs " + layout.baseSize() + "); the writer rebuilds it from the topic");
-            }
-            requireCompleteHeader(channel, file, layout.segmentHeadersOffset());
-            ByteBuffer headers = map(channel, layout.segmentHeadersOffset(),
-                    layout.segmentsOffset() - layout.segmentHeadersOffset());
-            int tiersPerWindow = (int) Math.max(1,
-                    Math.min(layout.segments(), TierWindows.WINDOW_BYTES / layout.tierSize()));
-            int windowCount = (layout.segments() + tiersPerWindow - 1) / tiersPerWindow;
-            ByteBuffer[] windows = new ByteBuffer[windowCount];
-            for (int w = 0; w < windowCount; w++) {
-                int tiers = Math.min(tiersPerWindow, layout.segments() - w * tiersPerWindow);
-                windows[w] = map(channel, layout.firstTierOffset(w * tiersPerWindow), tiers * layout.tierSize());
-            }
-            ByteBuffer sequences;
-            try (FileChannel seq = RegularFiles.openForReading(sequenceFile, "Sequence file")) {
-                long needed = (long) layout.segments() * SequenceFile.STRIDE;
-                if (seq.size() < needed) {
-                    throw new StoreFormatException("Sequence file " + sequenceFile + " is truncated (" + seq.size()
-                            + " bytes, " + needed + " needed); the writer rebuilds the namespace from the topic");
-                }
-                sequences = map(seq, 0, needed);
-            }
-            return new MappedMap(file, layout, new TierBulks(file, fileKey, layout, channel, mappingWaitNanos), headers,
-                    windows, tiersPerWindow, sequences);
-        } catch (IOException | RuntimeException e) {
-            closeQuietly(channel);
-            throw e;
-        }
-    }
-
-    /**
-     * A cheap check that {@code file} is a complete Chronicle Map: its self-bootstrapping header (8 bytes checksum,
-     * then a 4-byte little-endian length whose top bit means "not complete") must be marked complete and end by
-     * {@code limit} (the segment headers for a reader, the file's size for the writer). Readers never read the header
-     * otherwise; Chronicle itself would wait 60 s for an incomplete one, assuming another process still creates it.
-     *
-     * @throws StoreFormatException when it is not
-     */
+    /** See {@link MapFileMappings#requireCompleteHeader}: used by the writer on a file it reopens. */
     public static void requireCompleteHeader(FileChannel channel, Path file, long limit) throws IOException {
-        ByteBuffer word = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-        while (word.hasRemaining() && channel.read(word, 8 + word.position()) > 0) {
-            // read the length word
-        }
-        int length = word.hasRemaining() ? 0 : word.getInt(0);
-        if (length == 0 || (length & 0x80000000) != 0 || 12L + (length & 0x3FFFFFFF) > limit) {
-            throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (no complete Chronicle "
-                    + "Map header); the writer rebuilds it from the topic");
-        }
+        MapFileMappings.requireCompleteHeader(channel, file, limit);
     }
 
     /** The identity of {@code file} (device and inode on Linux), which a file replaced under the same name changes. */
     static Object fileKey(Path file) throws IOException {
-        return RegularFiles.fileKey(file);
+        return MapFileMappings.fileKey(file);
     }
 
+    /** See {@link MapFileMappings#map}. */
     static ByteBuffer map(FileChannel channel, long offset, long size) throws IOException {
-        MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_ONLY, offset, size);
-        buffer.order(ByteOrder.LITTLE_ENDIAN);
-        return buffer;
+        return MapFileMappings.map(channel, offset, size);
     }
 
     static void closeQuietly(FileChannel channel) {
-        if (channel != null) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // nothing was mapped through it yet, or the mappings outlive it
-            }
-        }
+        MapFileMappings.closeQuietly(channel);
     }
 
     public Path file() {
-        return file;
+        return mappings.file;
     }
 
     public MapLayout layout() {
@@ -749,7 +666,7 @@ public final class MappedMap {
                 start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
                 if (start == GAVE_UP) {
                     // Stuck: odd and unmoved all along (a writer died mid-change); else a busy writer kept moving it.
-                    String segmentOfFile = "Segment " + segment + " of " + file;
+                    String segmentOfFile = "Segment " + segment + " of " + mappings.file;
                     throw new LockTimeoutException(SequenceProtocol.inChange(before) && before == firstSeen
                             ? segmentOfFile + " stayed in the middle of a change for over the lock timeout (its "
                                     + "writer probably died); the next writer rebuilds it"
@@ -768,9 +685,7 @@ public final class MappedMap {
     }
 
     private StoreFormatException corrupt(int segment) {
-        return new StoreFormatException("Generation file " + file + " is corrupt (segment " + segment
-                + " does not parse although no writer is changing it); delete the namespace directory and let the "
-                + "writer rebuild it from the topic");
+        return mappings.corrupt(segment);
     }
 
     // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
@@ -941,14 +856,8 @@ public final class MappedMap {
         return false;
     }
 
-    /**
-     * The tier after tier number {@code tiers} (0 = the first) of {@code segment}'s chain, which is at {@code base} in
-     * {@code buffer}: the first tier's successor is named by the segment header, later ones by their own counters.
-     * 0 when the chain ends.
-     */
     private long nextTier(int segment, long tiers, ByteBuffer buffer, int base) {
-        return tiers == 0 ? headers.getLong(layout.segmentHeaderOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER)
-                : buffer.getLong(base + (int) (layout.countersOffset() + MapLayout.TIER_NEXT_TIER));
+        return mappings.nextTier(segment, tiers, buffer, base);
     }
 
     /** {@link MapLayout#entryOffset(long)}, from the numbers held in fields: the entry's offset in its tier, or -1. */
@@ -956,22 +865,12 @@ public final class MappedMap {
         return MapLayout.entryOffset(slot, keyBits, valueMask, chunksPerTier, entrySpaceOffset, chunkSize);
     }
 
-    /** The buffer holding tier {@code tier} (1-based, as Chronicle counts), or null when no such tier can exist. */
     private ByteBuffer tierBuffer(long tier) {
-        if (tier <= 0 || tier > maxTierIndex) {
-            return null;
-        }
-        if (tier <= layout.segments()) {
-            return windows[(int) ((tier - 1) / tiersPerWindow)];
-        }
-        return bulks.get(tier - 1 - layout.segments());
+        return mappings.tierBuffer(tier);
     }
 
     private int tierBase(long tier) {
-        if (tier <= layout.segments()) {
-            return layout.firstTierBase((int) (tier - 1), tiersPerWindow);
-        }
-        return bulks.baseOf(tier - 1 - layout.segments());
+        return mappings.tierBase(tier);
     }
 
     /**
@@ -979,6 +878,6 @@ public final class MappedMap {
      * whose other file failed to open). Mappings made so far stay valid; the garbage collector releases them.
      */
     public void close() {
-        bulks.close();
+        mappings.close();
     }
 }
