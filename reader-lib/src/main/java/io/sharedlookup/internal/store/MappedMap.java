@@ -1,10 +1,7 @@
 package io.sharedlookup.internal.store;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,7 +33,8 @@ public final class MappedMap {
     /** How long a read waits for an extra tier bulk to be mapped, for callers that name no bound. */
     public static final long DEFAULT_MAPPING_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
-    private static final int INCONSISTENT = -2;
+    /** From the general path's entry reads: the segment does not parse (torn by a race, or damaged). */
+    static final int INCONSISTENT = -2;
     /** From {@link SegmentWaits#afterRace}: the wait is over. */
     private static final long GAVE_UP = SegmentWaits.GAVE_UP;
     /** From {@link #probeFirstTier}: not decided by the first attempt. */
@@ -45,13 +43,8 @@ public final class MappedMap {
     private static final int SHORT_KEY = 16;
     /** Probes the first attempt makes before it leaves a long collision chain to the general path. */
     private static final int FAST_PROBES = 8;
-    /** From {@link #readEntry}: the slot names an entry of another key (a hash-lookup collision). */
-    private static final int OTHER_KEY = 2;
-    /** Plain 8-byte reads from a mapping at any index (plain access allows unaligned indexes); bounds-checked. */
-    private static final VarHandle MAPPED_LONG =
-            MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle MAPPED_INT =
-            MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    /** From an entry read: the slot names an entry of another key (a hash-lookup collision). */
+    static final int OTHER_KEY = 2;
     private static final ThreadLocal<KeyBuffer> KEY = ThreadLocal.withInitial(KeyBuffer::new);
 
     /** The file's mappings: the cold paths reach the tiers through them. */
@@ -71,15 +64,16 @@ public final class MappedMap {
     private final int tierSize;
     private final int slotShift;
     private final int keyBits;
-    private final long hashLookupCapacity;
     private final long chunksPerTier;
     private final int chunkSize;
     private final int entrySpaceOffset;
     /** {@code segments - 1} when the segment count is a power of two (a hash's segment is its low bits), else -1. */
     private final int segmentMask;
     private final int segmentShift;
-    /** How reads wait for a segment the writer is changing; read only once a read has raced with the writer. */
-    private volatile SegmentWaits waits;
+    /** How reads wait for a segment the writer is changing. */
+    private final RaceWaits waits;
+    /** What the first attempt leaves undecided. */
+    private final GeneralLookup general;
 
     private MappedMap(MapFileMappings mappings) {
         this.mappings = mappings;
@@ -96,13 +90,13 @@ public final class MappedMap {
         this.tierSize = (int) layout.tierSize();
         this.slotShift = layout.slotSize() == 4 ? 2 : 3;
         this.keyBits = layout.keyBits();
-        this.hashLookupCapacity = layout.hashLookupCapacity();
         this.chunksPerTier = layout.chunksPerTier();
         this.chunkSize = (int) layout.chunkSize();
         this.entrySpaceOffset = (int) layout.entrySpaceOffset();
         this.segmentMask = Integer.bitCount(layout.segments()) == 1 ? layout.segments() - 1 : -1;
         this.segmentShift = Integer.numberOfTrailingZeros(layout.segments());
-        this.waits = new SegmentWaits(layout.segments(), WriterLiveness.unknown(), 0);
+        this.waits = new RaceWaits(layout.segments());
+        this.general = new GeneralLookup(mappings, waits);
     }
 
     /** {@link #open(Path, Path, MapLayout, long)} waiting up to {@link #DEFAULT_MAPPING_WAIT_NANOS} for a bulk. */
@@ -116,7 +110,7 @@ public final class MappedMap {
      * called, and with a liveness that is unknown, the short bound holds.
      */
     public void followWriter(WriterLiveness liveness, long liveBoundNanos) {
-        this.waits = new SegmentWaits(layout.segments(), liveness, liveBoundNanos);
+        waits.follow(liveness, liveBoundNanos);
     }
 
     /**
@@ -227,7 +221,7 @@ public final class MappedMap {
         byte[] bytes = k.bytes; // held here: a nested lookup may replace the thread's buffer, never this array's bytes
         try {
             if (length == 0) {
-                return getIntoRetrying(null, bytes, 0, Xxh64.hash(bytes, 0), out, timeoutNanos);
+                return general.get(null, bytes, 0, Xxh64.hash(bytes, 0), out, timeoutNanos);
             }
             return getFast(null, bytes, length, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8),
                     Xxh64.hash(bytes, length), out, timeoutNanos);
@@ -256,7 +250,7 @@ public final class MappedMap {
                 return found;
             }
         }
-        return getIntoRetrying(ascii, bytes, n, hash, out, timeoutNanos);
+        return general.get(ascii, bytes, n, hash, out, timeoutNanos);
     }
 
     /**
@@ -562,38 +556,6 @@ public final class MappedMap {
     }
 
     /**
-     * Looks up the key of hash {@code hash}, given as an ASCII {@code String} ({@code ascii}) or else as
-     * its first {@code keyLength} encoded {@code bytes}, retrying while the writer changes its segment.
-     */
-    private int getIntoRetrying(String ascii, byte[] bytes, int keyLength, long hash, Utf8Text out,
-                                long timeoutNanos) {
-        int segment = segmentOf(hash);
-        long slotKey = slotKeyOf(hash);
-        long start = 0;
-        for (int attempt = 0; ; attempt++) {
-            long before = SequenceProtocol.readBegin(sequences, segment);
-            if (!SequenceProtocol.inChange(before)) {
-                int found = find(segment, slotKey, ascii, bytes, keyLength, out);
-                if (SequenceProtocol.readValidate(sequences, segment, before)) {
-                    // the copy is consistent: decoding it now cannot see a torn value
-                    if (found == INCONSISTENT || found == PRESENT && !out.decode()) {
-                        throw corrupt(segment);
-                    }
-                    if (found == ABSENT) {
-                        out.clear();
-                    }
-                    return found;
-                }
-            }
-            start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
-            if (start == GAVE_UP) {
-                out.clear();
-                return TIMED_OUT;
-            }
-        }
-    }
-
-    /**
      * The sum of every segment's sequence counter: it grows with every change the writer makes to this file (each
      * moves one counter on by two), and stays put while none is made. Read without waiting for a change in flight.
      */
@@ -689,99 +651,6 @@ public final class MappedMap {
     }
 
     // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
-
-    private int find(int segment, long slotKey, String ascii, byte[] key, int keyLength, Utf8Text out) {
-        ByteBuffer buffer = firstTierBufferOf(segment);
-        int base = firstTierBaseOf(segment);
-        long tier = segment + 1L;
-        for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
-            if (tiers > 0) {
-                buffer = tierBuffer(tier);
-                if (buffer == null) {
-                    return INCONSISTENT;
-                }
-                base = tierBase(tier);
-            }
-            int found = findInTier(buffer, base, slotKey, ascii, key, keyLength, out);
-            if (found != ABSENT) {
-                return found;
-            }
-            tier = nextTier(segment, tiers, buffer, base);
-            if (tier == 0) {
-                return ABSENT;
-            }
-        }
-        return INCONSISTENT;
-    }
-
-    /**
-     * Probes one tier (at {@code base} in {@code buffer}, {@code tierSize} bytes) for the key. Every offset taken
-     * from the file is checked against the tier once, before the bytes it names are read; the buffer checks each
-     * access against the mapping as well, so a damaged file can never be read outside it.
-     */
-    private int findInTier(ByteBuffer buffer, int base, long slotKey, String ascii, byte[] key, int keyLength,
-                           Utf8Text out) {
-        long index = slotKey & hashLookupMask;
-        for (long probes = 0; probes < hashLookupCapacity; probes++) {
-            int slotAt = base + (int) (index << slotShift);
-            long slot = slotShift == 2 ? (int) MAPPED_INT.get(buffer, slotAt) & 0xFFFFFFFFL
-                    : (long) MAPPED_LONG.get(buffer, slotAt);
-            if (slot == 0) {
-                return ABSENT;
-            }
-            index = (index + 1) & hashLookupMask;
-            if ((slot & keyMask) != slotKey) {
-                continue;
-            }
-            int found = readEntry(buffer, base, slot, ascii, key, keyLength, out);
-            if (found != OTHER_KEY) {
-                return found;
-            }
-        }
-        return INCONSISTENT; // Chronicle never fills a hash lookup (it adds a tier at 80 %): torn or damaged
-    }
-
-    /**
-     * Reads the entry that hash-lookup slot {@code slot} of the tier at {@code base} names: {@link #PRESENT} (its
-     * value copied into {@code out}) when it holds the key, {@link #OTHER_KEY} when it holds another one,
-     * {@link #INCONSISTENT} when it does not parse.
-     */
-    private int readEntry(ByteBuffer buffer, int base, long slot, String ascii, byte[] key, int keyLength,
-                          Utf8Text out) {
-        int entry = entryOffset(slot); // < tierSize (MapLayout checks the entry space)
-        if (entry < 0) {
-            return INCONSISTENT;
-        }
-        long keyField = EntryBytes.sizeAt(buffer, base, entry, tierSize);
-        if (keyField < 0) {
-            return INCONSISTENT;
-        }
-        int keySize = (int) keyField;
-        int keyStart = entry + (int) (keyField >>> 32);
-        if (keySize > tierSize - keyStart) { // not keyStart + keySize: two sizes near the tier's can overflow an int
-            return INCONSISTENT;
-        }
-        if (keySize != keyLength
-                || !(ascii != null ? KeyWords.equalsAscii(buffer, base + keyStart, ascii, base + tierSize)
-                        : KeyWords.equalsBytes(buffer, base + keyStart, key, keyLength, base + tierSize))) {
-            return OTHER_KEY;
-        }
-        int valueSizeAt = keyStart + keySize;
-        if (valueSizeAt >= tierSize) {
-            return INCONSISTENT;
-        }
-        long valueField = EntryBytes.sizeAt(buffer, base, valueSizeAt, tierSize);
-        if (valueField < 0) {
-            return INCONSISTENT;
-        }
-        int valueSize = (int) valueField;
-        int valueStart = valueSizeAt + (int) (valueField >>> 32);
-        if (valueSize > tierSize - valueStart) {
-            return INCONSISTENT;
-        }
-        EntryBytes.copyValue(buffer, base + valueStart, valueSize, base + tierSize, out);
-        return PRESENT;
-    }
 
     private long segmentSize(int segment) {
         int header = layout.segmentHeaderOffset(segment);
