@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.BiPredicate;
 
 /**
@@ -35,8 +33,6 @@ public final class MappedMap {
 
     /** From the general path's entry reads: the segment does not parse (torn by a race, or damaged). */
     static final int INCONSISTENT = -2;
-    /** From {@link SegmentWaits#afterRace}: the wait is over. */
-    private static final long GAVE_UP = SegmentWaits.GAVE_UP;
     /** From {@link #probeFirstTier}: not decided by the first attempt. */
     private static final int UNDECIDED = 3;
     /** The longest key whose bytes the probe compares as two words held in registers; longer ones word by word. */
@@ -74,6 +70,7 @@ public final class MappedMap {
     private final RaceWaits waits;
     /** What the first attempt leaves undecided. */
     private final GeneralLookup general;
+    private final SegmentScans scans;
 
     private MappedMap(MapFileMappings mappings) {
         this.mappings = mappings;
@@ -97,6 +94,7 @@ public final class MappedMap {
         this.segmentShift = Integer.numberOfTrailingZeros(layout.segments());
         this.waits = new RaceWaits(layout.segments());
         this.general = new GeneralLookup(mappings, waits);
+        this.scans = new SegmentScans(mappings, waits);
     }
 
     /** {@link #open(Path, Path, MapLayout, long)} waiting up to {@link #DEFAULT_MAPPING_WAIT_NANOS} for a bulk. */
@@ -560,11 +558,7 @@ public final class MappedMap {
      * moves one counter on by two), and stays put while none is made. Read without waiting for a change in flight.
      */
     public long changeCount() {
-        long sum = 0;
-        for (int segment = 0; segment < layout.segments(); segment++) {
-            sum += SequenceProtocol.current(sequences, segment);
-        }
-        return sum;
+        return scans.changeCount();
     }
 
     /**
@@ -573,28 +567,7 @@ public final class MappedMap {
      * @return the count, or -1 when a segment stayed in the middle of a change for longer than {@code timeoutNanos}
      */
     public long size(long timeoutNanos) {
-        long total = 0;
-        for (int segment = 0; segment < layout.segments(); segment++) {
-            long start = 0;
-            for (int attempt = 0; ; attempt++) {
-                long before = SequenceProtocol.readBegin(sequences, segment);
-                if (!SequenceProtocol.inChange(before)) {
-                    long count = segmentSize(segment);
-                    if (SequenceProtocol.readValidate(sequences, segment, before)) {
-                        if (count < 0) {
-                            throw corrupt(segment);
-                        }
-                        total += count;
-                        break;
-                    }
-                }
-                start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
-                if (start == GAVE_UP) {
-                    return -1;
-                }
-            }
-        }
-        return total;
+        return scans.size(timeoutNanos);
     }
 
     /**
@@ -605,141 +578,12 @@ public final class MappedMap {
      * @throws LockTimeoutException when a segment stayed in the middle of a change for longer than the bound
      */
     public boolean forEachWhile(BiPredicate<String, String> action, long timeoutNanos) {
-        List<String> pairs = new ArrayList<>();
-        Utf8Text text = new Utf8Text();
-        for (int segment = 0; segment < layout.segments(); segment++) {
-            long start = 0;
-            long firstSeen = 0;
-            for (int attempt = 0; ; attempt++) {
-                pairs.clear();
-                long before = SequenceProtocol.readBegin(sequences, segment);
-                if (attempt == 0) {
-                    firstSeen = before;
-                }
-                if (!SequenceProtocol.inChange(before)) {
-                    boolean consistent = copySegment(segment, pairs, text);
-                    if (SequenceProtocol.readValidate(sequences, segment, before)) {
-                        if (!consistent) {
-                            throw corrupt(segment);
-                        }
-                        break;
-                    }
-                }
-                start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
-                if (start == GAVE_UP) {
-                    // Stuck: odd and unmoved all along (a writer died mid-change); else a busy writer kept moving it.
-                    String segmentOfFile = "Segment " + segment + " of " + mappings.file;
-                    throw new LockTimeoutException(SequenceProtocol.inChange(before) && before == firstSeen
-                            ? segmentOfFile + " stayed in the middle of a change for over the lock timeout (its "
-                                    + "writer probably died); the next writer rebuilds it"
-                            : segmentOfFile + " kept changing throughout the lock timeout while this scan copied it "
-                                    + "(a busy writer): open the store with a longer lockTimeout for scans of this "
-                                    + "namespace");
-                }
-            }
-            for (int i = 0; i < pairs.size(); i += 2) {
-                if (!action.test(pairs.get(i), pairs.get(i + 1))) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    private StoreFormatException corrupt(int segment) {
-        return mappings.corrupt(segment);
-    }
-
-    // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
-
-    private long segmentSize(int segment) {
-        int header = layout.segmentHeaderOffset(segment);
-        long count = (headers.getInt(header + (int) MapLayout.SEGMENT_ENTRIES) & 0xFFFFFFFFL)
-                - (headers.getInt(header + (int) MapLayout.SEGMENT_DELETED) & 0xFFFFFFFFL);
-        long tier = headers.getLong(header + (int) MapLayout.SEGMENT_NEXT_TIER);
-        for (long tiers = 0; tier != 0; tiers++) {
-            ByteBuffer buffer = tierBuffer(tier);
-            if (buffer == null || tiers >= layout.maxExtraTiers()) {
-                return -1;
-            }
-            int counters = tierBase(tier) + (int) layout.countersOffset();
-            count += (buffer.getInt(counters + (int) MapLayout.TIER_ENTRIES) & 0xFFFFFFFFL)
-                    - (buffer.getInt(counters + (int) MapLayout.TIER_DELETED) & 0xFFFFFFFFL);
-            tier = buffer.getLong(counters + (int) MapLayout.TIER_NEXT_TIER);
-        }
-        return count;
-    }
-
-    /** Appends key, value, key, value… of every entry of {@code segment} to {@code pairs}; false when inconsistent. */
-    private boolean copySegment(int segment, List<String> pairs, Utf8Text text) {
-        if (segmentSize(segment) < 0) { // a looping or broken tier chain, found by its links before any copying
-            return false;
-        }
-        long tier = segment + 1L;
-        for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
-            ByteBuffer buffer = tierBuffer(tier);
-            if (buffer == null) {
-                return false;
-            }
-            int base = tierBase(tier);
-            for (long index = 0; index < layout.hashLookupCapacity(); index++) {
-                long slot = readSlot(buffer, base, index);
-                if (slot == 0) {
-                    continue;
-                }
-                int entry = entryOffset(slot);
-                long keyField = entry < 0 ? -1 : EntryBytes.sizeAt(buffer, base, entry, tierSize);
-                if (keyField < 0) {
-                    return false;
-                }
-                int keySize = (int) keyField;
-                int keyStart = entry + (int) (keyField >>> 32);
-                // sizes compared with what is left of the tier: an offset plus a size could overflow an int
-                long valueField = keySize >= tierSize - keyStart ? -1
-                        : EntryBytes.sizeAt(buffer, base, keyStart + keySize, tierSize);
-                if (valueField < 0) {
-                    return false;
-                }
-                int valueSizeAt = keyStart + keySize;
-                int valueSize = (int) valueField;
-                int valueStart = valueSizeAt + (int) (valueField >>> 32);
-                if (valueSize > tierSize - valueStart) {
-                    return false;
-                }
-                EntryBytes.copyValue(buffer, base + keyStart, keySize, base + tierSize, text);
-                if (!text.decode()) {
-                    return false;
-                }
-                pairs.add(text.toString());
-                EntryBytes.copyValue(buffer, base + valueStart, valueSize, base + tierSize, text);
-                if (!text.decode()) {
-                    return false;
-                }
-                pairs.add(text.toString());
-            }
-            tier = nextTier(segment, tiers, buffer, base);
-            if (tier == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private long nextTier(int segment, long tiers, ByteBuffer buffer, int base) {
-        return mappings.nextTier(segment, tiers, buffer, base);
+        return scans.forEachWhile(action, timeoutNanos);
     }
 
     /** {@link MapLayout#entryOffset(long)}, from the numbers held in fields: the entry's offset in its tier, or -1. */
     private int entryOffset(long slot) {
         return MapLayout.entryOffset(slot, keyBits, valueMask, chunksPerTier, entrySpaceOffset, chunkSize);
-    }
-
-    private ByteBuffer tierBuffer(long tier) {
-        return mappings.tierBuffer(tier);
-    }
-
-    private int tierBase(long tier) {
-        return mappings.tierBase(tier);
     }
 
     /**
