@@ -24,7 +24,7 @@ import java.util.function.BiPredicate;
  * after release, so there is no crash to guard against). Extra tier bulks that the writer appends to the file when a
  * segment overflows are mapped on first use.
  */
-public final class MappedMap {
+public final class MappedMap extends KeyShapes {
     public static final int ABSENT = 0;
     public static final int PRESENT = 1;
     public static final int TIMED_OUT = -1;
@@ -35,8 +35,6 @@ public final class MappedMap {
     static final int INCONSISTENT = -2;
     /** From {@link #probeFirstTier}: not decided by the first attempt. */
     private static final int UNDECIDED = 3;
-    /** The longest key whose bytes the probe compares as two words held in registers; longer ones word by word. */
-    private static final int SHORT_KEY = 16;
     /** Probes the first attempt makes before it leaves a long collision chain to the general path. */
     private static final int FAST_PROBES = 8;
     /** From an entry read: the slot names an entry of another key (a hash-lookup collision). */
@@ -175,36 +173,23 @@ public final class MappedMap {
      */
     public int getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
         // An ASCII String key (the common case), of any length, is hashed and compared from its chars in place; any
-        // other key is encoded into the thread's buffer once. Both then take the same first attempt (getFast). The
-        // hot path is split into methods small enough for the JIT to inline (under 325 bytecodes each), so that a hit
-        // runs as one compiled method, without calls or the spills around them (docs/benchmarks.md, issue #12
-        // section, measures what that does): keep these probe methods together and small.
-        if (key instanceof String) {
-            String s = (String) key;
-            int n = s.length();
-            if (n > 0 && n <= SHORT_KEY) {
-                // a short key's bytes as two words, built once for the hash and the comparison
-                long w0 = KeyWords.asciiWord(s, 0, Math.min(n, 8));
-                long w1 = n > 8 ? KeyWords.asciiWord(s, 8, n) : 0;
-                if ((w0 | w1) >= 0) {
-                    return getFast(s, null, n, w0, w1, Xxh64.hashShort(w0, w1, n), out, timeoutNanos);
-                }
-            } else if (n > SHORT_KEY) {
-                long hash = Xxh64.hashIfAscii(s);
-                if (hash != Xxh64.NOT_ASCII || KeyWords.isAscii(s)) {
-                    return getFast(s, null, n, 0, 0, hash, out, timeoutNanos);
-                }
-            }
-        }
-        return getIntoEncoded(key, out, timeoutNanos);
+        // other key is encoded into the thread's buffer once (KeyShapes tells them apart, for the batch too). Both
+        // then take the same first attempt (hashedKey). The hot path is split into methods small enough for the JIT to
+        // inline (under 325 bytecodes each), so that a hit runs as one compiled method, without calls or the spills
+        // around them (docs/benchmarks.md, issue #12 section, measures what that does): keep these probe methods
+        // together and small, and the chain of calls from here to the probe's reads no deeper than it is (the JIT
+        // inlines at most 15 levels deep, counted from the caller it compiles).
+        return classify(key, 0, out, timeoutNanos);
     }
 
     /**
      * The lookup of a key that is not an ASCII {@code String}: encoded into the thread's buffer first. Encoding
      * runs the key's own {@code charAt}, which may look another key up on this thread (a key computed from the store):
-     * such a nested lookup gets a buffer of its own rather than overwrite the one being filled.
+     * such a nested lookup gets a buffer of its own rather than overwrite the one being filled. {@code place} is
+     * unused (a batch's).
      */
-    private int getIntoEncoded(CharSequence key, Utf8Text out, long timeoutNanos) {
+    @Override
+    int otherKey(CharSequence key, int place, Utf8Text out, long timeoutNanos) {
         KeyBuffer k = KEY.get();
         if (k.encoding) {
             k = new KeyBuffer();
@@ -221,8 +206,8 @@ public final class MappedMap {
             if (length == 0) {
                 return general.get(null, bytes, 0, Xxh64.hash(bytes, 0), out, timeoutNanos);
             }
-            return getFast(null, bytes, length, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8),
-                    Xxh64.hash(bytes, length), out, timeoutNanos);
+            return hashedKey(null, bytes, length, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8),
+                    Xxh64.hash(bytes, length), 0, out, timeoutNanos);
         } finally {
             k.bytes = KeyWords.trimmed(k.bytes);
         }
@@ -232,10 +217,11 @@ public final class MappedMap {
      * The lookup of a key of {@code n} bytes (at least 1) and hash {@code hash}, given as an ASCII {@code String}
      * ({@code ascii}) or else as encoded {@code bytes}; when {@code n} is at most {@link #SHORT_KEY}, its bytes are
      * also in the words {@code w0} and {@code w1}. One short first attempt ({@link #probeFirstTier}), else the general
-     * path.
+     * path. {@code place} is unused (a batch's).
      */
-    private int getFast(String ascii, byte[] bytes, int n, long w0, long w1, long hash, Utf8Text out,
-                        long timeoutNanos) {
+    @Override
+    int hashedKey(String ascii, byte[] bytes, int n, long w0, long w1, long hash, int place, Utf8Text out,
+                  long timeoutNanos) {
         int segment = segmentOf(hash);
         long before = SequenceProtocol.readBegin(sequences, segment);
         if (!SequenceProtocol.inChange(before)) {
@@ -280,7 +266,7 @@ public final class MappedMap {
             touched += key instanceof String ? ((String) key).length() : 0;
         }
         for (int i = 0; i < n; i++) { // the keys' words and hashes: no misses once the chars are in the cache
-            batch.length[i] = prepareKey(keys[from + i], batch, i);
+            batch.length[i] = batch.classify(keys[from + i], i, null, 0);
         }
         for (int i = 0; i < n; i++) { // segments and counters: no misses
             if (batch.length[i] != 0) {
@@ -294,8 +280,8 @@ public final class MappedMap {
         for (int i = 0; i < n; i++) { // the first hash-lookup slots: their misses overlap
             if (batch.length[i] != 0) {
                 int segment = batch.segment[i];
-                batch.slot[i] = readSlot(firstTierBufferOf(segment), firstTierBaseOf(segment),
-                        batch.slotKey[i] & hashLookupMask);
+                batch.slot[i] = EntryBytes.slot(firstTierBufferOf(segment), firstTierBaseOf(segment),
+                        batch.slotKey[i] & hashLookupMask, slotShift);
             }
         }
         for (int i = 0; i < n; i++) { // the entries' first bytes: their misses overlap; the next loop hits the cache
@@ -325,43 +311,6 @@ public final class MappedMap {
             present += found == PRESENT ? 1 : 0;
         }
         return present;
-    }
-
-    /**
-     * Puts what the probe needs of {@code key} into {@code batch}'s place {@code i} — its hash, the ASCII
-     * {@code String} or else its encoded bytes, and for a short key its bytes as two words — and returns its length in
-     * bytes; 0 for a null or empty key (the single-key path answers those).
-     */
-    private static int prepareKey(CharSequence key, LookupBatch batch, int i) {
-        if (key instanceof String) {
-            String s = (String) key;
-            int n = s.length();
-            if (n > 0 && n <= SHORT_KEY) {
-                long w0 = KeyWords.asciiWord(s, 0, Math.min(n, 8));
-                long w1 = n > 8 ? KeyWords.asciiWord(s, 8, n) : 0;
-                if ((w0 | w1) >= 0) {
-                    batch.keyFrom(i, s, null, w0, w1, Xxh64.hashShort(w0, w1, n));
-                    return n;
-                }
-            } else if (n > SHORT_KEY) {
-                long hash = Xxh64.hashIfAscii(s);
-                if (hash != Xxh64.NOT_ASCII || KeyWords.isAscii(s)) {
-                    batch.keyFrom(i, s, null, 0, 0, hash);
-                    return n;
-                }
-            }
-        }
-        return key == null ? 0 : encodeKey(key, batch, i);
-    }
-
-    /** {@link #prepareKey} for a key that is not an ASCII {@code String}: encoded into place i's own buffer. */
-    private static int encodeKey(CharSequence key, LookupBatch batch, int i) {
-        int chars = key.length();
-        byte[] bytes = KeyWords.room(batch.keyBytes[i], chars);
-        batch.keyBytes[i] = bytes;
-        int length = KeyWords.encode(key, chars, bytes);
-        batch.keyFrom(i, null, bytes, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8), Xxh64.hash(bytes, length));
-        return length;
     }
 
     /**
@@ -422,7 +371,7 @@ public final class MappedMap {
     }
 
     /**
-     * The first attempt at a key of {@code length} bytes (at least 1; see {@link #getFast} for {@code w0}, {@code w1},
+     * The first attempt at a key of {@code length} bytes (at least 1; see {@link #hashedKey} for {@code w0}, {@code w1},
      * {@code ascii} and {@code bytes}): it probes the segment's first tier only, for an entry whose key and value lie
      * within the tier with room for a whole word after the key's size. {@link #PRESENT} (the value copied into
      * {@code out}), {@link #ABSENT} (the key is in none of the segment's tiers), or {@link #UNDECIDED} for anything
@@ -436,7 +385,8 @@ public final class MappedMap {
         // once compiled big the JIT no longer inlines it into the caller. Later probes of a collision chain (rarer)
         // have their own method.
         long index = slotKey & hashLookupMask;
-        int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
+        int found = decideSlot(segment, buffer, base, EntryBytes.slot(buffer, base, index, slotShift), slotKey, w0, w1,
+                length, ascii, bytes, out);
         return found != OTHER_KEY ? found
                 : probeOnward(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
     }
@@ -446,7 +396,8 @@ public final class MappedMap {
                             int length, String ascii, byte[] bytes, Utf8Text out) {
         for (int probes = 1; probes < FAST_PROBES; probes++) {
             index = (index + 1) & hashLookupMask;
-            int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
+            int found = decideSlot(segment, buffer, base, EntryBytes.slot(buffer, base, index, slotShift), slotKey, w0,
+                    w1, length, ascii, bytes, out);
             if (found != OTHER_KEY) {
                 return found;
             }
@@ -455,21 +406,10 @@ public final class MappedMap {
     }
 
     /**
-     * One probe of {@link #probeFirstTier}, at hash-lookup slot {@code index}: {@link #OTHER_KEY} when the slot holds
-     * another key (the probe goes on), else what the first attempt decides.
+     * One probe of {@link #probeFirstTier}, decided from the content {@code slot} of a hash-lookup slot: {@link
+     * #OTHER_KEY} when it holds another key (the probe goes on), else what the first attempt decides. The slot is read
+     * by the caller ({@link EntryBytes#slot}), one call level less between the lookup and the read.
      */
-    private int probeSlot(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
-                          int length, String ascii, byte[] bytes, Utf8Text out) {
-        return decideSlot(segment, buffer, base, readSlot(buffer, base, index), slotKey, w0, w1, length, ascii, bytes,
-                out);
-    }
-
-    /** Hash-lookup slot {@code index} of the tier at {@code base}. */
-    private long readSlot(ByteBuffer buffer, int base, long index) {
-        return EntryBytes.slot(buffer, base, index, slotShift);
-    }
-
-    /** What {@link #probeSlot} decides from the slot's content {@code slot}. */
     private int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1,
                            int length, String ascii, byte[] bytes, Utf8Text out) {
         if (slot == 0) {
