@@ -34,7 +34,7 @@ public final class MappedMap extends KeyShapes {
     /** From the general path's entry reads: the segment does not parse (torn by a race, or damaged). */
     static final int INCONSISTENT = -2;
     /** From {@link #probeFirstTier}: not decided by the first attempt. */
-    private static final int UNDECIDED = 3;
+    static final int UNDECIDED = 3;
     /** Probes the first attempt makes before it leaves a long collision chain to the general path. */
     private static final int FAST_PROBES = 8;
     /** From an entry read: the slot names an entry of another key (a hash-lookup collision). */
@@ -45,18 +45,19 @@ public final class MappedMap extends KeyShapes {
     private final MapFileMappings mappings;
     private final MapLayout layout;
     // the mappings and the layout's numbers the lookup path uses, held here rather than read through the mappings or
-    // the layout on every probe (one dependent load fewer per lookup)
+    // the layout on every probe (one dependent load fewer per lookup); those without "private" are read by BatchLookup
+    // as well, which runs this probe over many keys
     private final ByteBuffer headers;
     private final int tiersPerWindow;
     private final ByteBuffer firstWindow;
     private final ByteBuffer[] firstTierBuffer; // per segment: its first tier's window and offset in it
     private final int[] firstTierBase;
-    private final ByteBuffer sequences;
-    private final long hashLookupMask;
+    final ByteBuffer sequences;
+    final long hashLookupMask;
     private final long keyMask;
     private final long valueMask;
     private final int tierSize;
-    private final int slotShift;
+    final int slotShift;
     private final int keyBits;
     private final long chunksPerTier;
     private final int chunkSize;
@@ -242,14 +243,7 @@ public final class MappedMap extends KeyShapes {
      * {@code from + i}'s value goes into {@code batch.out[i]} (cleared when absent) and {@code batch.found[i]} says
      * whether it is present, exactly as {@link #getInto(CharSequence, Utf8Text, long)} would answer.
      *
-     * <p>Why a batch is faster per key: one lookup is a chain of dependent cache misses (the key, its hash-lookup slot,
-     * its entry), and single calls in a row leave the processor too much work between them to overlap the next call's
-     * misses with this one's (docs/benchmarks.md). Here each step is done for every key before the next step — all
-     * keys' chars, then all hashes, then all slots, then all entries — so a step's misses are independent reads a few
-     * instructions apart, which the processor overlaps. Each key's reads still lie between two reads of its segment's
-     * counter. Every key shape takes part: an ASCII {@code String} read from its chars, any other key encoded once into
-     * the batch's buffer for its place. A null or empty key, or one whose first attempt is not decided (a race with the
-     * writer, a long collision chain, an extra tier), takes the single-key path.
+     * <p>Why a batch is faster per key, and how it runs: {@link BatchLookup}.
      *
      * <p>The bound applies to each key that takes the single-key path, as it does to a single lookup: a key whose
      * segment stays in the middle of a change ends the batch after one bound.
@@ -260,109 +254,26 @@ public final class MappedMap extends KeyShapes {
      * @throws StoreFormatException when the file is damaged (the outputs likewise)
      */
     public int getAllInto(CharSequence[] keys, int from, int n, LookupBatch batch, long timeoutNanos) {
-        int touched = 0;
-        for (int i = 0; i < n; i++) { // the keys' char arrays: the key Strings' misses overlap
-            CharSequence key = keys[from + i];
-            touched += key instanceof String ? ((String) key).length() : 0;
-        }
-        for (int i = 0; i < n; i++) { // the keys' words and hashes: no misses once the chars are in the cache
-            batch.length[i] = batch.classify(keys[from + i], i, null, 0);
-        }
-        for (int i = 0; i < n; i++) { // segments and counters: no misses
-            if (batch.length[i] != 0) {
-                long hash = batch.hash[i];
-                int segment = segmentOf(hash);
-                batch.segment[i] = segment;
-                batch.slotKey[i] = slotKeyOf(hash);
-                batch.before[i] = SequenceProtocol.readBegin(sequences, segment);
-            }
-        }
-        for (int i = 0; i < n; i++) { // the first hash-lookup slots: their misses overlap
-            if (batch.length[i] != 0) {
-                int segment = batch.segment[i];
-                batch.slot[i] = EntryBytes.slot(firstTierBufferOf(segment), firstTierBaseOf(segment),
-                        batch.slotKey[i] & hashLookupMask, slotShift);
-            }
-        }
-        for (int i = 0; i < n; i++) { // the entries' first bytes: their misses overlap; the next loop hits the cache
-            long slot = batch.slot[i];
-            int entry = entryOffset(slot); // < tierSize (MapLayout checks the entry space)
-            if (batch.length[i] != 0 && slot != 0 && entry >= 0) {
-                int segment = batch.segment[i];
-                touched += firstTierBufferOf(segment).get(firstTierBaseOf(segment) + entry);
-            }
-        }
-        batch.touched = touched;
-        int present = 0;
-        for (int i = 0; i < n; i++) {
-            Utf8Text out = batch.out[i];
-            CharSequence key = keys[from + i];
-            int found = batch.length[i] != 0 ? decideBatched(batch, i, out) : UNDECIDED;
-            if (found == UNDECIDED && key == null) {
-                out.clear();
-                found = ABSENT;
-            } else if (found == UNDECIDED) {
-                found = getInto(key, out, timeoutNanos);
-                if (found == TIMED_OUT) {
-                    return TIMED_OUT;
-                }
-            }
-            batch.found[i] = found == PRESENT;
-            present += found == PRESENT ? 1 : 0;
-        }
-        return present;
-    }
-
-    /**
-     * Key {@code i} of {@code batch} decided from its first slot, read in the batch, and its segment's counter:
-     * {@link #PRESENT} (its value in {@code out}), {@link #ABSENT} ({@code out} cleared) or {@link #UNDECIDED}.
-     */
-    private int decideBatched(LookupBatch batch, int i, Utf8Text out) {
-        long before = batch.before[i];
-        if (SequenceProtocol.inChange(before)) {
-            return UNDECIDED;
-        }
-        int segment = batch.segment[i];
-        ByteBuffer buffer = firstTierBufferOf(segment);
-        int base = firstTierBaseOf(segment);
-        long slotKey = batch.slotKey[i];
-        long w0 = batch.w0[i];
-        long w1 = batch.w1[i];
-        int length = batch.length[i];
-        String ascii = batch.ascii[i];
-        byte[] bytes = batch.bytes[i];
-        int found = decideSlot(segment, buffer, base, batch.slot[i], slotKey, w0, w1, length, ascii, bytes, out);
-        if (found == OTHER_KEY) {
-            found = probeOnward(segment, buffer, base, slotKey & hashLookupMask, slotKey, w0, w1, length, ascii, bytes,
-                    out);
-        }
-        if (found == UNDECIDED || !SequenceProtocol.readValidate(sequences, segment, before)
-                || found == PRESENT && !out.decode()) {
-            return UNDECIDED;
-        }
-        if (found == ABSENT) {
-            out.clear();
-        }
-        return found;
+        return BatchLookup.getAllInto(this, keys, from, n, batch, timeoutNanos);
     }
 
     /** The window holding {@code segment}'s first tier (in the first window: no division, no table). */
-    private ByteBuffer firstTierBufferOf(int segment) {
+    ByteBuffer firstTierBufferOf(int segment) {
         return segment < tiersPerWindow ? firstWindow : firstTierBuffer[segment];
     }
 
     /** Where {@code segment}'s first tier starts in {@link #firstTierBufferOf}. */
-    private int firstTierBaseOf(int segment) {
+    int firstTierBaseOf(int segment) {
         return segment < tiersPerWindow ? segment * tierSize : firstTierBase[segment];
     }
 
     /** {@link MapLayout#segmentOf}, from the mask held in a field when the segment count is a power of two. */
-    private int segmentOf(long hash) {
+    int segmentOf(long hash) {
         return segmentMask >= 0 ? (int) hash & segmentMask : layout.segmentOf(hash);
     }
 
     /** {@link MapLayout#slotKeyOf}, from the numbers held in fields when the segment count is a power of two. */
-    private long slotKeyOf(long hash) {
+    long slotKeyOf(long hash) {
         if (segmentMask < 0) {
             return layout.slotKeyOf(hash);
         }
@@ -392,7 +303,7 @@ public final class MappedMap extends KeyShapes {
     }
 
     /** {@link #probeFirstTier}'s later probes, after the slot at {@code index}. */
-    private int probeOnward(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
+    int probeOnward(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
                             int length, String ascii, byte[] bytes, Utf8Text out) {
         for (int probes = 1; probes < FAST_PROBES; probes++) {
             index = (index + 1) & hashLookupMask;
@@ -410,7 +321,7 @@ public final class MappedMap extends KeyShapes {
      * #OTHER_KEY} when it holds another key (the probe goes on), else what the first attempt decides. The slot is read
      * by the caller ({@link EntryBytes#slot}), one call level less between the lookup and the read.
      */
-    private int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1,
+    int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1,
                            int length, String ascii, byte[] bytes, Utf8Text out) {
         if (slot == 0) {
             return absentUnlessExtraTier(segment);
@@ -522,7 +433,7 @@ public final class MappedMap extends KeyShapes {
     }
 
     /** {@link MapLayout#entryOffset(long)}, from the numbers held in fields: the entry's offset in its tier, or -1. */
-    private int entryOffset(long slot) {
+    int entryOffset(long slot) {
         return MapLayout.entryOffset(slot, keyBits, valueMask, chunksPerTier, entrySpaceOffset, chunkSize);
     }
 
