@@ -8,21 +8,32 @@ import java.util.function.BiPredicate;
 
 /**
  * One of the writer's Chronicle Map files, read in place through read-only mappings, without Chronicle and without
- * any lock (store format version 2).
+ * any lock (store format version 2): the lookups and scans every reader runs, and the single lookup's hot path itself.
  *
  * <p>Every read of a segment is validated against that segment's counter in the generation's sequence file (see
- * {@link SequenceFile}, protocol in {@link SequenceProtocol}): read the counter (even), read, re-read it; a change means the writer touched the segment
- * meanwhile, so the read is retried, waiting as {@link SegmentWaits} says: a counter that stays odd past the bound
- * means a writer died in the middle of a change, or stopped in it for long: {@link #TIMED_OUT}. Nothing here writes to any file or waits on anything the writer waits
- * for, so a reader that dies, pauses or scans slowly cannot hold the writer up.
+ * {@link SequenceFile}, protocol in {@link SequenceProtocol}): read the counter (even), read, re-read it; a change
+ * means the writer touched the segment meanwhile, so the read is retried, waiting as {@link SegmentWaits} says: a
+ * counter that stays odd past the bound means a writer died in the middle of a change, or stopped in it for long:
+ * {@link #TIMED_OUT}. Nothing here writes to any file or waits on anything the writer waits for, so a reader that
+ * dies, pauses or scans slowly cannot hold the writer up.
  *
  * <p>Every offset derived from the file is checked against its tier before it is used: a read that races with the
  * writer may see a half-changed entry, which is detected and retried, never dereferenced outside the mapping. A read
  * that is inconsistent although its segment did not change means the file is damaged ({@link StoreFormatException}).
  *
- * <p>Mappings are released by the garbage collector once nothing refers to them (no mapped memory can be touched
- * after release, so there is no crash to guard against). Extra tier bulks that the writer appends to the file when a
- * segment overflows are mapped on first use.
+ * <p>Who does what: {@link MapFileMappings} maps the file and knows where each tier lies; {@link MapLayout} holds the
+ * layout's arithmetic and its byte diagram; {@link EntryBytes} decodes an entry's bytes; {@link KeyShapes} tells a
+ * key's shape apart; this class makes the first attempt at a key; {@link GeneralLookup} decides what that attempt
+ * leaves undecided; {@link BatchLookup} runs the first attempt over many keys at once; {@link SegmentScans} counts and
+ * copies whole segments; {@link RaceWaits} says how the latter two wait after a race with the writer.
+ *
+ * <p>Why the first attempt's methods ({@link #getInto(CharSequence, Utf8Text, long)}, {@link #hashedKey},
+ * {@link #probeFirstTier}, {@link #probeOnward}, {@link #decideSlot}, {@link #readFastEntry}) stay together here, each
+ * small: a hit should run as one compiled method, without calls or the spills around them. The JIT inlines a method
+ * only while it is under 325 bytecodes and not compiled big on its own, and only 15 levels below the method it
+ * compiles: so these stay small, and the chain of calls from a caller down to the mapping's reads no deeper than it is
+ * (spread over more classes or wrappers, it would grow). They read the mappings and the layout's numbers from final
+ * fields of this object, copied at open: through another object, each lookup would make one more dependent load.
  */
 public final class MappedMap extends KeyShapes {
     public static final int ABSENT = 0;
@@ -65,9 +76,8 @@ public final class MappedMap extends KeyShapes {
     /** {@code segments - 1} when the segment count is a power of two (a hash's segment is its low bits), else -1. */
     private final int segmentMask;
     private final int segmentShift;
-    /** How reads wait for a segment the writer is changing. */
+    // what runs less often: reached through one final field each, off the hot path
     private final RaceWaits waits;
-    /** What the first attempt leaves undecided. */
     private final GeneralLookup general;
     private final SegmentScans scans;
 
@@ -174,12 +184,8 @@ public final class MappedMap extends KeyShapes {
      */
     public int getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
         // An ASCII String key (the common case), of any length, is hashed and compared from its chars in place; any
-        // other key is encoded into the thread's buffer once (KeyShapes tells them apart, for the batch too). Both
-        // then take the same first attempt (hashedKey). The hot path is split into methods small enough for the JIT to
-        // inline (under 325 bytecodes each), so that a hit runs as one compiled method, without calls or the spills
-        // around them (docs/benchmarks.md, issue #12 section, measures what that does): keep these probe methods
-        // together and small, and the chain of calls from here to the probe's reads no deeper than it is (the JIT
-        // inlines at most 15 levels deep, counted from the caller it compiles).
+        // other key is encoded into the thread's buffer once (otherKey). Both take the same first attempt (hashedKey),
+        // whose methods stay together and small (see the class comment; docs/benchmarks.md, issue #12 section).
         return classify(key, 0, out, timeoutNanos);
     }
 
@@ -282,9 +288,9 @@ public final class MappedMap extends KeyShapes {
     }
 
     /**
-     * The first attempt at a key of {@code length} bytes (at least 1; see {@link #hashedKey} for {@code w0}, {@code w1},
-     * {@code ascii} and {@code bytes}): it probes the segment's first tier only, for an entry whose key and value lie
-     * within the tier with room for a whole word after the key's size. {@link #PRESENT} (the value copied into
+     * The first attempt at a key of {@code length} bytes (at least 1; see {@link #hashedKey} for {@code w0},
+     * {@code w1}, {@code ascii} and {@code bytes}): it probes the segment's first tier only, for an entry whose key and
+     * value lie within the tier with room for a whole word after the key's size. {@link #PRESENT} (the value copied into
      * {@code out}), {@link #ABSENT} (the key is in none of the segment's tiers), or {@link #UNDECIDED} for anything
      * else, which the general path decides.
      */
@@ -303,8 +309,8 @@ public final class MappedMap extends KeyShapes {
     }
 
     /** {@link #probeFirstTier}'s later probes, after the slot at {@code index}. */
-    int probeOnward(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
-                            int length, String ascii, byte[] bytes, Utf8Text out) {
+    int probeOnward(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1, int length,
+                    String ascii, byte[] bytes, Utf8Text out) {
         for (int probes = 1; probes < FAST_PROBES; probes++) {
             index = (index + 1) & hashLookupMask;
             int found = decideSlot(segment, buffer, base, EntryBytes.slot(buffer, base, index, slotShift), slotKey, w0,
@@ -321,8 +327,8 @@ public final class MappedMap extends KeyShapes {
      * #OTHER_KEY} when it holds another key (the probe goes on), else what the first attempt decides. The slot is read
      * by the caller ({@link EntryBytes#slot}), one call level less between the lookup and the read.
      */
-    int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1,
-                           int length, String ascii, byte[] bytes, Utf8Text out) {
+    int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1, int length,
+                   String ascii, byte[] bytes, Utf8Text out) {
         if (slot == 0) {
             return absentUnlessExtraTier(segment);
         }
@@ -341,7 +347,8 @@ public final class MappedMap extends KeyShapes {
      * {@link #probeFirstTier}: {@link #PRESENT} (the value copied into {@code out}), {@link #OTHER_KEY}, or
      * {@link #UNDECIDED} when the entry is not one the first attempt reads (too near the tier's end, or torn). Sizes
      * of 128 or more (two stop-bit bytes) and keys longer than {@link #SHORT_KEY} are read by other methods
-     * ({@link EntryBytes#sizeAt}, {@link #longKeyStart}, {@link KeyWords}), so that this one stays small enough to inline.
+     * ({@link EntryBytes#sizeAt}, {@link #longKeyStart}, {@link KeyWords}), so that this one stays small enough to
+     * inline.
      */
     private int readFastEntry(ByteBuffer buffer, int base, long slot, long w0, long w1, int length, String ascii,
                               byte[] bytes, Utf8Text out) {
@@ -404,30 +411,17 @@ public final class MappedMap extends KeyShapes {
         return (int) keyField != length ? -1 : base + offset + (int) (keyField >>> 32);
     }
 
-    /**
-     * The sum of every segment's sequence counter: it grows with every change the writer makes to this file (each
-     * moves one counter on by two), and stays put while none is made. Read without waiting for a change in flight.
-     */
+    /** The sum of every segment's sequence counter, which each change moves on: {@link SegmentScans#changeCount}. */
     public long changeCount() {
         return scans.changeCount();
     }
 
-    /**
-     * The number of entries, each segment counted consistently.
-     *
-     * @return the count, or -1 when a segment stayed in the middle of a change for longer than {@code timeoutNanos}
-     */
+    /** The number of entries, or -1 past the bound: {@link SegmentScans#size}. */
     public long size(long timeoutNanos) {
         return scans.size(timeoutNanos);
     }
 
-    /**
-     * Calls {@code action} for every entry, segment by segment: each segment is copied consistently first, then its
-     * entries are passed on, so the action runs outside any read and may take as long as it likes.
-     *
-     * @return whether every entry was visited ({@code action} never returned false)
-     * @throws LockTimeoutException when a segment stayed in the middle of a change for longer than the bound
-     */
+    /** Calls {@code action} for every entry while it returns true: {@link SegmentScans#forEachWhile}. */
     public boolean forEachWhile(BiPredicate<String, String> action, long timeoutNanos) {
         return scans.forEachWhile(action, timeoutNanos);
     }

@@ -28,7 +28,10 @@ final class SegmentScans {
         this.tierSize = (int) layout.tierSize();
     }
 
-    /** See {@link MappedMap#changeCount()}. */
+    /**
+     * The sum of every segment's sequence counter: it grows with every change the writer makes to this file (each
+     * moves one counter on by two), and stays put while none is made. Read without waiting for a change in flight.
+     */
     long changeCount() {
         long sum = 0;
         for (int segment = 0; segment < layout.segments(); segment++) {
@@ -37,7 +40,11 @@ final class SegmentScans {
         return sum;
     }
 
-    /** See {@link MappedMap#size(long)}. */
+    /**
+     * The number of entries, each segment counted consistently.
+     *
+     * @return the count, or -1 when a segment stayed in the middle of a change for longer than {@code timeoutNanos}
+     */
     long size(long timeoutNanos) {
         long total = 0;
         for (int segment = 0; segment < layout.segments(); segment++) {
@@ -63,7 +70,13 @@ final class SegmentScans {
         return total;
     }
 
-    /** See {@link MappedMap#forEachWhile}. */
+    /**
+     * Calls {@code action} for every entry, segment by segment: each segment is copied consistently first, then its
+     * entries are passed on, so the action runs outside any read and may take as long as it likes.
+     *
+     * @return whether every entry was visited ({@code action} never returned false)
+     * @throws LockTimeoutException when a segment stayed in the middle of a change for longer than the bound
+     */
     boolean forEachWhile(BiPredicate<String, String> action, long timeoutNanos) {
         List<String> pairs = new ArrayList<>();
         Utf8Text text = new Utf8Text();
