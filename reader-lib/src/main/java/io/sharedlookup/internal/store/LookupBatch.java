@@ -6,7 +6,7 @@ import java.util.Arrays;
  * One thread's working space for {@link MappedMap#getAllInto}: up to {@link #SIZE} keys' outputs, and what each phase
  * of the batch hands to the next (kept here rather than allocated per call). Not thread-safe: one per thread.
  */
-public final class LookupBatch {
+public final class LookupBatch extends KeyShapes {
     /**
      * Keys looked up together. Enough for the processor to overlap their cache misses (8 already match the map's
      * throughput, docs/benchmarks.md); more only lengthens each phase.
@@ -42,13 +42,36 @@ public final class LookupBatch {
      */
     public boolean inUse;
 
-    /** Sets place {@code i}'s key: an ASCII {@code String} or else its {@code encoded} bytes, its words and hash. */
-    void keyFrom(int i, String asciiKey, byte[] encoded, long word0, long word1, long keyHash) {
+    /**
+     * Sets place {@code i}'s key, as {@link #classify} hands it over: an ASCII {@code String} or else its
+     * {@code encoded} bytes, its words and hash. Returns its length in bytes, which the batch keeps in {@link #length}.
+     */
+    @Override
+    int hashedKey(String asciiKey, byte[] encoded, int keyLength, long word0, long word1, long keyHash, int i,
+                  Utf8Text unused, long unusedTimeout) {
         ascii[i] = asciiKey;
         bytes[i] = encoded;
         w0[i] = word0;
         w1[i] = word1;
         hash[i] = keyHash;
+        return keyLength;
+    }
+
+    /**
+     * A key that is not an ASCII {@code String}: encoded into place {@code i}'s own buffer. Returns its length in
+     * bytes; 0 for a null or empty key, which the single-key path answers.
+     */
+    @Override
+    int otherKey(CharSequence key, int i, Utf8Text unused, long unusedTimeout) {
+        if (key == null) {
+            return 0;
+        }
+        int chars = key.length();
+        byte[] encoded = KeyWords.room(keyBytes[i], chars);
+        keyBytes[i] = encoded;
+        int keyLength = KeyWords.encode(key, chars, encoded);
+        return hashedKey(null, encoded, keyLength, KeyWords.word(encoded, 0), KeyWords.word(encoded, 8),
+                Xxh64.hash(encoded, keyLength), i, null, 0);
     }
 
     /** Lets go of the caller's keys and buffers once a lookup is over: a thread's batch keeps nothing of them alive. */

@@ -12,16 +12,24 @@ import java.util.TreeMap;
  * <pre>
  * [0, segmentHeadersOffset)            Chronicle's self-describing header and global state: never read
  * segmentHeadersOffset + s * segmentHeaderSize    segment s's header: entries (u32 at +8), next tier (i64 at +16),
- *                                                 deleted (u32 at +24)
- * segmentsOffset + s * tierSize        segment s's first tier
+ *                                                 deleted (u32 at +24)            ({@link #segmentHeaderOffset})
+ * segmentsOffset + s * tierSize        segment s's first tier = tier s + 1         ({@link #firstTierOffset})
  * baseSize + b * tierBulkSize          extra tier bulk b (appended when a segment overflows), tiersInBulk tiers each
+ *                                      after tierBulkInnerOffset bytes; tier segments + 1 + e is extra tier e
  * </pre>
- * A tier: hash lookup ({@code hashLookupCapacity} slots of {@code slotSize} bytes, each {@code key | chunk << keyBits},
- * 0 = empty, linear probing) at 0; the tier counters at {@code countersOffset} (next tier i64 at +0, entries u32 at
- * +32, deleted u32 at +36); entries at {@code entrySpaceOffset + chunk * chunkSize}: stop-bit key size, key bytes,
- * stop-bit value size, value bytes (then, in files written with entry checksums, a checksum readers ignore). Text
- * is Chronicle's per-char UTF-8 (a surrogate is three bytes). A key's hash is XXH64 (seed 0) of its bytes;
- * {@link #segmentOf} and {@link #slotKeyOf} split it.
+ * A tier ({@code tierSize} bytes; offsets from its start, its <em>base</em>):
+ * <pre>
+ * 0                                    hash lookup: hashLookupCapacity slots of slotSize bytes, each
+ *                                      key | chunk &lt;&lt; keyBits, 0 = empty; linear probing from slotKeyOf(hash)
+ * countersOffset                       tier counters: next tier (i64 at +0), entries (u32 at +32), deleted (u32 at +36)
+ * entrySpaceOffset + chunk * chunkSize an entry (chunk &lt; chunksPerTier; {@link #entryOffset}):
+ *                                      [stop-bit key size][key bytes][stop-bit value size][value bytes]
+ *                                      (then, in files written with entry checksums, a checksum readers ignore)
+ * </pre>
+ * A stop-bit size is 7 bits per byte, low bits first, the high bit set on every byte but the last (a size under 128 is
+ * one byte). Text is Chronicle's per-char UTF-8 (a surrogate is three bytes). A key's hash is XXH64 (seed 0) of its
+ * bytes; {@link #segmentOf} and {@link #slotKeyOf} split it. Readers map the first tiers in windows of a whole number
+ * of tiers, so a first tier's base in its window is {@link #firstTierBase}.
  *
  * @param chronicleMapVersion the Chronicle Map version that wrote the file (informational)
  */
@@ -129,6 +137,45 @@ public record MapLayout(
         long keyMask = (1L << keyBits) - 1;
         long key = segmentHash & keyMask;
         return key != 0 ? key : keyMask;
+    }
+
+    /** Where segment {@code segment}'s header starts, counted from {@link #segmentHeadersOffset}. */
+    int segmentHeaderOffset(int segment) {
+        return segment * segmentHeaderSize;
+    }
+
+    /** Where segment {@code segment}'s first tier starts in the file. */
+    long firstTierOffset(int segment) {
+        return segmentsOffset + (long) segment * tierSize;
+    }
+
+    /**
+     * Where segment {@code segment}'s first tier starts in the window that holds it, when the first tiers are mapped
+     * {@code tiersPerWindow} to a window from the first one on.
+     */
+    int firstTierBase(int segment, int tiersPerWindow) {
+        return (int) ((segment % tiersPerWindow) * tierSize);
+    }
+
+    /** The offset, from its tier's base, of the entry that hash-lookup slot {@code slot} names; -1 when outside. */
+    int entryOffset(long slot) {
+        return entryOffset(slot, keyBits, (1L << valueBits) - 1, chunksPerTier, (int) entrySpaceOffset,
+                (int) chunkSize);
+    }
+
+    /**
+     * {@link #entryOffset(long)} from the layout's numbers given one by one: the lookup's hot path keeps them in final
+     * fields of its own, one dependent load fewer than reading them through the layout on every probe.
+     *
+     * @param valueMask {@code 2^valueBits - 1}
+     */
+    static int entryOffset(long slot, int keyBits, long valueMask, long chunksPerTier, int entrySpaceOffset,
+                           int chunkSize) {
+        long chunk = (slot >>> keyBits) & valueMask;
+        if (chunk >= chunksPerTier) {
+            return -1;
+        }
+        return entrySpaceOffset + (int) chunk * chunkSize;
     }
 
     /** Writes this layout as {@code prefix.*} properties. */

@@ -1,122 +1,109 @@
 package io.sharedlookup.internal.store;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.BiPredicate;
 
 /**
  * One of the writer's Chronicle Map files, read in place through read-only mappings, without Chronicle and without
- * any lock (store format version 2).
+ * any lock (store format version 2): the lookups and scans every reader runs, and the single lookup's hot path itself.
  *
  * <p>Every read of a segment is validated against that segment's counter in the generation's sequence file (see
- * {@link SequenceFile}, protocol in {@link SequenceProtocol}): read the counter (even), read, re-read it; a change means the writer touched the segment
- * meanwhile, so the read is retried, waiting as {@link SegmentWaits} says: a counter that stays odd past the bound
- * means a writer died in the middle of a change, or stopped in it for long: {@link #TIMED_OUT}. Nothing here writes to any file or waits on anything the writer waits
- * for, so a reader that dies, pauses or scans slowly cannot hold the writer up.
+ * {@link SequenceFile}, protocol in {@link SequenceProtocol}): read the counter (even), read, re-read it; a change
+ * means the writer touched the segment meanwhile, so the read is retried, waiting as {@link SegmentWaits} says: a
+ * counter that stays odd past the bound means a writer died in the middle of a change, or stopped in it for long:
+ * {@link #TIMED_OUT}. Nothing here writes to any file or waits on anything the writer waits for, so a reader that
+ * dies, pauses or scans slowly cannot hold the writer up.
  *
  * <p>Every offset derived from the file is checked against its tier before it is used: a read that races with the
  * writer may see a half-changed entry, which is detected and retried, never dereferenced outside the mapping. A read
  * that is inconsistent although its segment did not change means the file is damaged ({@link StoreFormatException}).
  *
- * <p>Mappings are released by the garbage collector once nothing refers to them (no mapped memory can be touched
- * after release, so there is no crash to guard against). Extra tier bulks that the writer appends to the file when a
- * segment overflows are mapped on first use.
+ * <p>Who does what: {@link MapFileMappings} maps the file and knows where each tier lies; {@link MapLayout} holds the
+ * layout's arithmetic and its byte diagram; {@link EntryBytes} decodes an entry's bytes; {@link KeyShapes} tells a
+ * key's shape apart; this class makes the first attempt at a key; {@link GeneralLookup} decides what that attempt
+ * leaves undecided; {@link BatchLookup} runs the first attempt over many keys at once; {@link SegmentScans} counts and
+ * copies whole segments; {@link RaceWaits} says how the latter two wait after a race with the writer.
+ *
+ * <p>Why the first attempt's methods ({@link #getInto(CharSequence, Utf8Text, long)}, {@link #hashedKey},
+ * {@link #probeFirstTier}, {@link #probeOnward}, {@link #decideSlot}, {@link #readFastEntry}) stay together here, each
+ * small: a hit should run as one compiled method, without calls or the spills around them. The JIT inlines a method
+ * only while it is under 325 bytecodes and not compiled big on its own, and only 15 levels below the method it
+ * compiles: so these stay small, and the chain of calls from a caller down to the mapping's reads no deeper than it is
+ * (spread over more classes or wrappers, it would grow). They read the mappings and the layout's numbers from final
+ * fields of this object, copied at open: through another object, each lookup would make one more dependent load.
  */
-public final class MappedMap {
+public final class MappedMap extends KeyShapes {
     public static final int ABSENT = 0;
     public static final int PRESENT = 1;
     public static final int TIMED_OUT = -1;
     /** How long a read waits for an extra tier bulk to be mapped, for callers that name no bound. */
     public static final long DEFAULT_MAPPING_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
-    private static final int INCONSISTENT = -2;
-    /** From {@link SegmentWaits#afterRace}: the wait is over. */
-    private static final long GAVE_UP = SegmentWaits.GAVE_UP;
+    /** From the general path's entry reads: the segment does not parse (torn by a race, or damaged). */
+    static final int INCONSISTENT = -2;
     /** From {@link #probeFirstTier}: not decided by the first attempt. */
-    private static final int UNDECIDED = 3;
-    /** The longest key whose bytes the probe compares as two words held in registers; longer ones word by word. */
-    private static final int SHORT_KEY = 16;
+    static final int UNDECIDED = 3;
     /** Probes the first attempt makes before it leaves a long collision chain to the general path. */
     private static final int FAST_PROBES = 8;
-    /** From {@link #readEntry}: the slot names an entry of another key (a hash-lookup collision). */
-    private static final int OTHER_KEY = 2;
-    /** Plain 8-byte reads from a mapping at any index (plain access allows unaligned indexes); bounds-checked. */
-    private static final VarHandle MAPPED_LONG =
-            MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle MAPPED_INT =
-            MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** From an entry read: the slot names an entry of another key (a hash-lookup collision). */
+    static final int OTHER_KEY = 2;
     private static final ThreadLocal<KeyBuffer> KEY = ThreadLocal.withInitial(KeyBuffer::new);
 
-    private final Path file;
+    /** The file's mappings: the cold paths reach the tiers through them. */
+    private final MapFileMappings mappings;
     private final MapLayout layout;
-    /** The extra tier bulks, mapped on first use. */
-    private final TierBulks bulks;
+    // the mappings and the layout's numbers the lookup path uses, held here rather than read through the mappings or
+    // the layout on every probe (one dependent load fewer per lookup); those without "private" are read by BatchLookup
+    // as well, which runs this probe over many keys
     private final ByteBuffer headers;
-    private final ByteBuffer[] windows;
     private final int tiersPerWindow;
+    private final ByteBuffer firstWindow;
     private final ByteBuffer[] firstTierBuffer; // per segment: its first tier's window and offset in it
     private final int[] firstTierBase;
-    private final ByteBuffer sequences;
-    private final long maxTierIndex;
-    private final long hashLookupMask;
+    final ByteBuffer sequences;
+    final long hashLookupMask;
     private final long keyMask;
     private final long valueMask;
-    // the layout's numbers the lookup path uses, held here rather than read through the layout on every probe
     private final int tierSize;
-    private final int slotShift;
+    final int slotShift;
     private final int keyBits;
-    private final long hashLookupCapacity;
     private final long chunksPerTier;
     private final int chunkSize;
     private final int entrySpaceOffset;
     /** {@code segments - 1} when the segment count is a power of two (a hash's segment is its low bits), else -1. */
     private final int segmentMask;
     private final int segmentShift;
-    private final ByteBuffer firstWindow;
-    /** How reads wait for a segment the writer is changing; read only once a read has raced with the writer. */
-    private volatile SegmentWaits waits;
+    // what runs less often: reached through one final field each, off the hot path
+    private final RaceWaits waits;
+    private final GeneralLookup general;
+    private final SegmentScans scans;
 
-    private MappedMap(Path file, MapLayout layout, TierBulks bulks, ByteBuffer headers,
-                      ByteBuffer[] windows, int tiersPerWindow, ByteBuffer sequences) {
-        this.file = file;
-        this.layout = layout;
-        this.bulks = bulks;
-        this.headers = headers;
-        this.windows = windows;
-        this.tiersPerWindow = tiersPerWindow;
-        this.sequences = sequences;
-        long extraBulks = (layout.maxExtraTiers() + layout.tiersInBulk() - 1) / layout.tiersInBulk();
-        this.maxTierIndex = layout.segments() + extraBulks * layout.tiersInBulk();
+    private MappedMap(MapFileMappings mappings) {
+        this.mappings = mappings;
+        this.layout = mappings.layout;
+        this.headers = mappings.headers;
+        this.tiersPerWindow = mappings.tiersPerWindow;
+        this.firstWindow = mappings.windows[0];
+        this.firstTierBuffer = mappings.firstTierBuffer;
+        this.firstTierBase = mappings.firstTierBase;
+        this.sequences = mappings.sequences;
         this.hashLookupMask = layout.hashLookupCapacity() - 1;
         this.keyMask = (1L << layout.keyBits()) - 1;
         this.valueMask = (1L << layout.valueBits()) - 1;
         this.tierSize = (int) layout.tierSize();
         this.slotShift = layout.slotSize() == 4 ? 2 : 3;
         this.keyBits = layout.keyBits();
-        this.hashLookupCapacity = layout.hashLookupCapacity();
         this.chunksPerTier = layout.chunksPerTier();
         this.chunkSize = (int) layout.chunkSize();
         this.entrySpaceOffset = (int) layout.entrySpaceOffset();
         this.segmentMask = Integer.bitCount(layout.segments()) == 1 ? layout.segments() - 1 : -1;
         this.segmentShift = Integer.numberOfTrailingZeros(layout.segments());
-        this.firstWindow = windows[0];
-        this.waits = new SegmentWaits(layout.segments(), WriterLiveness.unknown(), 0);
-        this.firstTierBuffer = new ByteBuffer[layout.segments()];
-        this.firstTierBase = new int[layout.segments()];
-        for (int segment = 0; segment < layout.segments(); segment++) {
-            firstTierBuffer[segment] = tierBuffer(segment + 1L);
-            firstTierBase[segment] = tierBase(segment + 1L);
-        }
+        this.waits = new RaceWaits(layout.segments());
+        this.general = new GeneralLookup(mappings, waits);
+        this.scans = new SegmentScans(mappings, waits);
     }
 
     /** {@link #open(Path, Path, MapLayout, long)} waiting up to {@link #DEFAULT_MAPPING_WAIT_NANOS} for a bulk. */
@@ -130,7 +117,7 @@ public final class MappedMap {
      * called, and with a liveness that is unknown, the short bound holds.
      */
     public void followWriter(WriterLiveness liveness, long liveBoundNanos) {
-        this.waits = new SegmentWaits(layout.segments(), liveness, liveBoundNanos);
+        waits.follow(liveness, liveBoundNanos);
     }
 
     /**
@@ -140,101 +127,30 @@ public final class MappedMap {
      * @throws StoreFormatException when a file is missing, unreadable or smaller than its layout says
      */
     public static MappedMap open(Path file, Path sequenceFile, MapLayout layout, long mappingWaitNanos) {
-        try {
-            return MappingThread.call(() -> openUninterrupted(file, sequenceFile, layout, mappingWaitNanos));
-        } catch (AccessDeniedException e) {
-            throw new StoreFormatException("Cannot map " + e.getFile() + " for reading: permission denied (the reader "
-                    + "needs read permission on the store files: add its user to the writer's group)", e);
-        } catch (IOException e) {
-            throw new StoreFormatException("Cannot map " + file + " for reading: " + e + " (a file of a published "
-                    + "generation is gone or damaged: the reader follows the writer's next publish; if none comes, "
-                    + "delete the namespace directory and let the writer rebuild it)", e);
-        }
+        return new MappedMap(MapFileMappings.open(file, sequenceFile, layout, mappingWaitNanos));
     }
 
-    private static MappedMap openUninterrupted(Path file, Path sequenceFile, MapLayout layout, long mappingWaitNanos)
-            throws IOException {
-        FileChannel channel = null;
-        try {
-            channel = RegularFiles.openForReading(file, "Generation file");
-            Object fileKey = fileKey(file);
-            long size = channel.size();
-            if (size < layout.baseSize()) {
-                throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + size
-                        + " bytes, its layout needs " + layout.baseSize() + "); the writer rebuilds it from the topic");
-            }
-            requireCompleteHeader(channel, file, layout.segmentHeadersOffset());
-            ByteBuffer headers = map(channel, layout.segmentHeadersOffset(),
-                    layout.segmentsOffset() - layout.segmentHeadersOffset());
-            int tiersPerWindow = (int) Math.max(1,
-                    Math.min(layout.segments(), TierWindows.WINDOW_BYTES / layout.tierSize()));
-            int windowCount = (layout.segments() + tiersPerWindow - 1) / tiersPerWindow;
-            ByteBuffer[] windows = new ByteBuffer[windowCount];
-            for (int w = 0; w < windowCount; w++) {
-                int tiers = Math.min(tiersPerWindow, layout.segments() - w * tiersPerWindow);
-                windows[w] = map(channel, layout.segmentsOffset() + (long) w * tiersPerWindow * layout.tierSize(),
-                        tiers * layout.tierSize());
-            }
-            ByteBuffer sequences;
-            try (FileChannel seq = RegularFiles.openForReading(sequenceFile, "Sequence file")) {
-                long needed = (long) layout.segments() * SequenceFile.STRIDE;
-                if (seq.size() < needed) {
-                    throw new StoreFormatException("Sequence file " + sequenceFile + " is truncated (" + seq.size()
-                            + " bytes, " + needed + " needed); the writer rebuilds the namespace from the topic");
-                }
-                sequences = map(seq, 0, needed);
-            }
-            return new MappedMap(file, layout, new TierBulks(file, fileKey, layout, channel, mappingWaitNanos), headers,
-                    windows, tiersPerWindow, sequences);
-        } catch (IOException | RuntimeException e) {
-            closeQuietly(channel);
-            throw e;
-        }
-    }
-
-    /**
-     * A cheap check that {@code file} is a complete Chronicle Map: its self-bootstrapping header (8 bytes checksum,
-     * then a 4-byte little-endian length whose top bit means "not complete") must be marked complete and end by
-     * {@code limit} (the segment headers for a reader, the file's size for the writer). Readers never read the header
-     * otherwise; Chronicle itself would wait 60 s for an incomplete one, assuming another process still creates it.
-     *
-     * @throws StoreFormatException when it is not
-     */
+    /** See {@link MapFileMappings#requireCompleteHeader}: used by the writer on a file it reopens. */
     public static void requireCompleteHeader(FileChannel channel, Path file, long limit) throws IOException {
-        ByteBuffer word = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-        while (word.hasRemaining() && channel.read(word, 8 + word.position()) > 0) {
-            // read the length word
-        }
-        int length = word.hasRemaining() ? 0 : word.getInt(0);
-        if (length == 0 || (length & 0x80000000) != 0 || 12L + (length & 0x3FFFFFFF) > limit) {
-            throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (no complete Chronicle "
-                    + "Map header); the writer rebuilds it from the topic");
-        }
+        MapFileMappings.requireCompleteHeader(channel, file, limit);
     }
 
     /** The identity of {@code file} (device and inode on Linux), which a file replaced under the same name changes. */
     static Object fileKey(Path file) throws IOException {
-        return RegularFiles.fileKey(file);
+        return MapFileMappings.fileKey(file);
     }
 
+    /** See {@link MapFileMappings#map}. */
     static ByteBuffer map(FileChannel channel, long offset, long size) throws IOException {
-        MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_ONLY, offset, size);
-        buffer.order(ByteOrder.LITTLE_ENDIAN);
-        return buffer;
+        return MapFileMappings.map(channel, offset, size);
     }
 
     static void closeQuietly(FileChannel channel) {
-        if (channel != null) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // nothing was mapped through it yet, or the mappings outlive it
-            }
-        }
+        MapFileMappings.closeQuietly(channel);
     }
 
     public Path file() {
-        return file;
+        return mappings.file;
     }
 
     public MapLayout layout() {
@@ -268,36 +184,19 @@ public final class MappedMap {
      */
     public int getInto(CharSequence key, Utf8Text out, long timeoutNanos) {
         // An ASCII String key (the common case), of any length, is hashed and compared from its chars in place; any
-        // other key is encoded into the thread's buffer once. Both then take the same first attempt (getFast). The
-        // hot path is split into methods small enough for the JIT to inline (under 325 bytecodes each), so that a hit
-        // runs as one compiled method, without calls or the spills around them (docs/benchmarks.md, issue #12
-        // section, measures what that does): keep these probe methods together and small.
-        if (key instanceof String) {
-            String s = (String) key;
-            int n = s.length();
-            if (n > 0 && n <= SHORT_KEY) {
-                // a short key's bytes as two words, built once for the hash and the comparison
-                long w0 = KeyWords.asciiWord(s, 0, Math.min(n, 8));
-                long w1 = n > 8 ? KeyWords.asciiWord(s, 8, n) : 0;
-                if ((w0 | w1) >= 0) {
-                    return getFast(s, null, n, w0, w1, Xxh64.hashShort(w0, w1, n), out, timeoutNanos);
-                }
-            } else if (n > SHORT_KEY) {
-                long hash = Xxh64.hashIfAscii(s);
-                if (hash != Xxh64.NOT_ASCII || KeyWords.isAscii(s)) {
-                    return getFast(s, null, n, 0, 0, hash, out, timeoutNanos);
-                }
-            }
-        }
-        return getIntoEncoded(key, out, timeoutNanos);
+        // other key is encoded into the thread's buffer once (otherKey). Both take the same first attempt (hashedKey),
+        // whose methods stay together and small (see the class comment; docs/benchmarks.md, issue #12 section).
+        return classify(key, 0, out, timeoutNanos);
     }
 
     /**
      * The lookup of a key that is not an ASCII {@code String}: encoded into the thread's buffer first. Encoding
      * runs the key's own {@code charAt}, which may look another key up on this thread (a key computed from the store):
-     * such a nested lookup gets a buffer of its own rather than overwrite the one being filled.
+     * such a nested lookup gets a buffer of its own rather than overwrite the one being filled. {@code place} is
+     * unused (a batch's).
      */
-    private int getIntoEncoded(CharSequence key, Utf8Text out, long timeoutNanos) {
+    @Override
+    int otherKey(CharSequence key, int place, Utf8Text out, long timeoutNanos) {
         KeyBuffer k = KEY.get();
         if (k.encoding) {
             k = new KeyBuffer();
@@ -312,10 +211,10 @@ public final class MappedMap {
         byte[] bytes = k.bytes; // held here: a nested lookup may replace the thread's buffer, never this array's bytes
         try {
             if (length == 0) {
-                return getIntoRetrying(null, bytes, 0, Xxh64.hash(bytes, 0), out, timeoutNanos);
+                return general.get(null, bytes, 0, Xxh64.hash(bytes, 0), out, timeoutNanos);
             }
-            return getFast(null, bytes, length, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8),
-                    Xxh64.hash(bytes, length), out, timeoutNanos);
+            return hashedKey(null, bytes, length, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8),
+                    Xxh64.hash(bytes, length), 0, out, timeoutNanos);
         } finally {
             k.bytes = KeyWords.trimmed(k.bytes);
         }
@@ -325,10 +224,11 @@ public final class MappedMap {
      * The lookup of a key of {@code n} bytes (at least 1) and hash {@code hash}, given as an ASCII {@code String}
      * ({@code ascii}) or else as encoded {@code bytes}; when {@code n} is at most {@link #SHORT_KEY}, its bytes are
      * also in the words {@code w0} and {@code w1}. One short first attempt ({@link #probeFirstTier}), else the general
-     * path.
+     * path. {@code place} is unused (a batch's).
      */
-    private int getFast(String ascii, byte[] bytes, int n, long w0, long w1, long hash, Utf8Text out,
-                        long timeoutNanos) {
+    @Override
+    int hashedKey(String ascii, byte[] bytes, int n, long w0, long w1, long hash, int place, Utf8Text out,
+                  long timeoutNanos) {
         int segment = segmentOf(hash);
         long before = SequenceProtocol.readBegin(sequences, segment);
         if (!SequenceProtocol.inChange(before)) {
@@ -341,7 +241,7 @@ public final class MappedMap {
                 return found;
             }
         }
-        return getIntoRetrying(ascii, bytes, n, hash, out, timeoutNanos);
+        return general.get(ascii, bytes, n, hash, out, timeoutNanos);
     }
 
     /**
@@ -349,14 +249,7 @@ public final class MappedMap {
      * {@code from + i}'s value goes into {@code batch.out[i]} (cleared when absent) and {@code batch.found[i]} says
      * whether it is present, exactly as {@link #getInto(CharSequence, Utf8Text, long)} would answer.
      *
-     * <p>Why a batch is faster per key: one lookup is a chain of dependent cache misses (the key, its hash-lookup slot,
-     * its entry), and single calls in a row leave the processor too much work between them to overlap the next call's
-     * misses with this one's (docs/benchmarks.md). Here each step is done for every key before the next step — all
-     * keys' chars, then all hashes, then all slots, then all entries — so a step's misses are independent reads a few
-     * instructions apart, which the processor overlaps. Each key's reads still lie between two reads of its segment's
-     * counter. Every key shape takes part: an ASCII {@code String} read from its chars, any other key encoded once into
-     * the batch's buffer for its place. A null or empty key, or one whose first attempt is not decided (a race with the
-     * writer, a long collision chain, an extra tier), takes the single-key path.
+     * <p>Why a batch is faster per key, and how it runs: {@link BatchLookup}.
      *
      * <p>The bound applies to each key that takes the single-key path, as it does to a single lookup: a key whose
      * segment stays in the middle of a change ends the batch after one bound.
@@ -367,146 +260,26 @@ public final class MappedMap {
      * @throws StoreFormatException when the file is damaged (the outputs likewise)
      */
     public int getAllInto(CharSequence[] keys, int from, int n, LookupBatch batch, long timeoutNanos) {
-        int touched = 0;
-        for (int i = 0; i < n; i++) { // the keys' char arrays: the key Strings' misses overlap
-            CharSequence key = keys[from + i];
-            touched += key instanceof String ? ((String) key).length() : 0;
-        }
-        for (int i = 0; i < n; i++) { // the keys' words and hashes: no misses once the chars are in the cache
-            batch.length[i] = prepareKey(keys[from + i], batch, i);
-        }
-        for (int i = 0; i < n; i++) { // segments and counters: no misses
-            if (batch.length[i] != 0) {
-                long hash = batch.hash[i];
-                int segment = segmentOf(hash);
-                batch.segment[i] = segment;
-                batch.slotKey[i] = slotKeyOf(hash);
-                batch.before[i] = SequenceProtocol.readBegin(sequences, segment);
-            }
-        }
-        for (int i = 0; i < n; i++) { // the first hash-lookup slots: their misses overlap
-            if (batch.length[i] != 0) {
-                int segment = batch.segment[i];
-                batch.slot[i] = readSlot(firstTierBufferOf(segment), firstTierBaseOf(segment),
-                        batch.slotKey[i] & hashLookupMask);
-            }
-        }
-        for (int i = 0; i < n; i++) { // the entries' first bytes: their misses overlap; the next loop hits the cache
-            long slot = batch.slot[i];
-            int entry = entryOffset(slot); // < tierSize (MapLayout checks the entry space)
-            if (batch.length[i] != 0 && slot != 0 && entry >= 0) {
-                int segment = batch.segment[i];
-                touched += firstTierBufferOf(segment).get(firstTierBaseOf(segment) + entry);
-            }
-        }
-        batch.touched = touched;
-        int present = 0;
-        for (int i = 0; i < n; i++) {
-            Utf8Text out = batch.out[i];
-            CharSequence key = keys[from + i];
-            int found = batch.length[i] != 0 ? decideBatched(batch, i, out) : UNDECIDED;
-            if (found == UNDECIDED && key == null) {
-                out.clear();
-                found = ABSENT;
-            } else if (found == UNDECIDED) {
-                found = getInto(key, out, timeoutNanos);
-                if (found == TIMED_OUT) {
-                    return TIMED_OUT;
-                }
-            }
-            batch.found[i] = found == PRESENT;
-            present += found == PRESENT ? 1 : 0;
-        }
-        return present;
-    }
-
-    /**
-     * Puts what the probe needs of {@code key} into {@code batch}'s place {@code i} — its hash, the ASCII
-     * {@code String} or else its encoded bytes, and for a short key its bytes as two words — and returns its length in
-     * bytes; 0 for a null or empty key (the single-key path answers those).
-     */
-    private static int prepareKey(CharSequence key, LookupBatch batch, int i) {
-        if (key instanceof String) {
-            String s = (String) key;
-            int n = s.length();
-            if (n > 0 && n <= SHORT_KEY) {
-                long w0 = KeyWords.asciiWord(s, 0, Math.min(n, 8));
-                long w1 = n > 8 ? KeyWords.asciiWord(s, 8, n) : 0;
-                if ((w0 | w1) >= 0) {
-                    batch.keyFrom(i, s, null, w0, w1, Xxh64.hashShort(w0, w1, n));
-                    return n;
-                }
-            } else if (n > SHORT_KEY) {
-                long hash = Xxh64.hashIfAscii(s);
-                if (hash != Xxh64.NOT_ASCII || KeyWords.isAscii(s)) {
-                    batch.keyFrom(i, s, null, 0, 0, hash);
-                    return n;
-                }
-            }
-        }
-        return key == null ? 0 : encodeKey(key, batch, i);
-    }
-
-    /** {@link #prepareKey} for a key that is not an ASCII {@code String}: encoded into place i's own buffer. */
-    private static int encodeKey(CharSequence key, LookupBatch batch, int i) {
-        int chars = key.length();
-        byte[] bytes = KeyWords.room(batch.keyBytes[i], chars);
-        batch.keyBytes[i] = bytes;
-        int length = KeyWords.encode(key, chars, bytes);
-        batch.keyFrom(i, null, bytes, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8), Xxh64.hash(bytes, length));
-        return length;
-    }
-
-    /**
-     * Key {@code i} of {@code batch} decided from its first slot, read in the batch, and its segment's counter:
-     * {@link #PRESENT} (its value in {@code out}), {@link #ABSENT} ({@code out} cleared) or {@link #UNDECIDED}.
-     */
-    private int decideBatched(LookupBatch batch, int i, Utf8Text out) {
-        long before = batch.before[i];
-        if (SequenceProtocol.inChange(before)) {
-            return UNDECIDED;
-        }
-        int segment = batch.segment[i];
-        ByteBuffer buffer = firstTierBufferOf(segment);
-        int base = firstTierBaseOf(segment);
-        long slotKey = batch.slotKey[i];
-        long w0 = batch.w0[i];
-        long w1 = batch.w1[i];
-        int length = batch.length[i];
-        String ascii = batch.ascii[i];
-        byte[] bytes = batch.bytes[i];
-        int found = decideSlot(segment, buffer, base, batch.slot[i], slotKey, w0, w1, length, ascii, bytes, out);
-        if (found == OTHER_KEY) {
-            found = probeOnward(segment, buffer, base, slotKey & hashLookupMask, slotKey, w0, w1, length, ascii, bytes,
-                    out);
-        }
-        if (found == UNDECIDED || !SequenceProtocol.readValidate(sequences, segment, before)
-                || found == PRESENT && !out.decode()) {
-            return UNDECIDED;
-        }
-        if (found == ABSENT) {
-            out.clear();
-        }
-        return found;
+        return BatchLookup.getAllInto(this, keys, from, n, batch, timeoutNanos);
     }
 
     /** The window holding {@code segment}'s first tier (in the first window: no division, no table). */
-    private ByteBuffer firstTierBufferOf(int segment) {
+    ByteBuffer firstTierBufferOf(int segment) {
         return segment < tiersPerWindow ? firstWindow : firstTierBuffer[segment];
     }
 
     /** Where {@code segment}'s first tier starts in {@link #firstTierBufferOf}. */
-    private int firstTierBaseOf(int segment) {
+    int firstTierBaseOf(int segment) {
         return segment < tiersPerWindow ? segment * tierSize : firstTierBase[segment];
     }
 
     /** {@link MapLayout#segmentOf}, from the mask held in a field when the segment count is a power of two. */
-    private int segmentOf(long hash) {
+    int segmentOf(long hash) {
         return segmentMask >= 0 ? (int) hash & segmentMask : layout.segmentOf(hash);
     }
 
     /** {@link MapLayout#slotKeyOf}, from the numbers held in fields when the segment count is a power of two. */
-    private long slotKeyOf(long hash) {
+    long slotKeyOf(long hash) {
         if (segmentMask < 0) {
             return layout.slotKeyOf(hash);
         }
@@ -515,9 +288,9 @@ public final class MappedMap {
     }
 
     /**
-     * The first attempt at a key of {@code length} bytes (at least 1; see {@link #getFast} for {@code w0}, {@code w1},
-     * {@code ascii} and {@code bytes}): it probes the segment's first tier only, for an entry whose key and value lie
-     * within the tier with room for a whole word after the key's size. {@link #PRESENT} (the value copied into
+     * The first attempt at a key of {@code length} bytes (at least 1; see {@link #hashedKey} for {@code w0},
+     * {@code w1}, {@code ascii} and {@code bytes}): it probes the segment's first tier only, for an entry whose key and
+     * value lie within the tier with room for a whole word after the key's size. {@link #PRESENT} (the value copied into
      * {@code out}), {@link #ABSENT} (the key is in none of the segment's tiers), or {@link #UNDECIDED} for anything
      * else, which the general path decides.
      */
@@ -529,17 +302,19 @@ public final class MappedMap {
         // once compiled big the JIT no longer inlines it into the caller. Later probes of a collision chain (rarer)
         // have their own method.
         long index = slotKey & hashLookupMask;
-        int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
+        int found = decideSlot(segment, buffer, base, EntryBytes.slot(buffer, base, index, slotShift), slotKey, w0, w1,
+                length, ascii, bytes, out);
         return found != OTHER_KEY ? found
                 : probeOnward(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
     }
 
     /** {@link #probeFirstTier}'s later probes, after the slot at {@code index}. */
-    private int probeOnward(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
-                            int length, String ascii, byte[] bytes, Utf8Text out) {
+    int probeOnward(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1, int length,
+                    String ascii, byte[] bytes, Utf8Text out) {
         for (int probes = 1; probes < FAST_PROBES; probes++) {
             index = (index + 1) & hashLookupMask;
-            int found = probeSlot(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
+            int found = decideSlot(segment, buffer, base, EntryBytes.slot(buffer, base, index, slotShift), slotKey, w0,
+                    w1, length, ascii, bytes, out);
             if (found != OTHER_KEY) {
                 return found;
             }
@@ -548,24 +323,12 @@ public final class MappedMap {
     }
 
     /**
-     * One probe of {@link #probeFirstTier}, at hash-lookup slot {@code index}: {@link #OTHER_KEY} when the slot holds
-     * another key (the probe goes on), else what the first attempt decides.
+     * One probe of {@link #probeFirstTier}, decided from the content {@code slot} of a hash-lookup slot: {@link
+     * #OTHER_KEY} when it holds another key (the probe goes on), else what the first attempt decides. The slot is read
+     * by the caller ({@link EntryBytes#slot}), one call level less between the lookup and the read.
      */
-    private int probeSlot(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1,
-                          int length, String ascii, byte[] bytes, Utf8Text out) {
-        return decideSlot(segment, buffer, base, readSlot(buffer, base, index), slotKey, w0, w1, length, ascii, bytes,
-                out);
-    }
-
-    /** Hash-lookup slot {@code index} of the tier at {@code base}. */
-    private long readSlot(ByteBuffer buffer, int base, long index) {
-        return slotShift == 2 ? buffer.getInt(base + (int) (index << 2)) & 0xFFFFFFFFL
-                : buffer.getLong(base + (int) (index << 3));
-    }
-
-    /** What {@link #probeSlot} decides from the slot's content {@code slot}. */
-    private int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1,
-                           int length, String ascii, byte[] bytes, Utf8Text out) {
+    int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1, int length,
+                   String ascii, byte[] bytes, Utf8Text out) {
         if (slot == 0) {
             return absentUnlessExtraTier(segment);
         }
@@ -575,7 +338,8 @@ public final class MappedMap {
 
     /** After an empty slot in {@code segment}'s first tier: the key is absent unless the segment has more tiers. */
     private int absentUnlessExtraTier(int segment) {
-        return headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER) == 0 ? ABSENT : UNDECIDED;
+        return headers.getLong(layout.segmentHeaderOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER) == 0 ? ABSENT
+                : UNDECIDED;
     }
 
     /**
@@ -583,7 +347,8 @@ public final class MappedMap {
      * {@link #probeFirstTier}: {@link #PRESENT} (the value copied into {@code out}), {@link #OTHER_KEY}, or
      * {@link #UNDECIDED} when the entry is not one the first attempt reads (too near the tier's end, or torn). Sizes
      * of 128 or more (two stop-bit bytes) and keys longer than {@link #SHORT_KEY} are read by other methods
-     * ({@link #sizeAt}, {@link #longKeyStart}, {@link KeyWords}), so that this one stays small enough to inline.
+     * ({@link EntryBytes#sizeAt}, {@link #longKeyStart}, {@link KeyWords}), so that this one stays small enough to
+     * inline.
      */
     private int readFastEntry(ByteBuffer buffer, int base, long slot, long w0, long w1, int length, String ascii,
                               byte[] bytes, Utf8Text out) {
@@ -620,7 +385,7 @@ public final class MappedMap {
         int valueSize = buffer.get(valueSizeAt);
         int valueStart = valueSizeAt + 1;
         if (valueSize < 0) { // a value of 128 bytes or more
-            long valueField = sizeAt(buffer, base, valueSizeAt - base);
+            long valueField = EntryBytes.sizeAt(buffer, base, valueSizeAt - base, tierSize);
             if (valueField < 0) {
                 return UNDECIDED;
             }
@@ -630,7 +395,7 @@ public final class MappedMap {
         if (valueSize > limit - valueStart) {
             return UNDECIDED;
         }
-        copyValue(buffer, valueStart, valueSize, limit, out);
+        EntryBytes.copyValue(buffer, valueStart, valueSize, limit, out);
         return PRESENT;
     }
 
@@ -639,397 +404,31 @@ public final class MappedMap {
      * and equals {@code length}; -1 when the size differs, -2 when it does not parse (torn or damaged).
      */
     private int longKeyStart(ByteBuffer buffer, int base, int offset, int length) {
-        long keyField = sizeAt(buffer, base, offset);
+        long keyField = EntryBytes.sizeAt(buffer, base, offset, tierSize);
         if (keyField < 0) {
             return -2;
         }
         return (int) keyField != length ? -1 : base + offset + (int) (keyField >>> 32);
     }
 
-    /**
-     * Looks up the key of hash {@code hash}, given as an ASCII {@code String} ({@code ascii}) or else as
-     * its first {@code keyLength} encoded {@code bytes}, retrying while the writer changes its segment.
-     */
-    private int getIntoRetrying(String ascii, byte[] bytes, int keyLength, long hash, Utf8Text out,
-                                long timeoutNanos) {
-        int segment = segmentOf(hash);
-        long slotKey = slotKeyOf(hash);
-        long start = 0;
-        for (int attempt = 0; ; attempt++) {
-            long before = SequenceProtocol.readBegin(sequences, segment);
-            if (!SequenceProtocol.inChange(before)) {
-                int found = find(segment, slotKey, ascii, bytes, keyLength, out);
-                if (SequenceProtocol.readValidate(sequences, segment, before)) {
-                    // the copy is consistent: decoding it now cannot see a torn value
-                    if (found == INCONSISTENT || found == PRESENT && !out.decode()) {
-                        throw corrupt(segment);
-                    }
-                    if (found == ABSENT) {
-                        out.clear();
-                    }
-                    return found;
-                }
-            }
-            start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
-            if (start == GAVE_UP) {
-                out.clear();
-                return TIMED_OUT;
-            }
-        }
-    }
-
-    /**
-     * The sum of every segment's sequence counter: it grows with every change the writer makes to this file (each
-     * moves one counter on by two), and stays put while none is made. Read without waiting for a change in flight.
-     */
+    /** The sum of every segment's sequence counter, which each change moves on: {@link SegmentScans#changeCount}. */
     public long changeCount() {
-        long sum = 0;
-        for (int segment = 0; segment < layout.segments(); segment++) {
-            sum += SequenceProtocol.current(sequences, segment);
-        }
-        return sum;
+        return scans.changeCount();
     }
 
-    /**
-     * The number of entries, each segment counted consistently.
-     *
-     * @return the count, or -1 when a segment stayed in the middle of a change for longer than {@code timeoutNanos}
-     */
+    /** The number of entries, or -1 past the bound: {@link SegmentScans#size}. */
     public long size(long timeoutNanos) {
-        long total = 0;
-        for (int segment = 0; segment < layout.segments(); segment++) {
-            long start = 0;
-            for (int attempt = 0; ; attempt++) {
-                long before = SequenceProtocol.readBegin(sequences, segment);
-                if (!SequenceProtocol.inChange(before)) {
-                    long count = segmentSize(segment);
-                    if (SequenceProtocol.readValidate(sequences, segment, before)) {
-                        if (count < 0) {
-                            throw corrupt(segment);
-                        }
-                        total += count;
-                        break;
-                    }
-                }
-                start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
-                if (start == GAVE_UP) {
-                    return -1;
-                }
-            }
-        }
-        return total;
+        return scans.size(timeoutNanos);
     }
 
-    /**
-     * Calls {@code action} for every entry, segment by segment: each segment is copied consistently first, then its
-     * entries are passed on, so the action runs outside any read and may take as long as it likes.
-     *
-     * @return whether every entry was visited ({@code action} never returned false)
-     * @throws LockTimeoutException when a segment stayed in the middle of a change for longer than the bound
-     */
+    /** Calls {@code action} for every entry while it returns true: {@link SegmentScans#forEachWhile}. */
     public boolean forEachWhile(BiPredicate<String, String> action, long timeoutNanos) {
-        List<String> pairs = new ArrayList<>();
-        Utf8Text text = new Utf8Text();
-        for (int segment = 0; segment < layout.segments(); segment++) {
-            long start = 0;
-            long firstSeen = 0;
-            for (int attempt = 0; ; attempt++) {
-                pairs.clear();
-                long before = SequenceProtocol.readBegin(sequences, segment);
-                if (attempt == 0) {
-                    firstSeen = before;
-                }
-                if (!SequenceProtocol.inChange(before)) {
-                    boolean consistent = copySegment(segment, pairs, text);
-                    if (SequenceProtocol.readValidate(sequences, segment, before)) {
-                        if (!consistent) {
-                            throw corrupt(segment);
-                        }
-                        break;
-                    }
-                }
-                start = waits.afterRace(segment, before, start, attempt, timeoutNanos);
-                if (start == GAVE_UP) {
-                    // Stuck: odd and unmoved all along (a writer died mid-change); else a busy writer kept moving it.
-                    String segmentOfFile = "Segment " + segment + " of " + file;
-                    throw new LockTimeoutException(SequenceProtocol.inChange(before) && before == firstSeen
-                            ? segmentOfFile + " stayed in the middle of a change for over the lock timeout (its "
-                                    + "writer probably died); the next writer rebuilds it"
-                            : segmentOfFile + " kept changing throughout the lock timeout while this scan copied it "
-                                    + "(a busy writer): open the store with a longer lockTimeout for scans of this "
-                                    + "namespace");
-                }
-            }
-            for (int i = 0; i < pairs.size(); i += 2) {
-                if (!action.test(pairs.get(i), pairs.get(i + 1))) {
-                    return false;
-                }
-            }
-        }
-        return true;
+        return scans.forEachWhile(action, timeoutNanos);
     }
 
-    private StoreFormatException corrupt(int segment) {
-        return new StoreFormatException("Generation file " + file + " is corrupt (segment " + segment
-                + " does not parse although no writer is changing it); delete the namespace directory and let the "
-                + "writer rebuild it from the topic");
-    }
-
-    // ---- reading one segment; every method below may see a half-changed segment and must stay in bounds ----
-
-    private int find(int segment, long slotKey, String ascii, byte[] key, int keyLength, Utf8Text out) {
-        ByteBuffer buffer = firstTierBufferOf(segment);
-        int base = firstTierBaseOf(segment);
-        long tier = segment + 1L;
-        for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
-            if (tiers > 0) {
-                buffer = tierBuffer(tier);
-                if (buffer == null) {
-                    return INCONSISTENT;
-                }
-                base = tierBase(tier);
-            }
-            int found = findInTier(buffer, base, slotKey, ascii, key, keyLength, out);
-            if (found != ABSENT) {
-                return found;
-            }
-            tier = nextTier(segment, tiers, buffer, base);
-            if (tier == 0) {
-                return ABSENT;
-            }
-        }
-        return INCONSISTENT;
-    }
-
-    /**
-     * Probes one tier (at {@code base} in {@code buffer}, {@code tierSize} bytes) for the key. Every offset taken
-     * from the file is checked against the tier once, before the bytes it names are read; the buffer checks each
-     * access against the mapping as well, so a damaged file can never be read outside it.
-     */
-    private int findInTier(ByteBuffer buffer, int base, long slotKey, String ascii, byte[] key, int keyLength,
-                           Utf8Text out) {
-        long index = slotKey & hashLookupMask;
-        for (long probes = 0; probes < hashLookupCapacity; probes++) {
-            int slotAt = base + (int) (index << slotShift);
-            long slot = slotShift == 2 ? (int) MAPPED_INT.get(buffer, slotAt) & 0xFFFFFFFFL
-                    : (long) MAPPED_LONG.get(buffer, slotAt);
-            if (slot == 0) {
-                return ABSENT;
-            }
-            index = (index + 1) & hashLookupMask;
-            if ((slot & keyMask) != slotKey) {
-                continue;
-            }
-            int found = readEntry(buffer, base, slot, ascii, key, keyLength, out);
-            if (found != OTHER_KEY) {
-                return found;
-            }
-        }
-        return INCONSISTENT; // Chronicle never fills a hash lookup (it adds a tier at 80 %): torn or damaged
-    }
-
-    /**
-     * Reads the entry that hash-lookup slot {@code slot} of the tier at {@code base} names: {@link #PRESENT} (its
-     * value copied into {@code out}) when it holds the key, {@link #OTHER_KEY} when it holds another one,
-     * {@link #INCONSISTENT} when it does not parse.
-     */
-    private int readEntry(ByteBuffer buffer, int base, long slot, String ascii, byte[] key, int keyLength,
-                          Utf8Text out) {
-        int entry = entryOffset(slot); // < tierSize (MapLayout checks the entry space)
-        if (entry < 0) {
-            return INCONSISTENT;
-        }
-        long keyField = sizeAt(buffer, base, entry);
-        if (keyField < 0) {
-            return INCONSISTENT;
-        }
-        int keySize = (int) keyField;
-        int keyStart = entry + (int) (keyField >>> 32);
-        if (keySize > tierSize - keyStart) { // not keyStart + keySize: two sizes near the tier's can overflow an int
-            return INCONSISTENT;
-        }
-        if (keySize != keyLength
-                || !(ascii != null ? KeyWords.equalsAscii(buffer, base + keyStart, ascii, base + tierSize)
-                        : KeyWords.equalsBytes(buffer, base + keyStart, key, keyLength, base + tierSize))) {
-            return OTHER_KEY;
-        }
-        int valueSizeAt = keyStart + keySize;
-        if (valueSizeAt >= tierSize) {
-            return INCONSISTENT;
-        }
-        long valueField = sizeAt(buffer, base, valueSizeAt);
-        if (valueField < 0) {
-            return INCONSISTENT;
-        }
-        int valueSize = (int) valueField;
-        int valueStart = valueSizeAt + (int) (valueField >>> 32);
-        if (valueSize > tierSize - valueStart) {
-            return INCONSISTENT;
-        }
-        copyValue(buffer, base + valueStart, valueSize, base + tierSize, out);
-        return PRESENT;
-    }
-
-    /**
-     * The stop-bit size at tier offset {@code at} (below the tier's size), packed as its encoded length {@code << 32
-     * | size}; -1 when it is no size that fits the tier. One read for the common one-byte size.
-     */
-    private long sizeAt(ByteBuffer buffer, int base, int at) {
-        int first = buffer.get(base + at);
-        if (first >= 0) {
-            return (1L << 32) | first;
-        }
-        long size = readStopBit(buffer, base, at);
-        return size < 0 || size > tierSize ? -1 : (long) stopBitLength(size) << 32 | size;
-    }
-
-    /**
-     * Copies the {@code size} bytes at {@code at} (which end by {@code limit}, the end of their tier) into {@code out}:
-     * 8 bytes at a time when the tier leaves room for the last whole word, else in one bulk copy.
-     */
-    private static void copyValue(ByteBuffer buffer, int at, int size, int limit, Utf8Text out) {
-        if (((size + 7) & ~7) > limit - at) {
-            copyValueNearEnd(buffer, at, size, out);
-            return;
-        }
-        byte[] b = out.reserve(size);
-        long any = 0;
-        int i = 0;
-        for (; i + 8 <= size; i += 8) {
-            long v = (long) MAPPED_LONG.get(buffer, at + i);
-            ARRAY_LONG.set(b, i, v);
-            any |= v;
-        }
-        if (i < size) {
-            long v = (long) MAPPED_LONG.get(buffer, at + i) & (-1L >>> (64 - 8 * (size - i)));
-            ARRAY_LONG.set(b, i, v);
-            any |= v;
-        }
-        out.filled(size, any);
-    }
-
-    /** {@link #copyValue} for a value whose last word would pass its tier's end: one bulk copy (rare). */
-    private static void copyValueNearEnd(ByteBuffer buffer, int at, int size, Utf8Text out) {
-        byte[] b = out.reserve(size);
-        buffer.get(at, b, 0, size);
-        long any = 0;
-        for (int i = 0; i < size; i++) {
-            any |= b[i]; // sign-extended: a byte >= 0x80 sets the high bits
-        }
-        out.filled(size, any);
-    }
-
-    private long segmentSize(int segment) {
-        int header = headerOffset(segment);
-        long count = (headers.getInt(header + (int) MapLayout.SEGMENT_ENTRIES) & 0xFFFFFFFFL)
-                - (headers.getInt(header + (int) MapLayout.SEGMENT_DELETED) & 0xFFFFFFFFL);
-        long tier = headers.getLong(header + (int) MapLayout.SEGMENT_NEXT_TIER);
-        for (long tiers = 0; tier != 0; tiers++) {
-            ByteBuffer buffer = tierBuffer(tier);
-            if (buffer == null || tiers >= layout.maxExtraTiers()) {
-                return -1;
-            }
-            int counters = tierBase(tier) + (int) layout.countersOffset();
-            count += (buffer.getInt(counters + (int) MapLayout.TIER_ENTRIES) & 0xFFFFFFFFL)
-                    - (buffer.getInt(counters + (int) MapLayout.TIER_DELETED) & 0xFFFFFFFFL);
-            tier = buffer.getLong(counters + (int) MapLayout.TIER_NEXT_TIER);
-        }
-        return count;
-    }
-
-    /** Appends key, value, key, value… of every entry of {@code segment} to {@code pairs}; false when inconsistent. */
-    private boolean copySegment(int segment, List<String> pairs, Utf8Text text) {
-        if (segmentSize(segment) < 0) { // a looping or broken tier chain, found by its links before any copying
-            return false;
-        }
-        long tier = segment + 1L;
-        for (long tiers = 0; tiers <= layout.maxExtraTiers(); tiers++) {
-            ByteBuffer buffer = tierBuffer(tier);
-            if (buffer == null) {
-                return false;
-            }
-            int base = tierBase(tier);
-            for (long index = 0; index < layout.hashLookupCapacity(); index++) {
-                long slot = readSlot(buffer, base, index);
-                if (slot == 0) {
-                    continue;
-                }
-                int entry = entryOffset(slot);
-                long keyField = entry < 0 ? -1 : sizeAt(buffer, base, entry);
-                if (keyField < 0) {
-                    return false;
-                }
-                int keySize = (int) keyField;
-                int keyStart = entry + (int) (keyField >>> 32);
-                // sizes compared with what is left of the tier: an offset plus a size could overflow an int
-                long valueField = keySize >= tierSize - keyStart ? -1 : sizeAt(buffer, base, keyStart + keySize);
-                if (valueField < 0) {
-                    return false;
-                }
-                int valueSizeAt = keyStart + keySize;
-                int valueSize = (int) valueField;
-                int valueStart = valueSizeAt + (int) (valueField >>> 32);
-                if (valueSize > tierSize - valueStart) {
-                    return false;
-                }
-                copyValue(buffer, base + keyStart, keySize, base + tierSize, text);
-                if (!text.decode()) {
-                    return false;
-                }
-                pairs.add(text.toString());
-                copyValue(buffer, base + valueStart, valueSize, base + tierSize, text);
-                if (!text.decode()) {
-                    return false;
-                }
-                pairs.add(text.toString());
-            }
-            tier = nextTier(segment, tiers, buffer, base);
-            if (tier == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The tier after tier number {@code tiers} (0 = the first) of {@code segment}'s chain, which is at {@code base} in
-     * {@code buffer}: the first tier's successor is named by the segment header, later ones by their own counters.
-     * 0 when the chain ends.
-     */
-    private long nextTier(int segment, long tiers, ByteBuffer buffer, int base) {
-        return tiers == 0 ? headers.getLong(headerOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER)
-                : buffer.getLong(base + (int) (layout.countersOffset() + MapLayout.TIER_NEXT_TIER));
-    }
-
-    private int headerOffset(int segment) {
-        return segment * layout.segmentHeaderSize();
-    }
-
-    /** The entry's offset within its tier, or -1 when the slot's chunk is outside the tier. */
-    private int entryOffset(long slot) {
-        long chunk = (slot >>> keyBits) & valueMask;
-        if (chunk >= chunksPerTier) {
-            return -1;
-        }
-        return entrySpaceOffset + (int) chunk * chunkSize;
-    }
-
-    /** The buffer holding tier {@code tier} (1-based, as Chronicle counts), or null when no such tier can exist. */
-    private ByteBuffer tierBuffer(long tier) {
-        if (tier <= 0 || tier > maxTierIndex) {
-            return null;
-        }
-        if (tier <= layout.segments()) {
-            return windows[(int) ((tier - 1) / tiersPerWindow)];
-        }
-        return bulks.get(tier - 1 - layout.segments());
-    }
-
-    private int tierBase(long tier) {
-        if (tier <= layout.segments()) {
-            return (int) (((tier - 1) % tiersPerWindow) * layout.tierSize());
-        }
-        return bulks.baseOf(tier - 1 - layout.segments());
+    /** {@link MapLayout#entryOffset(long)}, from the numbers held in fields: the entry's offset in its tier, or -1. */
+    int entryOffset(long slot) {
+        return MapLayout.entryOffset(slot, keyBits, valueMask, chunksPerTier, entrySpaceOffset, chunkSize);
     }
 
     /**
@@ -1037,36 +436,6 @@ public final class MappedMap {
      * whose other file failed to open). Mappings made so far stay valid; the garbage collector releases them.
      */
     public void close() {
-        bulks.close();
-    }
-
-    /**
-     * Reads a non-negative stop-bit number (7 bits per byte, low bits first, high bit = more follow) at tier offset
-     * {@code at}; -1 when it is not one or runs past the tier.
-     */
-    private long readStopBit(ByteBuffer buffer, int base, int at) {
-        long value = 0;
-        for (int shift = 0; shift <= 56; shift += 7) {
-            if (at >= layout.tierSize()) {
-                return -1;
-            }
-            int b = buffer.get(base + at++);
-            if (b >= 0) {
-                if (b == 0 && shift > 0) {
-                    return -1; // Chronicle's encoding of a negative number: never a size
-                }
-                return value | ((long) b << shift);
-            }
-            value |= (long) (b & 0x7F) << shift;
-        }
-        return -1;
-    }
-
-    private static int stopBitLength(long value) {
-        int n = 1;
-        while ((value >>>= 7) != 0) {
-            n++;
-        }
-        return n;
+        mappings.close();
     }
 }
