@@ -146,7 +146,6 @@ final class DruidCluster implements AutoCloseable {
         return HttpJson.post(brokerPort, "/druid/v2/sql", Map.of("query", query, "resultFormat", "array"));
     }
 
-    /** What the broker and the historical logged about the extension (warnings, errors), for failure messages. */
     /**
      * The stack of each query node's lookup notice thread (Druid starts lookups on it, one at a time), from
      * {@code jcmd Thread.print}: where a node waits when lookups are slow to load.
