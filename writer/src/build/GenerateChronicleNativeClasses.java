@@ -22,10 +22,24 @@ public class GenerateChronicleNativeClasses {
         for (int i = 1; i < args.length; i++) {
             Class<?> type = Class.forName(args[i]);
             String simpleName = type.getSimpleName() + "$$Native";
-            String source = (String) generateNative.invoke(null, acquire.invoke(null, type), simpleName);
+            String source = suppressRawTypes((String) generateNative.invoke(null, acquire.invoke(null, type), simpleName));
             Path file = out.resolve(type.getPackageName().replace('.', '/')).resolve(simpleName + ".java");
             Files.createDirectories(file.getParent());
             Files.writeString(file, source, StandardCharsets.UTF_8); // silently: a build with -q prints nothing
         }
+    }
+
+    /**
+     * Chronicle's generator writes raw {@code BytesStore}, {@code BytesIn} and {@code BytesOut}; the build compiles with
+     * -Xlint:all -Werror, and the source is theirs, so its class is marked to allow exactly that lint.
+     */
+    private static String suppressRawTypes(String source) {
+        String declaration = "\npublic class ";
+        if (!source.contains(declaration)) {
+            throw new IllegalStateException("GenerateChronicleNativeClasses: the generated source has no top-level "
+                    + "'public class' declaration to mark @SuppressWarnings(\"rawtypes\"); Chronicle's generator changed,"
+                    + " adapt suppressRawTypes to its new output");
+        }
+        return source.replaceFirst(declaration, "\n@SuppressWarnings(\"rawtypes\")" + declaration);
     }
 }

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import javax.imageio.ImageIO;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -337,7 +338,7 @@ public final class ChartRenderer {
     }
 
     private static Path save(CategoryChart chart, Path file) throws IOException {
-        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+        ImageIO.write(BitmapEncoder.getBufferedImage(chart), "png", file.toFile());
         return file;
     }
 
@@ -357,7 +358,7 @@ public final class ChartRenderer {
     /** "100k entries, 1 thread" from a row's parameters and thread count. */
     private static String config(JsonNode row) {
         StringBuilder label = new StringBuilder();
-        row.path("params").fields().forEachRemaining(p -> {
+        row.path("params").properties().forEach(p -> {
             if (label.length() > 0) {
                 label.append(", ");
             }

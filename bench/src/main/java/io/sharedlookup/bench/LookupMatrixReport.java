@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import javax.imageio.ImageIO;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -123,7 +124,7 @@ final class LookupMatrixReport {
                 chart.getStyler().setYAxisDecimalPattern("#,##0.00");
                 series.forEach((valueBytes, ratios) -> chart.addSeries(valueBytes + " B values", shapes, ratios));
                 Path file = outDir.resolve("bench-" + base + "-" + count(byEntries.getKey()) + "-" + reader + ".png");
-                BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+                ImageIO.write(BitmapEncoder.getBufferedImage(chart), "png", file.toFile());
                 written.add(file);
             }
         }

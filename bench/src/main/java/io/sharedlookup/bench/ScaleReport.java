@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.imageio.ImageIO;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -188,7 +189,7 @@ public final class ScaleReport {
 
     private static Path save(CategoryChart chart, Path file) throws IOException {
         Files.createDirectories(file.getParent());
-        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+        ImageIO.write(BitmapEncoder.getBufferedImage(chart), "png", file.toFile());
         return file;
     }
 }

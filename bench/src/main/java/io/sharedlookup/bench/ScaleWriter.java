@@ -104,9 +104,17 @@ final class ScaleWriter implements AutoCloseable {
         return footprint.stop();
     }
 
-    /** SIGTERM (the writer's clean stop), SIGKILL after 20 s. */
+    /**
+     * SIGTERM (the writer's clean stop), SIGKILL after 20 s. Interrupted while waiting: SIGKILL at once, and the
+     * interrupt is kept for the caller (a close that threw InterruptedException could swallow it in try-with-resources).
+     */
     @Override
-    public void close() throws InterruptedException {
-        WriterProcesses.stop(process);
+    public void close() {
+        try {
+            WriterProcesses.stop(process);
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
     }
 }

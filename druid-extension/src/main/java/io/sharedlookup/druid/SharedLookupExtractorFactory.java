@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * served silently.
  */
 @JsonTypeName(SharedLookupExtractorFactory.TYPE)
-public class SharedLookupExtractorFactory implements LookupExtractorFactory {
+public final class SharedLookupExtractorFactory implements LookupExtractorFactory {
     public static final String TYPE = "sharedLookup";
     private static final Logger LOG = LoggerFactory.getLogger(SharedLookupExtractorFactory.class);
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -284,6 +284,9 @@ public class SharedLookupExtractorFactory implements LookupExtractorFactory {
         }
     }
 
+    // Deprecated in Druid but still abstract, and LookupExtractorFactoryContainer.replaces calls it when neither spec
+    // carries a version: it must be implemented.
+    @SuppressWarnings("deprecation")
     @Override
     public boolean replaces(@Nullable LookupExtractorFactory other) {
         return !equals(other);

@@ -13,11 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.ServiceLoader;
+import java.util.Set;
 import org.apache.druid.guice.StartupInjectorBuilder;
 import org.apache.druid.guice.annotations.Json;
 import org.apache.druid.guice.annotations.Self;
 import org.apache.druid.initialization.DruidModule;
-import org.apache.druid.initialization.Initialization;
+import org.apache.druid.initialization.ServerInjectorBuilder;
 import org.apache.druid.jackson.DefaultObjectMapper;
 import org.apache.druid.query.lookup.LookupExtractorFactory;
 import org.apache.druid.query.lookup.LookupExtractorFactoryContainer;
@@ -207,7 +208,7 @@ class LookupSpecTest {
         properties.setProperty("druid.sharedLookup.maxReverseLookupKeys", "567");
         properties.setProperty("druid.sharedLookup.closeDelayMillis", "890");
         Injector startup = new StartupInjectorBuilder().withExtensions().withProperties(properties).build();
-        Injector injector = Initialization.makeInjectorWithModules(startup, List.of(binder ->
+        Injector injector = ServerInjectorBuilder.makeServerInjector(startup, Set.of(), List.of(binder ->
                 binder.bind(DruidNode.class).annotatedWith(Self.class)
                         .toInstance(new DruidNode("test", "localhost", false, 8082, null, true, false))));
         SharedLookupConfig config = injector.getInstance(SharedLookupConfig.class);

@@ -6,6 +6,8 @@ package io.sharedlookup.reader;
  * lookups succeed again), or, for a scan, kept changing faster than the scan could copy it (a longer bound helps).
  */
 public class LookupTimeoutException extends SharedLookupException {
+    private static final long serialVersionUID = 1L;
+
     /** @param message what gave up and why, as one line */
     public LookupTimeoutException(String message) {
         super(message);

@@ -194,7 +194,6 @@ class WriterCrashTest {
         return app;
     }
 
-    /** A reader JVM takes the {@code read} or {@code update} lock of {@code key}'s segment and is SIGKILLed. */
     /** The status snapshot is refreshed every 250 ms, so it may trail the data a test has just seen. */
     private static void awaitStatusGenerationAfter(WriterApp app, String topic, long generation) {
         await("status names a generation after " + generation).atMost(Duration.ofSeconds(5))

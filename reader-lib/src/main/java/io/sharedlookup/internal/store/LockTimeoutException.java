@@ -6,6 +6,8 @@ package io.sharedlookup.internal.store;
  * microseconds, so this means the writer died mid-change; the cure is a new generation, never a longer wait.
  */
 public final class LockTimeoutException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     public LockTimeoutException(String message) {
         super(message, null, false, false);
     }

@@ -292,6 +292,8 @@ public record Manifest(
      * writer of this release must not overwrite it).
      */
     public static final class NewerFormatException extends StoreFormatException {
+        private static final long serialVersionUID = 1L;
+
         NewerFormatException(String message) {
             super(message);
         }
@@ -302,6 +304,8 @@ public record Manifest(
      * Map); a writer of this release rebuilds such a namespace as version 2.
      */
     public static final class OldFormatException extends StoreFormatException {
+        private static final long serialVersionUID = 1L;
+
         private final long generation;
 
         OldFormatException(Path source, String generation) {

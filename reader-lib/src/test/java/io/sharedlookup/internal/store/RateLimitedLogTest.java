@@ -77,9 +77,12 @@ class RateLimitedLogTest {
 
     /** A logger that keeps each line it is given, formatted, with its level. */
     private static final class Captured extends LegacyAbstractLogger {
+        private static final long serialVersionUID = 1L;
+
+        // slf4j's loggers are Serializable; this one never is serialized, so its captures are transient.
         // The summary thread adds lines too.
-        final List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
-        final List<Throwable> throwables = new ArrayList<>();
+        final transient List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        final transient List<Throwable> throwables = new ArrayList<>();
 
         @Override
         protected String getFullyQualifiedCallerName() {

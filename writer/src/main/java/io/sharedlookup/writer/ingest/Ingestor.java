@@ -22,6 +22,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -673,7 +674,7 @@ public final class Ingestor {
         }
         try {
             if (consumer != null) {
-                consumer.close(Duration.ofSeconds(1));
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(1)));
             }
         } catch (RuntimeException e) {
             log.debug("Consumer close failed", e);

@@ -56,6 +56,8 @@ public final class RecordDecoder {
 
     /** A record that cannot be stored; it is counted, logged (rate-limited) and skipped. */
     public static final class DecodeException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         public DecodeException(String message) {
             super(message, null, false, false);
         }

@@ -8,6 +8,8 @@ import org.apache.kafka.common.KafkaException;
  * not answer, not a configuration error.
  */
 public final class UnresolvedBootstrapException extends KafkaException {
+    private static final long serialVersionUID = 1L;
+
     public UnresolvedBootstrapException(String bootstrapServers) {
         super("Kafka bootstrap host(s) " + bootstrapServers + " do not resolve (yet)");
     }

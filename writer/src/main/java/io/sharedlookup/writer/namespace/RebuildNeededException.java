@@ -5,6 +5,8 @@ package io.sharedlookup.writer.namespace;
  * it from the beginning of the topic. The record that failed was not applied.
  */
 public final class RebuildNeededException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     RebuildNeededException(String message) {
         super(message, null, false, false);
     }

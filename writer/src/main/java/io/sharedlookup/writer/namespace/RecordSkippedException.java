@@ -2,6 +2,8 @@ package io.sharedlookup.writer.namespace;
 
 /** The record could not be stored (counted by the sink); the partition carries on with the next one. */
 public final class RecordSkippedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     private final boolean error;
 
     RecordSkippedException(String message) {

@@ -5,6 +5,8 @@ package io.sharedlookup.writer.namespace;
  * partitions for {@link #retryMillis()} and reads the record again. The record was not applied.
  */
 public final class StalledException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     /** How long a topic pauses when its namespace cannot take a record and cannot say when it will. */
     public static final long PAUSE_MILLIS = 30_000;
 

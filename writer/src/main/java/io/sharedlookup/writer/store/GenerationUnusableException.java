@@ -5,6 +5,8 @@ package io.sharedlookup.writer.store;
  * cut back to its allocated part). Readers keep what was published; the writer builds a new generation from the topic.
  */
 public final class GenerationUnusableException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     public GenerationUnusableException(String message, Throwable cause) {
         super(message, cause);
     }

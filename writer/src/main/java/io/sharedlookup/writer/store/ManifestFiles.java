@@ -130,6 +130,8 @@ public final class ManifestFiles {
 
     /** The manifest is not one: the namespace is rebuilt. */
     static final class UnreadableManifestException extends IOException {
+        private static final long serialVersionUID = 1L;
+
         UnreadableManifestException(String message) {
             super(message);
         }

@@ -39,8 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class NamespaceWriter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NamespaceWriter.class);
-    /** Between two attempts at deleting old generation files that could not be deleted. */
-    /** A manifest is a few hundred bytes; anything much larger is not one. */
 
     private final StoreLayout layout;
     private final String namespace;

@@ -5,6 +5,8 @@ package io.sharedlookup.writer.store;
  * 1 GiB) or a sane share of the free disk. See {@link EntryRoom#refusal}.
  */
 public final class NoRoomForEntryException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
     NoRoomForEntryException(String message) {
         super(message);
     }

@@ -6,6 +6,8 @@ package io.sharedlookup.writer.store;
  * directory. The message is one line naming the path and the fix.
  */
 public final class UnsafeStoreException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
     public UnsafeStoreException(String message) {
         super(message);
     }

@@ -71,6 +71,8 @@ public final class StoreTools {
 
     /** A bad argument or an unreadable store: one line on stderr, exit code 2. */
     static final class ToolException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         ToolException(String message) {
             super(message);
         }

@@ -174,7 +174,6 @@ class IngestorTest {
                 value == null ? null : value.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Records can only be added to assigned partitions: added on the ingest thread at its next poll. */
     /**
      * Starts (statuses say held up after 1 s), lets one record be read, then holds the ingest thread in its next poll,
      * as a volume that does not answer would, until the returned latch opens.
