@@ -4,8 +4,8 @@
  *
  * <p>Only {@code io.sharedlookup.reader} is exported. {@code io.sharedlookup.internal.store}, the read side of the
  * store format, is not an API: an application on the module path that imports it does not compile. On the class path
- * (where the writer and the Druid extension use this jar, and the internal package) the descriptor is ignored; there
- * the ArchUnit rules of each module hold the line (docs/reader.md, "Layering").
+ * (where the writer, which needs the internal package, and the Druid extension use this jar) the descriptor is
+ * ignored: there applications keep to the public package by convention (docs/reader.md, "Layering").
  */
 module io.sharedlookup.reader {
     requires org.slf4j;

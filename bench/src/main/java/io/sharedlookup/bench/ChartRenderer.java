@@ -318,7 +318,7 @@ public final class ChartRenderer {
         }
         g.dispose();
         Path file = outDir.resolve("bench-" + base + ".png");
-        javax.imageio.ImageIO.write(image, "png", file.toFile());
+        ImageIO.write(image, "png", file.toFile());
         return file;
     }
 

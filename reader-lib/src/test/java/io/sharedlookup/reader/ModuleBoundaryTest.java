@@ -47,12 +47,19 @@ class ModuleBoundaryTest {
 
         // And it runs as a module: a JVM with only the module path (reader-lib, slf4j-api, the application).
         Path store = Files.createDirectories(dir.resolve("store"));
+        Path log = dir.resolve("app.log");
         Process run = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--module-path", modulePath() + java.io.File.pathSeparator + dir.resolve("out"),
                 "--module", "app/app.Main", store.toString())
-                .redirectErrorStream(true).start();
-        String output = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(run.waitFor(30, TimeUnit.SECONDS)).as("the application JVM exits").isTrue();
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        String output;
+        try {
+            // Output to a file, so that the bound holds even if the application hangs (a pipe would block first).
+            assertThat(run.waitFor(30, TimeUnit.SECONDS)).as("the application JVM exits within 30 s").isTrue();
+        } finally {
+            run.destroyForcibly();
+            output = Files.readString(log, StandardCharsets.UTF_8);
+        }
         assertThat(run.exitValue()).as("exit code; output:%n%s", output).isZero();
         assertThat(output).contains("NOT FOUND: ").contains("users");
     }

@@ -12,8 +12,8 @@ import java.nio.ByteBuffer;
  * keys' chars, then all hashes, then all slots, then all entries — so a step's misses are independent reads a few
  * instructions apart, which the processor overlaps. Each key's reads still lie between two reads of its segment's
  * counter. Every key shape takes part: an ASCII {@code String} read from its chars, any other key encoded once into
- * the batch's buffer for its place. A null or empty key, or one whose first attempt is not decided (a race with the
- * writer, a long collision chain, an extra tier), takes the single-key path.
+ * the batch's buffer for its place. A null key is absent; an empty key, or one whose first attempt is not decided (a
+ * race with the writer, a long collision chain, an extra tier), takes the single-key path.
  *
  * <p>Static methods over the map rather than an object of its own: the probe's numbers stay in the map's final
  * fields, read as the single lookup reads them, with no object between.

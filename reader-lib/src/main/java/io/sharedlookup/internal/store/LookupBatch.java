@@ -6,7 +6,7 @@ import java.util.Arrays;
  * One thread's working space for {@link MappedMap#getAllInto}: up to {@link #SIZE} keys' outputs, and what each phase
  * of the batch hands to the next (kept here rather than allocated per call). Not thread-safe: one per thread.
  */
-public final class LookupBatch extends KeyShapes {
+public final class LookupBatch extends KeyClassifier {
     /**
      * Keys looked up together. Enough for the processor to overlap their cache misses (8 already match the map's
      * throughput, docs/benchmarks.md); more only lengthens each phase.
@@ -59,7 +59,7 @@ public final class LookupBatch extends KeyShapes {
 
     /**
      * A key that is not an ASCII {@code String}: encoded into place {@code i}'s own buffer. Returns its length in
-     * bytes; 0 for a null or empty key, which the single-key path answers.
+     * bytes; 0 for a null key (answered as absent) or an empty one (answered by the single-key path).
      */
     @Override
     int otherKey(CharSequence key, int i, Utf8Text unused, long unusedTimeout) {

@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * A tier ({@code tierSize} bytes; offsets from its start, its <em>base</em>):
  * <pre>
  * 0                                    hash lookup: hashLookupCapacity slots of slotSize bytes, each
- *                                      key | chunk &lt;&lt; keyBits, 0 = empty; linear probing from slotKeyOf(hash)
+ *                                      key | chunk &lt;&lt; keyBits, 0 = empty; linear probing from
+ *                                      slotKeyOf(hash) &amp; (hashLookupCapacity - 1)
  * countersOffset                       tier counters: next tier (i64 at +0), entries (u32 at +32), deleted (u32 at +36)
  * entrySpaceOffset + chunk * chunkSize an entry (chunk &lt; chunksPerTier; {@link #entryOffset}):
  *                                      [stop-bit key size][key bytes][stop-bit value size][value bytes]

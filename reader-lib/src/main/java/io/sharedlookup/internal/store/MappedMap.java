@@ -22,10 +22,11 @@ import java.util.function.BiPredicate;
  * that is inconsistent although its segment did not change means the file is damaged ({@link StoreFormatException}).
  *
  * <p>Who does what: {@link MapFileMappings} maps the file and knows where each tier lies; {@link MapLayout} holds the
- * layout's arithmetic and its byte diagram; {@link EntryBytes} decodes an entry's bytes; {@link KeyShapes} tells a
+ * layout's arithmetic and its byte diagram; {@link EntryBytes} decodes an entry's bytes; {@link KeyClassifier} tells a
  * key's shape apart; this class makes the first attempt at a key; {@link GeneralLookup} decides what that attempt
  * leaves undecided; {@link BatchLookup} runs the first attempt over many keys at once; {@link SegmentScans} counts and
- * copies whole segments; {@link RaceWaits} says how the latter two wait after a race with the writer.
+ * copies whole segments; {@link RaceWaits} says how {@link GeneralLookup} and {@link SegmentScans} wait after a
+ * race with the writer.
  *
  * <p>Why the first attempt's methods ({@link #getInto(CharSequence, Utf8Text, long)}, {@link #hashedKey},
  * {@link #probeFirstTier}, {@link #probeOnward}, {@link #decideSlot}, {@link #readFastEntry}) stay together here, each
@@ -35,7 +36,7 @@ import java.util.function.BiPredicate;
  * (spread over more classes or wrappers, it would grow). They read the mappings and the layout's numbers from final
  * fields of this object, copied at open: through another object, each lookup would make one more dependent load.
  */
-public final class MappedMap extends KeyShapes {
+public final class MappedMap extends KeyClassifier {
     public static final int ABSENT = 0;
     public static final int PRESENT = 1;
     public static final int TIMED_OUT = -1;

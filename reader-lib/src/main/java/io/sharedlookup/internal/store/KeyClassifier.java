@@ -15,7 +15,7 @@ package io.sharedlookup.internal.store;
  * are final and call {@link #classify} on a receiver of their own class, so the JIT binds {@link #hashedKey} and
  * {@link #otherKey} statically and inlines the whole classification into the caller, as if it were written there.
  */
-abstract class KeyShapes {
+abstract class KeyClassifier {
     /** The longest key whose bytes the probe compares as two words held in registers; longer ones word by word. */
     static final int SHORT_KEY = 16;
 
@@ -46,13 +46,17 @@ abstract class KeyShapes {
     }
 
     /**
-     * A key of {@code length} bytes (at least 1) and hash {@code hash}, given as an ASCII {@code String}
-     * ({@code ascii}) or else as encoded {@code bytes}; when {@code length} is at most {@link #SHORT_KEY}, its bytes
-     * are also in the words {@code w0} and {@code w1} (else they are 0). Encoded keys come here too, once encoded.
+     * A key of {@code length} bytes and hash {@code hash}, given as an ASCII {@code String} ({@code ascii}) or else
+     * as encoded {@code bytes}; {@code length} is 0 only for a batch's empty key. The words {@code w0} and {@code w1}
+     * hold its bytes and are meaningful only when {@code length} is at most {@link #SHORT_KEY}. Encoded keys come here
+     * too, once encoded.
      */
     abstract int hashedKey(String ascii, byte[] bytes, int length, long w0, long w1, long hash, int place,
                            Utf8Text out, long timeoutNanos);
 
-    /** A key that is not an ASCII {@code String} of at least one char ({@code null} included): to be encoded. */
+    /**
+     * A key that is not an ASCII {@code String} of at least one char: to be encoded. {@code null} comes here too: the
+     * batch answers it as absent; the single lookup's callers filter it out before.
+     */
     abstract int otherKey(CharSequence key, int place, Utf8Text out, long timeoutNanos);
 }
