@@ -15,6 +15,11 @@ final class EntryBytes {
     /** Plain 8-byte reads from a mapping at any index (plain access allows unaligned indexes); bounds-checked. */
     private static final VarHandle MAPPED_LONG =
             MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /**
+     * From this many bytes a value is copied in one bulk copy ({@link #copyValueInBulk}); shorter ones word by word,
+     * where a bulk copy's set-up would cost more than it saves.
+     */
+    static final int BULK_COPY = 128;
     private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private EntryBytes() {
@@ -74,8 +79,8 @@ final class EntryBytes {
      * 8 bytes at a time when the tier leaves room for the last whole word, else in one bulk copy.
      */
     static void copyValue(ByteBuffer buffer, int at, int size, int limit, Utf8Text out) {
-        if (((size + 7) & ~7) > limit - at) {
-            copyValueNearEnd(buffer, at, size, out);
+        if (size >= BULK_COPY || ((size + 7) & ~7) > limit - at) {
+            copyValueInBulk(buffer, at, size, out);
             return;
         }
         byte[] b = out.reserve(size);
@@ -94,12 +99,20 @@ final class EntryBytes {
         out.filled(size, any);
     }
 
-    /** {@link #copyValue} for a value whose last word would pass its tier's end: one bulk copy (rare). */
-    private static void copyValueNearEnd(ByteBuffer buffer, int at, int size, Utf8Text out) {
+    /**
+     * {@link #copyValue} for a long value, or one whose last word would pass its tier's end: one bulk copy (the JDK's
+     * vectorised memory copy), then the ASCII check over the copy, which is in the cache by then. Word by word, a
+     * 2 KB value cost about as much again as the rest of the lookup.
+     */
+    private static void copyValueInBulk(ByteBuffer buffer, int at, int size, Utf8Text out) {
         byte[] b = out.reserve(size);
         buffer.get(at, b, 0, size);
         long any = 0;
-        for (int i = 0; i < size; i++) {
+        int i = 0;
+        for (; i + 8 <= size; i += 8) {
+            any |= (long) ARRAY_LONG.get(b, i);
+        }
+        for (; i < size; i++) {
             any |= b[i]; // sign-extended: a byte >= 0x80 sets the high bits
         }
         out.filled(size, any);
