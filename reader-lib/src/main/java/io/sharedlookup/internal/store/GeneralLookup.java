@@ -1,9 +1,6 @@
 package io.sharedlookup.internal.store;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * The general lookup path of one map file: every tier of a segment's chain, any collision chain, retried while the
@@ -12,12 +9,6 @@ import java.nio.ByteOrder;
  * the empty key. A read that is inconsistent although its segment did not change means the file is damaged.
  */
 final class GeneralLookup {
-    /** Plain reads from a mapping at any index (plain access allows unaligned indexes); bounds-checked. */
-    private static final VarHandle MAPPED_LONG =
-            MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle MAPPED_INT =
-            MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-
     private final MapFileMappings mappings;
     private final MapLayout layout;
     private final RaceWaits waits;
@@ -36,7 +27,7 @@ final class GeneralLookup {
         this.hashLookupMask = layout.hashLookupCapacity() - 1;
         this.hashLookupCapacity = layout.hashLookupCapacity();
         this.keyMask = (1L << layout.keyBits()) - 1;
-        this.slotShift = layout.slotSize() == 4 ? 2 : 3;
+        this.slotShift = layout.slotShift();
         this.tierSize = (int) layout.tierSize();
     }
 
@@ -110,9 +101,7 @@ final class GeneralLookup {
                            Utf8Text out) {
         long index = slotKey & hashLookupMask;
         for (long probes = 0; probes < hashLookupCapacity; probes++) {
-            int slotAt = base + (int) (index << slotShift);
-            long slot = slotShift == 2 ? (int) MAPPED_INT.get(buffer, slotAt) & 0xFFFFFFFFL
-                    : (long) MAPPED_LONG.get(buffer, slotAt);
+            long slot = EntryBytes.slot(buffer, base, index, slotShift);
             if (slot == 0) {
                 return MappedMap.ABSENT;
             }

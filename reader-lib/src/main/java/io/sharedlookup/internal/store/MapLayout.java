@@ -66,6 +66,11 @@ public record MapLayout(
     static final long TIER_DELETED = 36;
     static final long COUNTERS_AREA_SIZE = 64;
 
+    /** log2 of {@code slotSize}: a hash-lookup slot is 4 or 8 bytes. */
+    int slotShift() {
+        return slotSize == 4 ? 2 : 3;
+    }
+
     public MapLayout {
         // The numbers come from a file: products and sums are taken saturated (see times, plus), so that an absurd
         // number fails its check instead of wrapping round into one that passes.

@@ -95,7 +95,7 @@ public final class MappedMap extends KeyClassifier {
         this.keyMask = (1L << layout.keyBits()) - 1;
         this.valueMask = (1L << layout.valueBits()) - 1;
         this.tierSize = (int) layout.tierSize();
-        this.slotShift = layout.slotSize() == 4 ? 2 : 3;
+        this.slotShift = layout.slotShift();
         this.keyBits = layout.keyBits();
         this.chunksPerTier = layout.chunksPerTier();
         this.chunkSize = (int) layout.chunkSize();

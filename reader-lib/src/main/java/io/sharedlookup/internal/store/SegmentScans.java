@@ -24,7 +24,7 @@ final class SegmentScans {
         this.layout = mappings.layout;
         this.waits = waits;
         this.sequences = mappings.sequences;
-        this.slotShift = layout.slotSize() == 4 ? 2 : 3;
+        this.slotShift = layout.slotShift();
         this.tierSize = (int) layout.tierSize();
     }
 
