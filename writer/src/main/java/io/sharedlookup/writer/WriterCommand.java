@@ -24,38 +24,36 @@ import picocli.CommandLine.Option;
 
 /** The command line: option declarations and their validation into a {@link WriterConfig}. */
 @Command(name = "shared-lookup-writer", mixinStandardHelpOptions = true, sortOptions = false,
-        versionProvider = WriterVersion.class,
-        description = "Consumes Kafka topics into a shared-lookup store directory and serves status, metrics and "
-                + "lookups over HTTP.",
+        versionProvider = WriterVersion.class, usageHelpWidth = WriterUsage.WIDTH,
+        customSynopsis = {"shared-lookup-writer --bootstrap-servers HOST:PORT --store-dir DIR --topic TOPIC "
+                + "[OPTION]...",
+                "       shared-lookup-writer COMMAND ARGUMENT...    (an operator command, below)"},
+        description = "Consumes Kafka topics into a shared-lookup store and serves status, metrics and lookups over "
+                + "HTTP.",
+        optionListHeading = "%nOptions (each in more detail in docs/writer.md):%n",
         footer = {"", "Every option can also be set in the environment as SHARED_LOOKUP_<OPTION> (e.g. "
-                + "SHARED_LOOKUP_BOOTSTRAP_SERVERS) or in the --config properties file (bootstrap-servers=...). "
-                + "Precedence: command line > environment > config file > default. Repeatable options take "
-                + "comma-separated lists there.", "",
-                "Operator commands, which read a store and never change it (no JVM flag; '<command> --help' for "
-                + "each): inspect STORE, get STORE NAMESPACE KEY, dump STORE NAMESPACE, verify STORE NAMESPACE, "
-                + "diff STORE_A STORE_B NAMESPACE, snapshot STORE NAMESPACE OUT (writes OUT)."})
+                + "SHARED_LOOKUP_STORE_DIR) or in the --config file (store-dir=...). Precedence: command line > "
+                + "environment > config file > default. Repeatable options take comma-separated lists there."})
 final class WriterCommand {
     // These descriptions are also the option table of docs/writer.md (WriterOptionsDocTest renders it from them).
+    // One line each in --help (WriterHelpTest): what the option is and its default; the rest goes in the prose of
+    // docs/writer.md.
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
             description = "Kafka bootstrap servers to read from (required).")
     String bootstrapServers;
 
     @Option(names = "--store-dir", paramLabel = "DIR",
-            description = "Store directory shared with readers (required); created if missing; must be writable.")
+            description = "Store directory shared with readers (required).")
     Path storeDir;
 
-    @Option(names = "--topic", paramLabel = "TOPIC[=NAMESPACE]", split = ",", converter = TopicConverter.class,
-            description = "Topic to consume (at least one), repeatable; the namespace defaults to the topic name; "
-                    + "namespaces: [A-Za-z0-9._-]{1,200}.")
+    @Option(names = "--topic", paramLabel = "TOPIC[=NAMESPACE]", split = ",", hideParamSyntax = true,
+            converter = TopicConverter.class,
+            description = "Topic to consume (namespace: its name); repeatable.")
     List<TopicBinding> topics = new ArrayList<>();
 
-    @Option(names = "--lookup", paramLabel = "NAMESPACE=TOPIC[:FIELD]", split = ",",
+    @Option(names = "--lookup", paramLabel = "NAMESPACE=TOPIC[:FIELD]", split = ",", hideParamSyntax = true,
             converter = LookupConverter.class,
-            description = "A namespace fed by a topic, repeatable: several may share one topic, which is read once, "
-                    + "each storing its own dotted JSON field (e.g. --lookup users_name=users:name.display --lookup "
-                    + "users_country=users:address.country); without :FIELD, --value-field or else the whole value. "
-                    + "A record whose value lacks a namespace's field is skipped for that namespace only. Beside or "
-                    + "instead of --topic.")
+            description = "Namespace storing a JSON field of a topic; repeatable.")
     List<TopicBinding> lookups = new ArrayList<>();
 
     /**
@@ -67,17 +65,12 @@ final class WriterCommand {
     static final String KAFKA_PROPERTY_SPLIT = ",(?=[a-z0-9]+(?:\\.[a-z0-9]+)+=)";
 
     @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", split = KAFKA_PROPERTY_SPLIT,
-            splitSynopsisLabel = ",", converter = KafkaPropertyConverter.class,
-            description = "Consumer property, repeatable; passed to the consumer as-is (SASL/SSL, group.id...), "
-                    + "except the few the store's correctness rests on, which are refused; overrides --kafka-config. "
-                    + "A comma list (the form of the environment and the --config file) is split only before a dotted "
-                    + "lower-case name= outside double quotes: a value with a comma followed by such a name, outside "
-                    + "quotes, must go in --kafka-config.")
+            hideParamSyntax = true, splitSynopsisLabel = ",", converter = KafkaPropertyConverter.class,
+            description = "Kafka consumer property (SASL/SSL...); repeatable.")
     List<Map.Entry<String, String>> kafkaProperties = new ArrayList<>();
 
     @Option(names = "--kafka-config", paramLabel = "FILE",
-            description = "Properties file of consumer properties (SASL/SSL and the rest); --kafka-property "
-                    + "overrides it.")
+            description = "Properties file of Kafka consumer properties.")
     Path kafkaConfig;
 
     @Option(names = "--http-host", paramLabel = "HOST", defaultValue = WriterConfig.DEFAULT_HTTP_HOST,
@@ -86,96 +79,55 @@ final class WriterCommand {
 
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "" + WriterConfig.DEFAULT_HTTP_PORT,
             converter = PortConverter.class,
-            description = "HTTP port (default: ${DEFAULT-VALUE}; 0 picks a free port, printed at start). Connections "
-                    + "are bounded: at most 256 open (a new one beyond closes the kept-alive connection idle the "
-                    + "longest, or gets 503 when none is idle), one request at a time each "
-                    + "(pipelined requests wait unread until the response before them is written), 5 s to send a "
-                    + "complete request (else 408), 30 s idle keep-alive, 10 s for a client to take a response (sent "
-                    + "in 8 KiB slices as the client takes them); a request line, headers or body over 8 KiB get "
-                    + "414/431/413 and the connection is closed (metrics "
-                    + "sharedlookup_http_open_connections, sharedlookup_http_connections_closed_total{reason}).")
+            description = "HTTP port (default: ${DEFAULT-VALUE}; 0: any free port).")
     int httpPort;
 
     @Option(names = "--value-field", paramLabel = "PATH",
-            description = "Values are JSON; store this dotted field, e.g. name.display (default: the raw UTF-8 "
-                    + "value). Strings as-is, numbers/booleans as literals, objects/arrays as compact JSON. Recorded "
-                    + "as attr.value.field; a start that changes it is refused unless given --rebuild NAMESPACE.")
+            description = "Store this dotted JSON field (default: whole value).")
     String valueField;
 
     @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "" + WriterConfig.DEFAULT_MAX_VALUE_BYTES,
             converter = ByteSizeConverter.class,
-            description = "Records whose value is larger are skipped and counted: the Kafka record's value bytes, the "
-                    + "whole JSON document with --value-field (default: ${DEFAULT-VALUE}; KiB/MiB/GiB suffixes "
-                    + "work; at most 2147483647, one byte short of 2GiB).")
+            description = "Skip larger record values (default: ${DEFAULT-VALUE}).")
     int maxValueBytes;
 
     @Option(names = "--reverse-index",
-            description = "Keep a reverse index (value to keys) beside every generation, so reverse lookups "
-                    + "(Lookup.keysOf, Druid's unapplyAll for filters on looked-up values) read the index instead of "
-                    + "scanning; about doubles the store on disk and adds two index updates per record. Recorded as "
-                    + "attr.reverse.index in the manifest; a start that changes it is refused unless given --rebuild "
-                    + "NAMESPACE. See docs/store-format.md.")
+            description = "Keep a reverse index, value to keys (default: off).")
     boolean reverseIndex;
 
     @Option(names = "--file-mode", paramLabel = "MODE", defaultValue = StorePermissions.DEFAULT_FILE_MODE,
-            description = "Mode of the store files it creates (generations, manifests, writer.lock), octal or "
-                    + "rw-r----- (default: ${DEFAULT-VALUE}: the group can read). Readers map the files read-only "
-                    + "and need read permission only: 0640 suits readers running as the writer's user or in its "
-                    + "group. Never world-writable, and the owner needs rw (else refused).")
+            description = "Mode of the store files (default: ${DEFAULT-VALUE}).")
     String fileMode;
 
     @Option(names = "--dir-mode", paramLabel = "MODE", defaultValue = StorePermissions.DEFAULT_DIRECTORY_MODE,
-            description = "Mode of the store directories it creates: the store root when missing, one per namespace "
-                    + "(default: ${DEFAULT-VALUE}). Never world-writable, and the owner needs rwx (else refused).")
+            description = "Mode of the store directories (default: ${DEFAULT-VALUE}).")
     String dirMode;
 
     @Option(names = "--seed", paramLabel = "DIR",
-            description = "A snapshot directory written by the 'snapshot' command on another host (its OUT): each "
-                    + "namespace this store lacks is copied from it, checked (layout, digest, reverse index) before "
-                    + "readers see it, and resumed from its offsets instead of replaying the topic. It is built from "
-                    + "the topic instead when the snapshot cannot be used (not finished, another topic or other "
-                    + "settings, a file that is not a regular file, a failed check: nothing of it is published), its "
-                    + "offsets are no longer on the broker, or its offsets are older than the topic's "
-                    + "delete.retention.ms (a day when that cannot be read; docs/scale-out.md). A directory that does "
-                    + "not exist is a WARN, not an error (the option may stay after the first start); one that is a "
-                    + "file is an error.")
+            description = "Copy missing namespaces from a 'snapshot' directory.")
     Path seed;
 
     @Option(names = "--stuck-after", paramLabel = "SECONDS",
             defaultValue = "" + WriterConfig.DEFAULT_STUCK_AFTER_SECONDS, converter = StuckAfterConverter.class,
-            description = "A partition whose position stays put this long while its log goes on, the broker sending "
-                    + "neither records nor an error (a damaged log), is reported as stuck: /ready names it, a WARN "
-                    + "says what to repair, sharedlookup_writer_stuck_partitions counts it (default: "
-                    + "${DEFAULT-VALUE}; checked every 5 s). Nothing is skipped.")
+            description = "Report a partition stuck after this long (default: ${DEFAULT-VALUE}).")
     int stuckAfter;
 
     @Option(names = "--ingest-hold-limit", paramLabel = "SECONDS",
             defaultValue = "" + WriterConfig.DEFAULT_INGEST_HOLD_LIMIT_SECONDS, converter = HoldLimitConverter.class,
-            description = "/health answers 503 once the ingest thread has been away from its poll loop this long, so "
-                    + "that a supervisor restarts a writer whose ingestion is wedged (/ready says so from 60 s; a "
-                    + "replacement copy of a large namespace takes minutes at most). Such a restart usually rebuilds "
-                    + "every namespace from its topic. At least 60; 0: never (default: ${DEFAULT-VALUE}).")
+            description = "Ingest held this long fails /health (default: ${DEFAULT-VALUE}).")
     int ingestHoldLimit;
 
     @Option(names = "--apply-threads", paramLabel = "N", defaultValue = "1",
             converter = ApplyThreadsConverter.class,
-            description = "Threads that fill a generation readers do not see yet (a first build, a rebuild): each "
-                    + "puts the records of its share of the keys, in order per key, so a bootstrap is not held to "
-                    + "one core. A published generation is always updated by one thread. auto: one per core, at most 8; "
-                    + "1: every record on the ingest thread (default: ${DEFAULT-VALUE}, until the parallel path has "
-                    + "been measured and reviewed at scale).")
+            description = "Threads filling an unpublished generation (default: ${DEFAULT-VALUE}).")
     int applyThreads;
 
-    @Option(names = "--rebuild", paramLabel = "NAMESPACE", split = ",",
-            description = "Rebuild this namespace from the beginning of its topic, repeatable. A start whose settings "
-                    + "would change what a namespace stores (its topic, --value-field, --reverse-index) is refused "
-                    + "(exit 2) unless the namespace is named here; readers keep its published generation until the "
-                    + "rebuilt one is published. It rebuilds at every start it is given: remove it afterwards.")
+    @Option(names = "--rebuild", paramLabel = "NAMESPACE", split = ",", hideParamSyntax = true,
+            description = "Rebuild this namespace from its topic now; repeatable.")
     List<String> rebuild = new ArrayList<>();
 
     @Option(names = "--config", paramLabel = "FILE",
-            description = "Properties file with any of these options, each keyed by its name without the leading -- "
-                    + "(bootstrap-servers=..., value-field=...).")
+            description = "Properties file of these options, keyed without --.")
     Path config;
 
     /** Validates the options; every problem is a {@link ConfigException} with a one-line fix. */

@@ -84,7 +84,7 @@ public final class WriterMain {
      */
     static Object parse(String[] args, Map<String, String> env, PrintStream out) {
         WriterCommand command = new WriterCommand();
-        CommandLine cli = new CommandLine(command);
+        CommandLine cli = WriterUsage.commandLine(command);
         SettingSources sources = SettingSources.load(args, env);
         cli.setDefaultValueProvider(sources);
         try {

@@ -195,7 +195,7 @@ class WriterCliTest {
         }
         // The broker and the demo are the demo jar's: the production writer has neither.
         assertThat(r.out()).doesNotContain("--embedded-kafka").doesNotContain("--demo");
-        // Every operator command is named in the footer (snapshot was missing).
+        // Every operator command is named in the help (snapshot was missing).
         String footer = r.out().replaceAll("\\s+", " ");
         for (String command : io.sharedlookup.writer.tools.StoreTools.COMMANDS) {
             assertThat(footer).as(command).contains(" " + command + " STORE");

@@ -22,6 +22,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -46,6 +47,14 @@ public final class StoreTools {
     public static final Set<String> COMMANDS = Set.of("inspect", "get", "dump", "verify", "diff", "snapshot");
 
     private StoreTools() {
+    }
+
+    /**
+     * The commands by name, in the order the writer's {@code --help} lists them; the first line of each one's
+     * description is its one-line summary there.
+     */
+    public static Map<String, CommandLine> commands() {
+        return new CommandLine(new StoreTools()).getSubcommands();
     }
 
     /** Runs one command; returns its exit code. */
@@ -200,8 +209,9 @@ public final class StoreTools {
     }
 
     @Command(name = "inspect", mixinStandardHelpOptions = true,
-            description = "Namespaces of a store: generation, entries, capacity, fill, files, offsets, digest, "
-                    + "writer state.")
+            description = {"Every namespace: generation, entries, fill, offsets, digest.",
+                "Also its files, writer state, topic, freshness as a reader sees it, attributes and the last skipped "
+                        + "records."})
     static final class Inspect implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -227,7 +237,7 @@ public final class StoreTools {
     }
 
     @Command(name = "get", mixinStandardHelpOptions = true,
-            description = "Prints the value of KEY in NAMESPACE; exit code 1 when absent.")
+            description = "The value of KEY in NAMESPACE; exit code 1 when absent.")
     static final class Get extends NamespaceCommand {
         @Parameters(index = "2", paramLabel = "KEY")
         String key;
@@ -247,8 +257,8 @@ public final class StoreTools {
     }
 
     @Command(name = "dump", mixinStandardHelpOptions = true,
-            description = "Writes every entry of NAMESPACE as TSV (key, tab, value; \\t \\n \\r \\\\ escaped), "
-                    + "streaming, in no particular order.")
+            description = {"Every entry of NAMESPACE as TSV: key, tab, value.",
+                "Streaming, in no particular order; \\t \\n \\r \\\\ escaped."})
     static final class Dump extends NamespaceCommand {
         @Override
         public Integer call() {
@@ -261,9 +271,11 @@ public final class StoreTools {
     }
 
     @Command(name = "verify", mixinStandardHelpOptions = true,
-            description = "Recomputes NAMESPACE's content digest from its entries and compares it with the one its "
-                    + "writer published; exit code 0 when equal, 1 when not. Run it when the topic is idle: updates "
-                    + "applied after the writer's last checkpoint differ from the published digest until the next one.")
+            description = {"Checks entries against the published digest; exit 1 if not.",
+                "Recomputes the content digest from the entries and compares it with the one the writer published "
+                        + "with its offsets; exit code 0 when equal, 1 when not. Run it when the topic is idle: "
+                        + "updates applied after the writer's last checkpoint differ from the published digest until "
+                        + "the next one."})
     static final class Verify extends NamespaceCommand {
         @Override
         public Integer call() {
@@ -274,10 +286,11 @@ public final class StoreTools {
     }
 
     @Command(name = "snapshot", mixinStandardHelpOptions = true,
-            description = "Writes a snapshot of NAMESPACE into OUT (a new or empty directory) while the writer runs: a "
-                    + "copy of its entries with the offsets its manifest had before the copy and the copy's digest. "
-                    + "A writer started with --seed OUT on a host whose store lacks the namespace resumes from it "
-                    + "instead of replaying the topic.")
+            description = {"Copies NAMESPACE into OUT, for a new host's --seed.",
+                "Writes a snapshot into OUT (a new or empty directory) while the writer runs: a copy of its entries "
+                        + "with the offsets its manifest had before the copy and the copy's digest. A writer started "
+                        + "with --seed OUT on a host whose store lacks the namespace resumes from it instead of "
+                        + "replaying the topic."})
     static final class Snapshot extends NamespaceCommand {
         @Parameters(index = "2", paramLabel = "OUT")
         Path out;
@@ -299,9 +312,9 @@ public final class StoreTools {
     }
 
     @Command(name = "diff", mixinStandardHelpOptions = true,
-            description = "Lists the keys of NAMESPACE whose values differ between two stores as TSV (key, value in A, "
-                    + "value in B, then 'differs', 'only-in-a' or 'only-in-b'), without copying either onto the heap; "
-                    + "exit code 0 when none differ, 1 otherwise.")
+            description = {"Keys whose values differ between two stores; exit 1 if any.",
+                "As TSV (key, value in A, value in B, then 'differs', 'only-in-a' or 'only-in-b'), without copying "
+                        + "either store onto the heap; exit code 0 when none differ, 1 otherwise."})
     static final class Diff implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
