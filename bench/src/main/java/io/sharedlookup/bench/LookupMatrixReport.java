@@ -19,8 +19,9 @@ import org.knowm.xchart.style.Styler;
  * The lookup matrix's table and charts ({@code bench/results/lookup-matrix-*.json}, {@link LookupBenchmark} run over
  * shapes, value sizes and entries): for every shape and value size, each reader-lib benchmark's time as a ratio to
  * {@code ConcurrentHashMap.get} on the same keys in the same run (the figure the issue's targets are set in), with the
- * times and B/op. {@code main} prints the Markdown table docs/benchmarks.md carries; {@link ChartRenderer} draws one
- * chart of ratios per entries count and reader benchmark.
+ * times and B/op. {@code main} prints the cell-by-cell Markdown table (bench/results/HISTORY.md keeps one;
+ * docs/benchmarks.md shows its ratios as a grid); {@link ChartRenderer} draws one chart of ratios per entries count
+ * and reader benchmark.
  */
 final class LookupMatrixReport {
     static final String MAP = "concurrentHashMapGet";

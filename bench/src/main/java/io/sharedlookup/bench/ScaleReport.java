@@ -16,8 +16,8 @@ import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.style.Styler;
 
 /**
- * Tables and charts of a {@link ScaleHarness} result: {@link #markdown} gives the tables docs/benchmarks.md shows,
- * {@link #render} the charts ({@code bench-<file>-times.png}: seconds per step; {@code bench-<file>-lookups.png}:
+ * Tables and charts of a {@link ScaleHarness} result: {@link #markdown} gives the full tables (docs/benchmarks.md
+ * shows them condensed), {@link #render} the charts ({@code bench-<file>-times.png}: seconds per step; {@code bench-<file>-lookups.png}:
  * ns per lookup by store size; {@code bench-<file>-bytes.png}: bytes per entry against the raw bytes).
  * {@link ChartRenderer} calls {@link #render} for a result that has {@code storeFiles}.
  *

@@ -25,7 +25,7 @@ class QuickRunIT {
     /**
      * The issue's bound for the quick form was 3 minutes; at 2d2ab35 the run took just over it (writers now probe
      * Chronicle's layout at start, and its freshness part took longer on a loaded host: at load average 25-60 that
-     * part alone takes about 2 minutes, at 9edbf99 as now; docs/benchmarks.md section 5), so the harness gets 5
+     * part alone takes about 2 minutes, at 9edbf99 as now; bench/results/HISTORY.md, freshness), so the harness gets 5
      * minutes. This guards against a hang, not a speed. The key-shape matrix (issue #41) added two stores written
      * through a broker and the writer, six lookup forks and two Druid forks: 8 minutes. At load average ~20 the
      * lookup and druid parts alone took 4 and 7 minutes; their time on a quiet machine is not measured yet.
