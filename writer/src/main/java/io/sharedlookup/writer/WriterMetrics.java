@@ -15,21 +15,28 @@ import java.io.UncheckedIOException;
  * packages, which count in it directly.
  */
 public final class WriterMetrics {
+    /** How the per-record counters below count a record that is read more than once. */
+    private static final String ONCE_PER_READ = "; a record read again after a stall counts once, a rebuild (which "
+            + "reads the topic again into a new generation) counts its records again";
+
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter text = new PrometheusTextFormatWriter(false);
 
     public final Counter records = Counter.builder().name("sharedlookup_writer_records_total")
-            .help("Records read from Kafka since this process started").labelNames("namespace").register(registry);
+            .help("Records read from Kafka since this process started" + ONCE_PER_READ).labelNames("namespace")
+            .register(registry);
     public final Counter tombstones = Counter.builder().name("sharedlookup_writer_tombstones_total")
-            .help("Tombstones (null values) applied as removals").labelNames("namespace").register(registry);
+            .help("Tombstones (null values) applied as removals" + ONCE_PER_READ).labelNames("namespace")
+            .register(registry);
     public final Counter decodeErrors = Counter.builder().name("sharedlookup_writer_decode_errors_total")
-            .help("Records skipped because key or value could not be decoded").labelNames("namespace")
+            .help("Records skipped because key or value could not be decoded" + ONCE_PER_READ).labelNames("namespace")
             .register(registry);
     public final Counter nullKeys = Counter.builder().name("sharedlookup_writer_null_keys_total")
-            .help("Records skipped because their key was null").labelNames("namespace").register(registry);
+            .help("Records skipped because their key was null" + ONCE_PER_READ).labelNames("namespace")
+            .register(registry);
     public final Counter oversize = Counter.builder().name("sharedlookup_writer_oversize_skips_total")
-            .help("Records skipped because the value exceeded --max-value-bytes or the entry did not fit")
-            .labelNames("namespace").register(registry);
+            .help("Records skipped because the value exceeded --max-value-bytes or the entry did not fit"
+                    + ONCE_PER_READ).labelNames("namespace").register(registry);
     public final Counter keysOnSeveralPartitions = Counter.builder()
             .name("sharedlookup_writer_keys_on_several_partitions_total")
             .help("Records of a key read from another partition than the key's previous record (a changed "

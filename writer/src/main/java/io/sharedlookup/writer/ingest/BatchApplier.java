@@ -26,9 +26,15 @@ import org.slf4j.LoggerFactory;
  * every namespace its topic feeds ({@link TopicNamespaces}), each with its own value field; what was applied tracked
  * in {@link PartitionOffsets}. A bad record is counted, logged and skipped, for the namespaces it is bad for only (a
  * document that lacks one namespace's field is still applied to the others); a namespace that cannot take a record
- * has its topic paused or rebuilt by the ingest loop, and the record is read again (for every namespace of the topic:
- * applying a record twice in a row leaves a namespace as applying it once). A generation no reader maps yet is filled by
- * several threads first ({@link ParallelApplier}); a record counts as applied only once it is put.
+ * has its topic paused or rebuilt by the ingest loop, and the record is read again, for the namespaces of the topic
+ * that did not take it yet ({@link PartlyTaken}). A generation no reader maps yet is filled by several threads first
+ * ({@link ParallelApplier}); a record counts as applied only once it is put.
+ *
+ * <p>A record is counted (read, a tombstone, a bad record with its entry in the skipped list) once per namespace, when
+ * its outcome for that namespace is final: a bad record when decoded (it is never read again unless rebuilt), a
+ * tombstone once removed, every record once done for all its namespaces. A stall sends the consumer back to a record
+ * not yet applied, and a parallel pass hands records back: both are read again, and counted then, not before. A
+ * rebuild reads the topic again into a new generation on purpose, and counts its records again.
  */
 final class BatchApplier {
     private static final Logger log = LoggerFactory.getLogger(BatchApplier.class);
@@ -55,6 +61,8 @@ final class BatchApplier {
     private final RateLimitedLog badRecords = new RateLimitedLog(log, 5_000);
     private final KeyPartitions keyPartitions;
     private final ParallelApplier parallel;
+    /** Records some namespaces of their topic took before another stalled on them: not given to those again. */
+    private final PartlyTaken partlyTaken = new PartlyTaken();
 
     BatchApplier(Consumer<byte[], byte[]> consumer, TopicNamespaces byTopic, PartitionOffsets offsets,
                  Positions positions, TopicPauses pauses, Stall stall, BiConsumer<String, String> rebuild,
@@ -80,6 +88,7 @@ final class BatchApplier {
     void forgetKeys(String topic) {
         byTopic.namespacesOf(topic).forEach(keyPartitions::forget);
         parallel.forget(topic); // and what appliers put ahead of a stall: the new generation has none of it
+        partlyTaken.forget(topic);
     }
 
     void apply(ConsumerRecords<byte[], byte[]> records) {
@@ -91,6 +100,9 @@ final class BatchApplier {
             List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
             String topic = tp.topic();
             ParallelApplier.Part part = pass.get(tp);
+            if (part != null && part.removalsPut() > 0) { // final once put: counted here, never when read again
+                metrics.tombstones.labelValues(onlySinkOf(topic).binding().namespace()).inc(part.removalsPut());
+            }
             if (rebuiltNow.contains(topic)) {
                 continue; // every partition of it was just sent back to its beginning
             }
@@ -106,16 +118,20 @@ final class BatchApplier {
             long applied = 0;
             for (int i = 0; i < list.size(); i++) {
                 ConsumerRecord<byte[], byte[]> r = list.get(i);
+                // The first namespaces may have taken it already, before another one stalled on it.
+                PartlyTaken.Taken earlier = partlyTaken.take(tp, r.offset());
+                int taken = earlier == null ? 0 : earlier.namespaces();
+                boolean any = earlier != null && earlier.applied();
                 try {
-                    read++;
                     byte state = part != null ? part.state(i) : parallel.takeAhead(tp, r.offset());
-                    boolean any = state == ParallelApplier.APPLIED;
+                    any |= state == ParallelApplier.APPLIED;
                     if (state != ParallelApplier.APPLIED && state != ParallelApplier.SKIPPED) {
                         if (part != null && part.unusable() != null) {
                             throw part.unusable(); // never put into that generation again: rebuilt (below)
                         }
                         // Not put by an applier (none ran, or it could not): applied here, in order.
-                        for (NamespaceSink sink : sinks) {
+                        for (; taken < sinks.size(); taken++) {
+                            NamespaceSink sink = sinks.get(taken);
                             any |= part != null ? applyDecoded(sink, r, part.decoded(i))
                                     : applyRecord(sink, r, positions, sinks.size() > 1);
                         }
@@ -126,6 +142,7 @@ final class BatchApplier {
                 } catch (StalledException e) {
                     // Not applied: read it again once the namespace can take it.
                     consumer.seek(tp, r.offset());
+                    partlyTaken.remember(tp, r.offset(), taken, any);
                     parallel.keepAhead(tp, part, i + 1, list);
                     stalledNow.add(topic);
                     stall.stall(topic, e.getMessage(), e.retryMillis());
@@ -139,6 +156,7 @@ final class BatchApplier {
                         rebuiltNow.add(topic);
                     } catch (KafkaException unreachable) {
                         consumer.seek(tp, r.offset());
+                        partlyTaken.remember(tp, r.offset(), taken, any);
                         parallel.keepAhead(tp, part, i + 1, list);
                         stalledNow.add(topic);
                         stall.stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
@@ -146,6 +164,7 @@ final class BatchApplier {
                     }
                     break;
                 }
+                read++; // done with for every namespace: a record read again after a stall was not counted before
                 offsets.applied(tp, r.offset() + 1);
             }
             for (NamespaceSink sink : sinks) {
@@ -204,17 +223,17 @@ final class BatchApplier {
             }
             String key = decoder.key(r.key());
             keyPartitions.seen(ns, key, topic, r.partition(), r.offset());
+            // Null: a tombstone, counted once removed (applyDecoded, ParallelApplier.Part#removalsPut), not here: a
+            // stall before that reads it again.
             String value = null;
-            if (r.value() == null) {
-                metrics.tombstones.labelValues(ns).inc();
-            } else if (r.value().length > maxValueBytes) {
+            if (r.value() != null && r.value().length > maxValueBytes) {
                 metrics.oversize.labelValues(ns).inc();
                 sink.skipped().add(r.partition(), r.offset(), "value of " + r.value().length
                         + " bytes, over --max-value-bytes " + maxValueBytes);
                 badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
                         r.value().length, maxValueBytes, topic, r.partition(), r.offset());
                 return null;
-            } else {
+            } else if (r.value() != null) {
                 value = decoder.value(r.value());
             }
             return new String[] {key, value};
@@ -228,11 +247,17 @@ final class BatchApplier {
         return null;
     }
 
-    /** Applies a decoded record ({@link #decode}) to one namespace; one it cannot take is counted and skipped. */
+    /**
+     * Applies a decoded record ({@link #decode}) to one namespace; one it cannot take is counted and skipped. A
+     * tombstone is counted once applied: a stall before that reads it again.
+     */
     private boolean applyDecoded(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, String[] decoded) {
         String topic = r.topic();
         try {
             sink.apply(decoded[0], decoded[1], positions);
+            if (decoded[1] == null) {
+                metrics.tombstones.labelValues(sink.binding().namespace()).inc();
+            }
             return true;
         } catch (RecordSkippedException e) {
             sink.skipped().add(r.partition(), r.offset(), e.getMessage());

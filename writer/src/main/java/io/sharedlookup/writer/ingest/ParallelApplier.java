@@ -66,6 +66,8 @@ final class ParallelApplier {
         private final ParallelFill fill;
         private final byte[] states;
         private final String[][] decoded;
+        /** Tombstones this pass removed (not those of an earlier one): counted by the ingest thread once. */
+        private int removalsPut;
 
         private Part(int number, ParallelFill fill, int records) {
             this.number = number;
@@ -95,6 +97,14 @@ final class ParallelApplier {
          */
         RebuildNeededException unusable() {
             return fill.rebuildNeeded();
+        }
+
+        /**
+         * How many tombstones the appliers of this pass removed: each is counted here only, since it is put once (read
+         * again after a stall, it is taken as {@link #APPLIED} from {@link #keepAhead}, not removed again).
+         */
+        int removalsPut() {
+            return removalsPut;
         }
 
         /** The record decoded for its namespace: {key, value}. */
@@ -210,6 +220,9 @@ final class ParallelApplier {
             for (int i = 0; i < part.states.length; i++) {
                 if (part.states[i] == APPLIED && part.decoded[i] != null) {
                     part.fill.counted(part.decoded[i][0], part.decoded[i][1]);
+                    if (part.decoded[i][1] == null) {
+                        part.removalsPut++;
+                    }
                 }
             }
         }

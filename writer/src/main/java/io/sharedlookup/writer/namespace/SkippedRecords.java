@@ -28,8 +28,13 @@ public final class SkippedRecords {
     private final ArrayDeque<Skipped> last = new ArrayDeque<>(KEPT);
     private boolean changed;
 
-    /** Records that the record at {@code partition}/{@code offset} was skipped, for {@code reason}. */
+    /**
+     * Records that the record at {@code partition}/{@code offset} was skipped, for {@code reason}. A record skipped
+     * again (a rebuild reads the topic again) is listed once, as the newest, with the latest reason and time.
+     */
     public synchronized void add(int partition, long offset, String reason) {
+        // A scan of at most KEPT entries, only for a skipped record: never on the path of the records applied.
+        last.removeIf(s -> s.offset() == offset && s.partition() == partition);
         if (last.size() == KEPT) {
             last.removeFirst();
         }
