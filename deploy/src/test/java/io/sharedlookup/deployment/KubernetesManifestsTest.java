@@ -41,8 +41,8 @@ class KubernetesManifestsTest {
     private static final Path DIR = ComposeFile.repoRoot().resolve("deploy/kubernetes");
     private static final String STORE = "/var/lib/shared-lookup";
     /**
-     * The writer's resident memory outside the store, the highest in the complete benchmark run (docs/benchmarks.md,
-     * section 5: 163 MiB at 1k updates/s, 156 MiB at 10k/s).
+     * The writer's resident memory outside the store, the highest measured (docs/benchmarks.md, section 5: 148-163 MiB
+     * across runs; 154 MiB at 1k updates/s and 150 MiB at 10k/s in the complete run).
      */
     private static final long MEASURED_RSS_BYTES = 163L << 20;
 
