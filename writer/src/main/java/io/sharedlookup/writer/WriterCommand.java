@@ -364,7 +364,7 @@ final class WriterCommand {
                 // reported below
             }
             throw new ConfigException("Invalid --apply-threads '" + text + "': use a whole number from 1 (every "
-                    + "record on the ingest thread) to " + WriterConfig.MAX_APPLY_THREADS + ", or auto (one per core)");
+                    + "record on the ingest thread) to " + WriterConfig.MAX_APPLY_THREADS + ", or auto (one per core but one)");
         }
     }
 

@@ -48,8 +48,13 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
     public static final int MIN_INGEST_HOLD_LIMIT_SECONDS = 60;
     /** The most applier threads taken: beyond a few, Chronicle's segment locks and the memory bus limit, not cores. */
     public static final int MAX_APPLY_THREADS = 64;
-    /** {@code --apply-threads auto}: one applier per core, at most 8 (the ingest thread, HTTP and readers need the rest). */
-    public static final int AUTO_APPLY_THREADS = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()));
+    /**
+     * {@code --apply-threads auto}: one applier per core but one, at most 8. The ingest thread polls and decodes on a
+     * core of its own while the appliers put: on 2 cores, two appliers beside it bootstrapped 30M records 1.33 × as
+     * slowly as one (docs/benchmarks.md, section 11), so {@code auto} there is one.
+     */
+    public static final int AUTO_APPLY_THREADS =
+            Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() - 1));
     /**
      * One applier, the ingest thread, by default: the parallel path is opt-in until it has been measured at scale on a
      * quiet machine and its review findings are closed (issue #42).

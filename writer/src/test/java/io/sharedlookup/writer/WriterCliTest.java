@@ -87,7 +87,7 @@ class WriterCliTest {
         assertThat(c.valueField()).isEmpty();
     }
 
-    /** {@code --apply-threads}: 1 by default, auto from the cores, from any source like the other options, 1 to 64. */
+    /** {@code --apply-threads}: 1 by default, auto one per core but one, from any source like the other options, 1 to 64. */
     @Test
     void applyThreads() throws Exception {
         String[] base = {"--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t"};
@@ -100,10 +100,10 @@ class WriterCliTest {
         String[] withFile = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
                 java.util.stream.Stream.of("--config", file.toString())).toArray(String[]::new);
         assertThat(parse(Map.of(), withFile).applyThreads()).isEqualTo(WriterConfig.AUTO_APPLY_THREADS)
-                .isEqualTo(Math.min(8, Runtime.getRuntime().availableProcessors()));
+                .isEqualTo(Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() - 1)));
         assertThatThrownBy(() -> parse(Map.of("SHARED_LOOKUP_APPLY_THREADS", "0"), base))
                 .isInstanceOf(ConfigException.class).hasMessage("Invalid --apply-threads '0': use a whole number "
-                        + "from 1 (every record on the ingest thread) to 64, or auto (one per core)");
+                        + "from 1 (every record on the ingest thread) to 64, or auto (one per core but one)");
     }
 
     @Test
