@@ -1,6 +1,5 @@
 package io.sharedlookup.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -8,9 +7,7 @@ import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.reader.ValueBuffer;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -42,7 +39,7 @@ public final class LookupMatrixPairs {
     private static final String PREFIX = LookupBenchmark.class.getName() + ".";
     private static final String[] BENCHMARKS = {LookupMatrixReport.MAP, "sharedLookupGetIntoValueBuffer",
         "sharedLookupGetAllIntoBatchOf8"};
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = PairedRows.JSON;
 
     private final Map<String, String> map;
     private final Lookup lookup;
@@ -74,7 +71,7 @@ public final class LookupMatrixPairs {
         int triples = args.length == 7 ? Integer.parseInt(args[4]) : 120;
         int window = args.length == 7 ? Integer.parseInt(args[5]) : 50_000;
         int warmupSeconds = args.length == 7 ? Integer.parseInt(args[6]) : 20;
-        double loadBefore = load();
+        double loadBefore = PairedRows.load();
 
         Path dir = LookupStores.store(shape, valueBytes, entries);
         try (SharedLookupStore store = SharedLookupStore.open(dir)) {
@@ -91,10 +88,11 @@ public final class LookupMatrixPairs {
             for (int b = 0; b < BENCHMARKS.length; b++) {
                 rows.add(row(shape, valueBytes, entries, b, nanos, measured.bytes()[b], window, loadBefore));
             }
-            append(out, rows);
+            PairedRows.append(out, rows);
             System.out.printf(Locale.ROOT, "%s %d B %d entries: map %.0f ns, getInto %.2f x, getAllInto %.2f x "
                     + "(load %.2f -> %.2f)%n", shape.param, valueBytes, entries, PairedMedians.median(nanos[0]),
-                    rows.get(1).path("ratio").asDouble(), rows.get(2).path("ratio").asDouble(), loadBefore, load());
+                    rows.get(1).path("ratio").asDouble(), rows.get(2).path("ratio").asDouble(), loadBefore,
+                    PairedRows.load());
         }
     }
 
@@ -190,47 +188,15 @@ public final class LookupMatrixPairs {
         params.put("entries", Integer.toString(entries));
         params.put("shape", shape.param);
         params.put("valueBytes", Integer.toString(valueBytes));
-        double[] interval = PairedMedians.interval(nanos[b]);
-        ObjectNode primary = row.putObject("primaryMetric");
-        primary.put("score", PairedMedians.median(nanos[b]));
-        primary.put("scoreError", (interval[1] - interval[0]) / 2);
-        primary.put("scoreUnit", "ns/op");
+        PairedRows.putScore(row, nanos[b], "ns/op");
         row.putObject("secondaryMetrics").putObject("gc.alloc.rate.norm").put("score", PairedMedians.median(bytes))
                 .put("scoreUnit", "B/op");
         if (b > 0) {
-            double[] ratios = new double[nanos[b].length];
-            for (int t = 0; t < ratios.length; t++) {
-                ratios[t] = nanos[b][t] / nanos[0][t];
-            }
-            double[] ratioInterval = PairedMedians.interval(ratios);
-            row.put("ratio", PairedMedians.median(ratios));
-            row.put("ratioLow", ratioInterval[0]);
-            row.put("ratioHigh", ratioInterval[1]);
+            PairedRows.putRatio(row, "ratio", nanos[b], nanos[0]);
         }
         row.put("windows", nanos[b].length);
         row.put("window", window);
         row.put("loadAverageBefore", loadBefore);
         return row;
-    }
-
-    /** Adds {@code rows} to the JSON array in {@code out} (created when missing), replaced whole so a reader never
-     * sees half a file. */
-    private static void append(Path out, ArrayNode rows) throws Exception {
-        ArrayNode all = JSON.createArrayNode();
-        if (Files.exists(out)) {
-            for (JsonNode row : JSON.readTree(out.toFile())) {
-                all.add(row);
-            }
-        }
-        all.addAll(rows);
-        Path parent = out.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        Path temp = Files.createTempFile(parent, out.getFileName().toString(), ".tmp");
-        JSON.writerWithDefaultPrettyPrinter().writeValue(temp.toFile(), all);
-        Files.move(temp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    private static double load() {
-        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 }

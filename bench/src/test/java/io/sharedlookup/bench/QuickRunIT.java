@@ -28,7 +28,8 @@ class QuickRunIT {
      * part alone takes about 2 minutes, at 9edbf99 as now; bench/results/HISTORY.md, freshness), so the harness gets 5
      * minutes. This guards against a hang, not a speed. The key-shape matrix (issue #41) added two stores written
      * through a broker and the writer, six lookup forks and two Druid forks: 8 minutes. At load average ~20 the
-     * lookup and druid parts alone took 4 and 7 minutes; their time on a quiet machine is not measured yet.
+     * lookup and druid parts alone took 4 and 7 minutes; their time on a quiet machine is not measured yet. The druid
+     * part now runs one JVM of paired rounds instead of seven forks: about 30 s at load average 5.
      */
     private static final Duration LIMIT = Duration.ofMinutes(8);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -117,6 +118,16 @@ class QuickRunIT {
         druid.forEach((name, row) -> assertThat(row.path("params").path("keyShape").asText()).as(name)
                 .isEqualTo("uuid"));
         druid.forEach((name, row) -> assertThat(score(row)).as(name).isPositive().isFinite());
+        // Paired rounds in one JVM (DruidQueryPairs): each shared row carries its ratio to the map with an interval.
+        druid.forEach((name, row) -> assertThat(row.path("harness").asText()).as(name).isEqualTo("DruidQueryPairs"));
+        for (String name : List.of("groupBySharedLookup", "topNSharedLookup", "filterSharedLookupReverseIndex",
+                "filterSharedLookupScan")) {
+            JsonNode row = druid.get(name);
+            assertThat(row.path("ratio").asDouble(Double.NaN)).as(name + " ratio").isPositive()
+                    .isBetween(row.path("ratioLow").asDouble(), row.path("ratioHigh").asDouble());
+        }
+        assertThat(druid.get("filterSharedLookupReverseIndex").path("lead").asDouble(Double.NaN))
+                .as("the reverse index's lead over the map").isPositive().isFinite();
 
         // 9. The GC story: both JVMs (map lookup on the heap, sharedLookup) served the groupBy with the same answer,
         // latencies and the GC log's pauses recorded. The small quick sizes leave the map JVM room, so both complete.
