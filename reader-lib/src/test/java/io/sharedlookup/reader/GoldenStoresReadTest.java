@@ -3,12 +3,8 @@ package io.sharedlookup.reader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.Reader;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -17,10 +13,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -42,7 +36,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * every test: readers never write (as root the permissions do not stop a write, the comparison does).
  */
 class GoldenStoresReadTest {
-    private static final List<String> NAMESPACES = List.of("ids", "names", "regions", "tiers", "unicode", "uuids");
+    private static final List<String> NAMESPACES = GoldenFiles.NAMESPACES;
     /** The golden manifests' {@code updated.at} and writer.status' current.as.of: 2026-01-01T00:00:00Z. */
     private static final Instant CURRENT_AS_OF = Instant.parse("2026-01-01T00:00:00Z");
 
@@ -54,8 +48,7 @@ class GoldenStoresReadTest {
 
     @BeforeAll
     static void openAReadOnlyCopy() throws Exception {
-        store = tmp.resolve("store");
-        copy(golden().resolve("store"), store);
+        store = GoldenFiles.copyStoreTo(tmp.resolve("store"));
         setModes(store, "r--r-----", "r-xr-x---");
         fingerprint = fingerprint(store);
         shared = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(1)).open();
@@ -83,7 +76,7 @@ class GoldenStoresReadTest {
 
     @ParameterizedTest
     @MethodSource("namespaces")
-    void getFindsEveryExpectedValueAndNoAbsentKey(String namespace) throws IOException {
+    void getFindsEveryExpectedValueAndNoAbsentKey(String namespace) {
         Lookup lookup = shared.lookup(namespace);
         Map<String, String> expected = expected(namespace);
         for (Map.Entry<String, String> e : expected.entrySet()) {
@@ -101,7 +94,7 @@ class GoldenStoresReadTest {
 
     @ParameterizedTest
     @MethodSource("namespaces")
-    void getIntoAValueBufferAndAStringBuilderGiveTheSame(String namespace) throws IOException {
+    void getIntoAValueBufferAndAStringBuilderGiveTheSame(String namespace) {
         Lookup lookup = shared.lookup(namespace);
         ValueBuffer buffer = new ValueBuffer();
         StringBuilder builder = new StringBuilder();
@@ -126,7 +119,7 @@ class GoldenStoresReadTest {
     /** All keys at once, present and absent interleaved, in batches of every length up to more than one batch. */
     @ParameterizedTest
     @MethodSource("namespaces")
-    void getAllIntoGivesEachKeysValue(String namespace) throws IOException {
+    void getAllIntoGivesEachKeysValue(String namespace) {
         Lookup lookup = shared.lookup(namespace);
         Map<String, String> expected = expected(namespace);
         List<String> keys = new ArrayList<>(expected.keySet());
@@ -160,7 +153,7 @@ class GoldenStoresReadTest {
 
     @ParameterizedTest
     @MethodSource("namespaces")
-    void forEachVisitsExactlyTheExpectedContents(String namespace) throws IOException {
+    void forEachVisitsExactlyTheExpectedContents(String namespace) {
         Map<String, String> seen = new TreeMap<>();
         shared.lookup(namespace).forEach(seen::put);
         assertThat(seen).isEqualTo(new TreeMap<>(expected(namespace)));
@@ -171,7 +164,7 @@ class GoldenStoresReadTest {
      * the removed "store-11" held east), including "central", shared by so many keys that the index says "scan".
      */
     @Test
-    void keysOfAnswersFromTheReverseIndex() throws IOException {
+    void keysOfAnswersFromTheReverseIndex() {
         Lookup regions = shared.lookup("regions");
         assertThat(regions.hasReverseIndex()).isTrue();
         Map<String, Set<String>> byValue = new HashMap<>();
@@ -204,42 +197,12 @@ class GoldenStoresReadTest {
                 .isEqualTo(CURRENT_AS_OF);
     }
 
-    private static Path golden() throws URISyntaxException {
-        return Path.of(GoldenStoresReadTest.class.getResource("/golden").toURI());
+    private static Map<String, String> expected(String namespace) {
+        return GoldenFiles.expected(namespace);
     }
 
-    private static Map<String, String> expected(String namespace) throws IOException {
-        return properties(namespace + ".expected.properties");
-    }
-
-    private static List<String> absent(String namespace) throws IOException {
-        return new ArrayList<>(properties(namespace + ".absent.properties").keySet());
-    }
-
-    private static Map<String, String> properties(String name) throws IOException {
-        Properties p = new Properties();
-        try (Reader in = Files.newBufferedReader(golden().resolve("expected").resolve(name), StandardCharsets.UTF_8)) {
-            p.load(in);
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-        Map<String, String> all = new LinkedHashMap<>();
-        p.stringPropertyNames().forEach(k -> all.put(k, p.getProperty(k)));
-        assertThat(all).as(name).isNotEmpty();
-        return all;
-    }
-
-    private static void copy(Path from, Path to) throws IOException {
-        try (Stream<Path> all = Files.walk(from)) {
-            for (Path p : all.sorted().toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target, StandardCopyOption.COPY_ATTRIBUTES);
-                }
-            }
-        }
+    private static List<String> absent(String namespace) {
+        return GoldenFiles.absent(namespace);
     }
 
     /** Sets every file's and directory's mode, directories last on the way down so that the walk can enter them. */
