@@ -29,8 +29,8 @@ import java.util.UUID;
  *
  * <p>Deterministic in everything readers decode: contents, sizings, offsets, {@code updated.at} and the heartbeat
  * file. What stays variable is what the writer takes from the clock and readers only compare for change: generation
- * numbers (a new namespace starts at the current Unix time), {@code published.at} and {@code content.version}, and
- * bytes of Chronicle's own header that readers never read.
+ * numbers (how the writer numbers a namespace's first generation is not part of the format), {@code published.at}
+ * and {@code content.version}, and bytes of Chronicle's own header that readers never read.
  *
  * <p>Each namespace comes with {@code <namespace>.expected.properties} (every key and its value) and {@code
  * <namespace>.absent.properties} (keys that must not be found, with why), written in a fixed order.

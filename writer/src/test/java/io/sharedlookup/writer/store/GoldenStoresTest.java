@@ -31,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Compared is what readers depend on, at the level where it is stable from run to run:
  * <ul>
- *   <li>each manifest's properties, except the four the writer takes from the clock ({@code generation},
- *       {@code data.file}, {@code content.version}, {@code published.at}): so {@code format.version}, every
+ *   <li>each manifest's properties, except the four that name or stamp a generation rather than describe the
+ *       format ({@code generation}, {@code data.file}, {@code content.version}, {@code published.at}): so {@code format.version}, every
  *       {@code layout.*} and {@code reverse.layout.*} key, the digest, offsets and attributes, and the set of keys;</li>
  *   <li>the files of each namespace (generation numbers masked) and their sizes;</li>
  *   <li>the decoded contents, read through reader-lib from both stores, and the expected-contents files;</li>
@@ -48,7 +48,7 @@ class GoldenStoresTest {
     private static final String REGENERATE = "./mvnw -B -o -pl writer -am verify -Dtest=GoldenStoresTest "
             + "-Dsurefire.failIfNoSpecifiedTests=false -Dit.test=none -Dfailsafe.failIfNoSpecifiedTests=false "
             + "-Dsharedlookup.updateGolden=true";
-    /** Manifest properties the writer takes from the clock: they differ on every run and readers only compare them. */
+    /** Manifest properties that name or stamp a generation (two from the clock): readers only compare them. */
     private static final List<String> CLOCK_KEYS = List.of("generation", "data.file", "content.version",
             "published.at");
 
