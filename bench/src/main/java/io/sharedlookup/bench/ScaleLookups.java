@@ -40,6 +40,7 @@ final class ScaleLookups {
         s.put("forkHeap", "-Xmx6g");
         s.put("keySample", ScaleLookupBenchmark.KEY_SAMPLE);
         s.put("heapMapMaxEntries", HEAP_MAP_MAX_ENTRIES);
+        s.put("pageCache", "every file of the store read once before the first iteration");
         return s;
     }
 
