@@ -50,8 +50,8 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
     public static final int MAX_APPLY_THREADS = 64;
     /**
      * {@code --apply-threads auto}: one applier per core but one, at most 8. The ingest thread polls and decodes on a
-     * core of its own while the appliers put: on 2 cores, two appliers beside it bootstrapped 30M records 1.33 × as
-     * slowly as one (docs/benchmarks.md, section 11), so {@code auto} there is one.
+     * core of its own while the appliers put: on 2 cores, two appliers beside it bootstrapped 30M records at 0.10 × a
+     * bare consumer's rate against 0.11 × for one (docs/benchmarks.md, section 11), so {@code auto} there is one.
      */
     public static final int AUTO_APPLY_THREADS =
             Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() - 1));
