@@ -35,6 +35,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 42 item 2 follow-up: a record the writer reads again after a stall (its topic paused, the consumer sent back
@@ -93,22 +95,14 @@ class CountedOnceAfterStallTest {
         }
     }
 
-    @Test
-    void oneApplier() throws Exception {
-        String topic = "recount-one";
+    /** One applier (the ingest thread alone) and two (a parallel pass that hands records back at the stall). */
+    @ParameterizedTest(name = "{0} applier(s)")
+    @ValueSource(ints = {1, 2})
+    void appliers(int threads) throws Exception {
+        String topic = "recount-" + threads;
         Topic produced = produce(topic, false);
         Path store = TestKafka.tempStore();
-        ParallelBuildTest.HeldConsumer held = start(store, 1, new TopicBinding(topic, topic));
-        stallAndRecover(held, store, topic);
-        assertCountedOnce(topic, produced);
-    }
-
-    @Test
-    void twoAppliers() throws Exception {
-        String topic = "recount-two";
-        Topic produced = produce(topic, false);
-        Path store = TestKafka.tempStore();
-        ParallelBuildTest.HeldConsumer held = start(store, 2, new TopicBinding(topic, topic));
+        ParallelBuildTest.HeldConsumer held = start(store, threads, new TopicBinding(topic, topic));
         stallAndRecover(held, store, topic);
         assertCountedOnce(topic, produced);
     }
