@@ -155,7 +155,7 @@ public final class GenerationFile implements AutoCloseable {
         } catch (IOException | RuntimeException | Error e) {
             Files.deleteIfExists(file);
             Files.deleteIfExists(SequenceFile.of(file));
-            throw e instanceof IOException io ? io : new IOException("Cannot create generation file " + file + ": " + e, e);
+            throw ChronicleFailures.ofCreate(file, e);
         }
     }
 
@@ -192,12 +192,9 @@ public final class GenerationFile implements AutoCloseable {
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + e
-                    + "); the writer rebuilds it from the topic", e);
+            throw ChronicleFailures.ofOpen(file, e);
         } catch (Error e) {
-            // Not the file's fault: a missing JVM flag or class (the writer jar's manifest carries the flags).
-            throw new IllegalStateException("Chronicle Map cannot open " + file + " in this JVM (" + e
-                    + "); run the writer as its jar (java -jar), which carries the JVM flags Chronicle needs", e);
+            throw ChronicleFailures.ofOpen(file, e);
         }
     }
 
@@ -255,8 +252,8 @@ public final class GenerationFile implements AutoCloseable {
      * @throws EntryTooLargeException when the pair does not fit this generation's layout
      * @throws RuntimeException       with an {@link IOException} cause ({@link #ioCause}) when the file system refused
      *                                to extend the file (disk full): nothing was written, and a later call may succeed
-     * @throws IllegalStateException  saying "extra segment tier" when the generation has no room left (its tier limit
-     *                                is reached): nothing was written; a bigger generation takes the record
+     * @throws TiersExhaustedException when the generation has no room left (its tier limit is reached): nothing was
+     *                                written; a bigger generation takes the record
      * @throws GenerationUnusableException when such a refusal left the file in a state that must not be written, or
      *                                a longer value of an existing key found no room after Chronicle freed the old one
      */
@@ -308,7 +305,7 @@ public final class GenerationFile implements AutoCloseable {
                 try {
                     c.replaceValue(entry, data);
                 } catch (RuntimeException e) {
-                    throw halfReplaced(e);
+                    throw ChronicleFailures.halfReplaced(e, file);
                 } finally {
                     counters.end(segment);
                 }
@@ -334,11 +331,7 @@ public final class GenerationFile implements AutoCloseable {
             }
             return true;
         } catch (IllegalArgumentException | IllegalStateException e) {
-            if (tooLarge(e)) {
-                throw new EntryTooLargeException("Entry for key of " + key.length() + " chars and value of "
-                        + value.length() + " chars does not fit generation " + file.getFileName() + ": " + e.getMessage(), e);
-            }
-            throw e;
+            throw ChronicleFailures.ofPut(e, key, value, file);
         } catch (RuntimeException e) {
             if (ioCause(e) != null) {
                 AllocatedTail.cutBack(map, file);
@@ -358,28 +351,8 @@ public final class GenerationFile implements AutoCloseable {
     private void requireTierForRelocation() {
         long inUse = ((VanillaChronicleMap<?, ?, ?>) map).globalMutableState().getExtraTiersInUse();
         if (inUse >= layout.maxExtraTiers()) {
-            throw new IllegalStateException("Generation " + file.getFileName() + " has no extra segment tier left ("
-                    + inUse + " in use) for a longer value of an existing key");
+            throw ChronicleFailures.noTierForLongerValue(file, inUse);
         }
-    }
-
-    /** Chronicle's refusal of an entry larger than an entry may be ("Entry is too large", "Value too large"). */
-    private static boolean tooLarge(RuntimeException e) {
-        return String.valueOf(e.getMessage()).contains("too large");
-    }
-
-    /**
-     * A replace that failed inside Chronicle after it started to move the value (another writer thread of an
-     * unpublished generation took the last tier first, or the file system refused to extend the file) left the
-     * generation's allocation state half-changed: it must not be written or copied again.
-     */
-    private RuntimeException halfReplaced(RuntimeException e) {
-        if (tooLarge(e)) {
-            return e; // checked before anything moves
-        }
-        String cause = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-        return new GenerationUnusableException("A longer value could not be placed in " + file.getFileName() + " ("
-                + cause + ") after Chronicle Map had freed the old one; the namespace is rebuilt from its topic", e);
     }
 
     /**
