@@ -3,7 +3,6 @@ package io.sharedlookup.writer.store;
 import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.MapLayout;
-import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
@@ -46,12 +45,7 @@ public final class GenerationFile implements AutoCloseable {
     /** Taken by each {@link #put} with its cut-back: one at a time, except in a parallel build's passes. */
     private final PutGate puts = new PutGate();
     private ReverseIndex reverse;
-    /**
-     * The {@link ContentDigest} of the entries, kept by every change (the ingest thread and a growth copy may both
-     * write a generation being filled, hence atomic); not kept for a reverse index, whose entries are derived.
-     */
-    private final AtomicLong digest = new AtomicLong();
-    private boolean digesting = true;
+    private final RunningDigest digest = new RunningDigest();
     /**
      * Entries now, kept by every insert and remove: Chronicle's own count reads every segment's header (156 µs for
      * 2048 segments), and the writer asks after every poll batch, which cost a bootstrap ~0.3 µs per record.
@@ -166,23 +160,7 @@ public final class GenerationFile implements AutoCloseable {
      * @throws StoreFormatException when the file is missing, empty, truncated or corrupt
      */
     public static GenerationFile open(Path file, long capacity) {
-        long size;
-        try {
-            java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(file,
-                    java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (!a.isRegularFile()) {
-                throw new StoreFormatException("Generation file " + file + " is not a regular file ("
-                        + (a.isSymbolicLink() ? "a symbolic link, never followed" : "a directory or device")
-                        + "); the writer rebuilds it from the topic");
-            }
-            size = a.size();
-        } catch (IOException e) {
-            throw new StoreFormatException("Generation file " + file + " cannot be read: " + e, e);
-        }
-        if (size == 0) {
-            throw new StoreFormatException("Generation file " + file + " is empty; the writer rebuilds it");
-        }
-        requireCompleteHeader(file, size);
+        GenerationFileCheck.requireWhole(file);
         try {
             ChronicleMap<CharSequence, CharSequence> map = builder().createPersistedTo(file.toFile());
             try {
@@ -195,15 +173,6 @@ public final class GenerationFile implements AutoCloseable {
             throw ChronicleFailures.ofOpen(file, e);
         } catch (Error e) {
             throw ChronicleFailures.ofOpen(file, e);
-        }
-    }
-
-    /** An incomplete header means corruption (a published generation is always complete): refuse at once. */
-    private static void requireCompleteHeader(Path file, long size) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            MappedMap.requireCompleteHeader(ch, file, size);
-        } catch (IOException e) {
-            throw new StoreFormatException("Generation file " + file + " cannot be read: " + e, e);
         }
     }
 
@@ -299,7 +268,7 @@ public final class GenerationFile implements AutoCloseable {
                 reverse.add(value, key, timeoutNanos);
             }
             if (entry != null) {
-                previous = reverse == null && !digesting ? null : entry.value().get().toString();
+                previous = reverse == null && !digest.kept() ? null : entry.value().get().toString();
                 int segment = c.segmentIndex();
                 counters.begin(segment);
                 try {
@@ -309,9 +278,7 @@ public final class GenerationFile implements AutoCloseable {
                 } finally {
                     counters.end(segment);
                 }
-                if (digesting) {
-                    digest.addAndGet(ContentDigest.of(key, value) - ContentDigest.of(key, previous));
-                }
+                digest.replaced(key, previous, value);
             } else {
                 MapAbsentEntry<CharSequence, CharSequence> absent = c.absentEntry();
                 int segment = c.segmentIndex();
@@ -322,9 +289,7 @@ public final class GenerationFile implements AutoCloseable {
                     counters.end(segment);
                 }
                 entries.incrementAndGet();
-                if (digesting) {
-                    digest.addAndGet(ContentDigest.of(key, value));
-                }
+                digest.added(key, value);
             }
             if (previous != null && reverse != null) {
                 reverse.remove(previous, key, timeoutNanos);
@@ -367,7 +332,7 @@ public final class GenerationFile implements AutoCloseable {
             if (entry == null) {
                 return false;
             }
-            String previous = reverse == null && !digesting ? null : entry.value().get().toString();
+            String previous = reverse == null && !digest.kept() ? null : entry.value().get().toString();
             int segment = c.segmentIndex();
             counters.begin(segment);
             try {
@@ -376,9 +341,7 @@ public final class GenerationFile implements AutoCloseable {
                 counters.end(segment);
             }
             entries.decrementAndGet();
-            if (digesting) {
-                digest.addAndGet(-ContentDigest.of(key, previous));
-            }
+            digest.removed(key, previous);
             if (previous != null && reverse != null) {
                 reverse.remove(previous, key, timeoutNanos);
             }
@@ -435,7 +398,7 @@ public final class GenerationFile implements AutoCloseable {
 
     /** The {@link ContentDigest} of this generation's entries now. */
     public long contentDigest() {
-        return digest.get();
+        return digest.value();
     }
 
     /**
@@ -443,7 +406,7 @@ public final class GenerationFile implements AutoCloseable {
      * {@code recorded} is null (a manifest from before the digest existed), computes it from the entries.
      */
     void restoreDigest(Long recorded) {
-        digest.set(recorded != null ? recorded : scanDigest());
+        digest.restore(recorded != null ? recorded : scanDigest());
     }
 
     /** The digest computed from the entries themselves (a full scan). */
@@ -455,7 +418,7 @@ public final class GenerationFile implements AutoCloseable {
 
     /** A reverse index's entries are derived from the data file's: no digest of their own. */
     void withoutDigest() {
-        digesting = false;
+        digest.stopKeeping();
     }
 
     /** The sequence counter of {@code segment} (for tests). */
