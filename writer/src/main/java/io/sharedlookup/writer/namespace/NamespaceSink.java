@@ -10,6 +10,7 @@ import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.GenerationUnusableException;
 import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.TiersExhaustedException;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -238,10 +239,7 @@ public final class NamespaceSink {
         try {
             applyTo(generations.target(), key, value, positions);
             growth.alsoWriteToCopy(key, value);
-        } catch (IllegalStateException e) {
-            if (!String.valueOf(e.getMessage()).contains("extra segment tier")) {
-                throw e;
-            }
+        } catch (TiersExhaustedException e) {
             growth.growBecauseFull(positions);
             applyTo(generations.target(), key, value, positions);
         } catch (LockTimeoutException e) {

@@ -3,7 +3,6 @@ package io.sharedlookup.writer.store;
 import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.MapLayout;
-import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
@@ -46,12 +45,7 @@ public final class GenerationFile implements AutoCloseable {
     /** Taken by each {@link #put} with its cut-back: one at a time, except in a parallel build's passes. */
     private final PutGate puts = new PutGate();
     private ReverseIndex reverse;
-    /**
-     * The {@link ContentDigest} of the entries, kept by every change (the ingest thread and a growth copy may both
-     * write a generation being filled, hence atomic); not kept for a reverse index, whose entries are derived.
-     */
-    private final AtomicLong digest = new AtomicLong();
-    private boolean digesting = true;
+    private final RunningDigest digest = new RunningDigest();
     /**
      * Entries now, kept by every insert and remove: Chronicle's own count reads every segment's header (156 µs for
      * 2048 segments), and the writer asks after every poll batch, which cost a bootstrap ~0.3 µs per record.
@@ -155,7 +149,7 @@ public final class GenerationFile implements AutoCloseable {
         } catch (IOException | RuntimeException | Error e) {
             Files.deleteIfExists(file);
             Files.deleteIfExists(SequenceFile.of(file));
-            throw e instanceof IOException io ? io : new IOException("Cannot create generation file " + file + ": " + e, e);
+            throw ChronicleFailures.ofCreate(file, e);
         }
     }
 
@@ -166,23 +160,7 @@ public final class GenerationFile implements AutoCloseable {
      * @throws StoreFormatException when the file is missing, empty, truncated or corrupt
      */
     public static GenerationFile open(Path file, long capacity) {
-        long size;
-        try {
-            java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(file,
-                    java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (!a.isRegularFile()) {
-                throw new StoreFormatException("Generation file " + file + " is not a regular file ("
-                        + (a.isSymbolicLink() ? "a symbolic link, never followed" : "a directory or device")
-                        + "); the writer rebuilds it from the topic");
-            }
-            size = a.size();
-        } catch (IOException e) {
-            throw new StoreFormatException("Generation file " + file + " cannot be read: " + e, e);
-        }
-        if (size == 0) {
-            throw new StoreFormatException("Generation file " + file + " is empty; the writer rebuilds it");
-        }
-        requireCompleteHeader(file, size);
+        GenerationFileCheck.requireWhole(file);
         try {
             ChronicleMap<CharSequence, CharSequence> map = builder().createPersistedTo(file.toFile());
             try {
@@ -192,21 +170,9 @@ public final class GenerationFile implements AutoCloseable {
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + e
-                    + "); the writer rebuilds it from the topic", e);
+            throw ChronicleFailures.ofOpen(file, e);
         } catch (Error e) {
-            // Not the file's fault: a missing JVM flag or class (the writer jar's manifest carries the flags).
-            throw new IllegalStateException("Chronicle Map cannot open " + file + " in this JVM (" + e
-                    + "); run the writer as its jar (java -jar), which carries the JVM flags Chronicle needs", e);
-        }
-    }
-
-    /** An incomplete header means corruption (a published generation is always complete): refuse at once. */
-    private static void requireCompleteHeader(Path file, long size) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            MappedMap.requireCompleteHeader(ch, file, size);
-        } catch (IOException e) {
-            throw new StoreFormatException("Generation file " + file + " cannot be read: " + e, e);
+            throw ChronicleFailures.ofOpen(file, e);
         }
     }
 
@@ -255,8 +221,8 @@ public final class GenerationFile implements AutoCloseable {
      * @throws EntryTooLargeException when the pair does not fit this generation's layout
      * @throws RuntimeException       with an {@link IOException} cause ({@link #ioCause}) when the file system refused
      *                                to extend the file (disk full): nothing was written, and a later call may succeed
-     * @throws IllegalStateException  saying "extra segment tier" when the generation has no room left (its tier limit
-     *                                is reached): nothing was written; a bigger generation takes the record
+     * @throws TiersExhaustedException when the generation has no room left (its tier limit is reached): nothing was
+     *                                written; a bigger generation takes the record
      * @throws GenerationUnusableException when such a refusal left the file in a state that must not be written, or
      *                                a longer value of an existing key found no room after Chronicle freed the old one
      */
@@ -302,19 +268,17 @@ public final class GenerationFile implements AutoCloseable {
                 reverse.add(value, key, timeoutNanos);
             }
             if (entry != null) {
-                previous = reverse == null && !digesting ? null : entry.value().get().toString();
+                previous = reverse == null && !digest.kept() ? null : entry.value().get().toString();
                 int segment = c.segmentIndex();
                 counters.begin(segment);
                 try {
                     c.replaceValue(entry, data);
                 } catch (RuntimeException e) {
-                    throw halfReplaced(e);
+                    throw ChronicleFailures.halfReplaced(e, file);
                 } finally {
                     counters.end(segment);
                 }
-                if (digesting) {
-                    digest.addAndGet(ContentDigest.of(key, value) - ContentDigest.of(key, previous));
-                }
+                digest.replaced(key, previous, value);
             } else {
                 MapAbsentEntry<CharSequence, CharSequence> absent = c.absentEntry();
                 int segment = c.segmentIndex();
@@ -325,20 +289,14 @@ public final class GenerationFile implements AutoCloseable {
                     counters.end(segment);
                 }
                 entries.incrementAndGet();
-                if (digesting) {
-                    digest.addAndGet(ContentDigest.of(key, value));
-                }
+                digest.added(key, value);
             }
             if (previous != null && reverse != null) {
                 reverse.remove(previous, key, timeoutNanos);
             }
             return true;
         } catch (IllegalArgumentException | IllegalStateException e) {
-            if (tooLarge(e)) {
-                throw new EntryTooLargeException("Entry for key of " + key.length() + " chars and value of "
-                        + value.length() + " chars does not fit generation " + file.getFileName() + ": " + e.getMessage(), e);
-            }
-            throw e;
+            throw ChronicleFailures.ofPut(e, key, value, file);
         } catch (RuntimeException e) {
             if (ioCause(e) != null) {
                 AllocatedTail.cutBack(map, file);
@@ -358,28 +316,8 @@ public final class GenerationFile implements AutoCloseable {
     private void requireTierForRelocation() {
         long inUse = ((VanillaChronicleMap<?, ?, ?>) map).globalMutableState().getExtraTiersInUse();
         if (inUse >= layout.maxExtraTiers()) {
-            throw new IllegalStateException("Generation " + file.getFileName() + " has no extra segment tier left ("
-                    + inUse + " in use) for a longer value of an existing key");
+            throw ChronicleFailures.noTierForLongerValue(file, inUse);
         }
-    }
-
-    /** Chronicle's refusal of an entry larger than an entry may be ("Entry is too large", "Value too large"). */
-    private static boolean tooLarge(RuntimeException e) {
-        return String.valueOf(e.getMessage()).contains("too large");
-    }
-
-    /**
-     * A replace that failed inside Chronicle after it started to move the value (another writer thread of an
-     * unpublished generation took the last tier first, or the file system refused to extend the file) left the
-     * generation's allocation state half-changed: it must not be written or copied again.
-     */
-    private RuntimeException halfReplaced(RuntimeException e) {
-        if (tooLarge(e)) {
-            return e; // checked before anything moves
-        }
-        String cause = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-        return new GenerationUnusableException("A longer value could not be placed in " + file.getFileName() + " ("
-                + cause + ") after Chronicle Map had freed the old one; the namespace is rebuilt from its topic", e);
     }
 
     /**
@@ -394,7 +332,7 @@ public final class GenerationFile implements AutoCloseable {
             if (entry == null) {
                 return false;
             }
-            String previous = reverse == null && !digesting ? null : entry.value().get().toString();
+            String previous = reverse == null && !digest.kept() ? null : entry.value().get().toString();
             int segment = c.segmentIndex();
             counters.begin(segment);
             try {
@@ -403,9 +341,7 @@ public final class GenerationFile implements AutoCloseable {
                 counters.end(segment);
             }
             entries.decrementAndGet();
-            if (digesting) {
-                digest.addAndGet(-ContentDigest.of(key, previous));
-            }
+            digest.removed(key, previous);
             if (previous != null && reverse != null) {
                 reverse.remove(previous, key, timeoutNanos);
             }
@@ -462,7 +398,7 @@ public final class GenerationFile implements AutoCloseable {
 
     /** The {@link ContentDigest} of this generation's entries now. */
     public long contentDigest() {
-        return digest.get();
+        return digest.value();
     }
 
     /**
@@ -470,7 +406,7 @@ public final class GenerationFile implements AutoCloseable {
      * {@code recorded} is null (a manifest from before the digest existed), computes it from the entries.
      */
     void restoreDigest(Long recorded) {
-        digest.set(recorded != null ? recorded : scanDigest());
+        digest.restore(recorded != null ? recorded : scanDigest());
     }
 
     /** The digest computed from the entries themselves (a full scan). */
@@ -482,7 +418,7 @@ public final class GenerationFile implements AutoCloseable {
 
     /** A reverse index's entries are derived from the data file's: no digest of their own. */
     void withoutDigest() {
-        digesting = false;
+        digest.stopKeeping();
     }
 
     /** The sequence counter of {@code segment} (for tests). */

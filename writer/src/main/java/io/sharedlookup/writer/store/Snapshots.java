@@ -133,10 +133,7 @@ public final class Snapshots {
             return null;
         } catch (EntryTooLargeException e) {
             return sizing.withLargestEntry(seen[1]);
-        } catch (IllegalStateException e) {
-            if (!String.valueOf(e.getMessage()).contains("extra segment tier")) {
-                throw e;
-            }
+        } catch (TiersExhaustedException e) {
             return sizing.grownFor(seen[0], sizing.averageKeyBytes(), sizing.averageValueBytes());
         }
     }
