@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.sharedlookup.testing.ChildJvm;
 import io.sharedlookup.testing.TestKafka;
+import io.sharedlookup.testing.WriterProcess;
+import io.sharedlookup.writer.namespace.StalledException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +40,28 @@ class ReadPermissionTest {
     static final TestKafka kafka = new TestKafka(Map.of(
             "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
             "allow.everyone.if.no.acl.found", "true"));
+
+    private static final Path LOGS = Path.of("target", "child-logs");
+    /**
+     * A denied topic pauses for {@link StalledException#PAUSE_MILLIS} (30 s) at a time; the test must see it read
+     * again at the end of a pause, so its writer runs in a JVM of its own with the pause shortened to this. Long
+     * enough that the checks made while the topic is paused fall inside one pause.
+     */
+    private static final long SHORT_PAUSE_MILLIS = 5_000;
+
+    /** A writer JVM of these topics ({@code TOPIC=NAMESPACE}); its stalled topics pause {@link #SHORT_PAUSE_MILLIS}. */
+    private static WriterProcess startWithShortPause(String name, String topic, String... moreTopics)
+            throws Exception {
+        List<String> jvmOptions = new ArrayList<>(ChildJvm.chronicleFlags());
+        jvmOptions.add("-D" + StalledException.PAUSE_PROPERTY + "=" + SHORT_PAUSE_MILLIS);
+        List<String> extra = new ArrayList<>();
+        for (String t : moreTopics) {
+            extra.add("--topic");
+            extra.add(t);
+        }
+        return WriterProcess.start(args -> ChildJvm.start(name, LOGS, jvmOptions, WriterMain.class, args),
+                kafka.bootstrap(), TestKafka.tempStore(), topic, extra.toArray(String[]::new));
+    }
 
     /**
      * ACLs on a topic replace "no ACL found": everything stays allowed but the {@code denied} operations (the test
@@ -86,35 +112,35 @@ class ReadPermissionTest {
         kafka.send(locked, "l1", "before");
         kafka.send(open, "o1", "before");
         kafka.flush();
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
-                .topics(List.of(new TopicBinding(locked, "locked"), new TopicBinding(open, "open")))
-                .httpPort(0).build();
-        try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
+        try (WriterProcess writer = startWithShortPause("read-permission-" + alsoDenied.name().toLowerCase(
+                java.util.Locale.ROOT), locked + "=locked", open + "=open");
              Admin admin = kafka.admin()) {
-            await("ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
+            int port = writer.port;
+            writer.awaitReady(Duration.ofSeconds(60));
 
             admin.createAcls(denial).all().get(30, TimeUnit.SECONDS);
             await("the locked topic paused").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(app.httpPort(), "/ready").body().contains("not authorized to read topic "
+                    .until(() -> Http.get(port, "/ready").body().contains("not authorized to read topic "
                             + "'" + locked + "': grant the writer's Kafka principal READ and DESCRIBE on it"));
             kafka.send(open, "o2", "while locked");
             kafka.send(locked, "l2", "while locked");
             kafka.flush();
             await("the other topic flows on").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(app.httpPort(), "/lookup/open/o2").statusCode() == 200);
-            assertThat(Http.get(app.httpPort(), "/lookup/locked/l2").statusCode()).isEqualTo(404);
-            assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
-            assertThat(Http.get(app.httpPort(), "/namespaces").body()).as("the other namespace stays ready")
+                    .until(() -> Http.get(port, "/lookup/open/o2").statusCode() == 200);
+            assertThat(Http.get(port, "/lookup/locked/l2").statusCode()).isEqualTo(404);
+            assertThat(Http.get(port, "/health").statusCode()).isEqualTo(200);
+            assertThat(Http.get(port, "/namespaces").body()).as("the other namespace stays ready")
                     .contains("\"notReadyReason\" : \"paused: not authorized");
-            assertThat(Http.get(app.httpPort(), "/ready").body()).doesNotContain("\"open\"");
+            assertThat(Http.get(port, "/ready").body()).doesNotContain("\"open\"");
 
             admin.deleteAcls(denial.stream().map(AclBinding::toFilter).toList()).all().get(30, TimeUnit.SECONDS);
-            // Paused for 30 s at a time: read again at the end of the pause, nothing skipped.
-            await("the locked topic read again").atMost(Duration.ofSeconds(75)).pollInterval(Duration.ofMillis(200))
-                    .until(() -> Http.get(app.httpPort(), "/lookup/locked/l2").body().equals("while locked"));
+            // Paused SHORT_PAUSE_MILLIS at a time: read again at the end of the pause, nothing skipped. The bound fails
+            // a writer that ignored the shortened pause (30 s) instead of slowing the build down by itself.
+            await("the locked topic read again").atMost(Duration.ofMillis(SHORT_PAUSE_MILLIS + 15_000))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> Http.get(port, "/lookup/locked/l2").body().equals("while locked"));
             await("ready again").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
+                    .until(() -> Http.get(port, "/ready").statusCode() == 200);
         }
     }
 }

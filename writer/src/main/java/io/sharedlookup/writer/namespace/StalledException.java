@@ -7,8 +7,16 @@ package io.sharedlookup.writer.namespace;
 public final class StalledException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** How long a topic pauses when its namespace cannot take a record and cannot say when it will. */
-    public static final long PAUSE_MILLIS = 30_000;
+    /** The system property that shortens {@link #PAUSE_MILLIS} in tests. */
+    public static final String PAUSE_PROPERTY = "sharedlookup.writer.stallPauseMillis";
+
+    /**
+     * How long a topic pauses when its namespace cannot take a record and cannot say when it will: 30 s. The system
+     * property {@value #PAUSE_PROPERTY} (read once, when the class loads) sets it shorter for tests that must see a
+     * topic come back after its pause, in a writer JVM of their own, rather than wait out half a minute; it is not an
+     * operator setting.
+     */
+    public static final long PAUSE_MILLIS = Long.getLong(PAUSE_PROPERTY, 30_000);
 
     private final long retryMillis;
 
