@@ -35,9 +35,9 @@ import java.util.stream.Stream;
  * ({@link #diskNeeded}); a run that cannot fit is refused with one line.
  *
  * <p>Usage: {@code ScaleHarness <writer.jar> <demo.jar> <records> <result.json> [--short-lookups]
- * [--bootstrap-only]}: {@code --short-lookups} measures lookups with fewer, shorter iterations (a check run);
+ * [--bootstrap-only | --growth-only]}: {@code --short-lookups} measures lookups with fewer, shorter iterations (a check run);
  * {@code --bootstrap-only} stops after the bootstrap and the store's size (for profiling the writer, with
- * {@code SCALE_WRITER_JVM_OPTS}).
+ * {@code SCALE_WRITER_JVM_OPTS}); {@code --growth-only} goes from the bootstrap straight to the growth.
  */
 public final class ScaleHarness {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -50,7 +50,7 @@ public final class ScaleHarness {
     public static void main(String[] args) throws Exception {
         if (args.length < 4 || !args[2].matches("[1-9][0-9]*")) {
             System.err.println("usage: ScaleHarness <writer.jar> <demo.jar> <records, a positive number> "
-                    + "<result.json> [--short-lookups] [--bootstrap-only]");
+                    + "<result.json> [--short-lookups] [--bootstrap-only | --growth-only]");
             System.exit(2);
         }
         Path writerJar = Path.of(args[0]);
@@ -60,6 +60,7 @@ public final class ScaleHarness {
         List<String> flags = Arrays.asList(args).subList(4, args.length);
         boolean shortLookups = flags.contains("--short-lookups");
         boolean bootstrapOnly = flags.contains("--bootstrap-only");
+        boolean growthOnly = flags.contains("--growth-only");
         Path base = Path.of(System.getenv().getOrDefault("SCALE_DIR", System.getProperty("java.io.tmpdir")));
         Files.createDirectories(base);
         long free = Files.getFileStore(base).getUsableSpace();
@@ -109,7 +110,10 @@ public final class ScaleHarness {
             out.put("writerToBareConsumerRatio", number(out, "bareConsumer", "millisFromProcessStart")
                     / number(out, "writerBootstrap", "millisFromProcessStart"));
             out.put("storeFiles", storeFiles(store, records, keyBytes + valueBytes));
-            if (!bootstrapOnly) {
+            if (growthOnly) {
+                out.put("growth", growth(java, writerJar, servers, store, logs, feedIn, feedOut, records,
+                        limitSeconds));
+            } else if (!bootstrapOnly) {
                 laterSteps(out, java, writerJar, servers, store, work, logs, feedIn, feedOut, records, shortLookups,
                         limitSeconds);
             }
@@ -117,7 +121,7 @@ public final class ScaleHarness {
             Files.createDirectories(result.toAbsolutePath().getParent());
             Files.writeString(result, json);
             System.out.println(json);
-            keepLogs = bootstrapOnly; // a profiling run reads the writer's log
+            keepLogs = bootstrapOnly || growthOnly; // a profiling run reads the writer's log
         } finally {
             feed.getOutputStream().close(); // the feed stops its broker when stdin closes
             if (!feed.waitFor(60, TimeUnit.SECONDS)) {
@@ -147,7 +151,12 @@ public final class ScaleHarness {
 
         out.put("readerStart", readerStarts(java, store, records, 3, logs));
         out.put("lookups", lookups(store, records, work, shortLookups));
+        out.put("growth", growth(java, writerJar, servers, store, logs, feedIn, feedOut, records, limitSeconds));
+    }
 
+    /** A writer resumed on the bootstrapped store takes as many new keys again while readers read. */
+    private static Map<String, Object> growth(String java, Path writerJar, String servers, Path store, Path logs,
+            PrintStream feedIn, BufferedReader feedOut, long records, int limitSeconds) throws Exception {
         try (ScaleWriter writer = ScaleWriter.start(java, writerJar, servers, store, logs)) {
             long resumed = writer.awaitReady(limitSeconds);
             Map<String, Object> growth = ScaleGrowth.run(java, writer, store, records, feedIn, feedOut, logs,
@@ -155,7 +164,7 @@ public final class ScaleHarness {
             growth.put("resumeMillisFromProcessStart", resumed);
             growth.put("writer", writer.footprint());
             growth.put("loadAverageAtEnd", load());
-            out.put("growth", growth);
+            return growth;
         }
     }
 

@@ -223,6 +223,7 @@ public final class Ingestor {
                     // and so that what it throws reaches the catches below.
                     periodic();
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+                    long applying = System.nanoTime();
                     batch.apply(records);
                     byTopic.afterBatch(offsets::caughtUp, positions, this::stall, (topic, why) -> {
                         try {
@@ -232,6 +233,7 @@ public final class Ingestor {
                                     StalledException.PAUSE_MILLIS);
                         }
                     });
+                    stuck.busyFor(System.nanoTime() - applying); // the writer's own time: no partition's fault
                     backoffMillis = FIRST_BACKOFF_MILLIS;
                 } catch (InvalidOffsetException e) {
                     try {

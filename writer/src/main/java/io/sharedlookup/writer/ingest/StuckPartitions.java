@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Such a partition is reported (on {@code /ready}, at WARN, as a gauge) and not skipped: where the next readable
  * batch starts is not known, and guessing would lose updates without telling how many. It clears itself once the
- * partition moves again (repaired, or its leadership moved to an intact replica).
+ * partition moves again (repaired, or its leadership moved to an intact replica). Only the time the writer was free to
+ * read counts towards the bound: time the ingest thread spent applying records ({@link #busyFor}) does not, so a writer
+ * slower than its topic is not taken for a damaged log.
  *
  * <p>A partition held at its last stable offset by an open transaction stays put the same way: the writer reads
  * {@code read_committed}, so nothing past the transaction's first record is readable until it ends. Past the bound it
@@ -33,8 +35,11 @@ import org.slf4j.LoggerFactory;
 final class StuckPartitions {
     private static final Logger log = LoggerFactory.getLogger(StuckPartitions.class);
 
-    /** Where a partition was last seen, and since when it has been there. */
-    private record Watch(long position, long sinceNanos) {
+    /**
+     * Where a partition was last seen, since when it has been there, and how much of the ingest thread's time had gone
+     * to its own work ({@link #busyFor}) by then.
+     */
+    private record Watch(long position, long sinceNanos, long busyNanosThen) {
     }
 
     /**
@@ -44,6 +49,13 @@ final class StuckPartitions {
     static final long MAX_CHECK_GAP_NANOS = TimeUnit.SECONDS.toNanos(15);
 
     private final long afterNanos;
+    /**
+     * The ingest thread's time spent on its own work (applying records, growing a generation), not asking the broker:
+     * a writer slower than its topic (a growth copy on a host short of memory, a saturated disk) polls rarely and
+     * leaves records unread in every partition, which says nothing about the broker's log. Only the time the writer
+     * was free to read counts towards the bound.
+     */
+    private long busyNanos;
     private long lastCheck;
     private boolean checked;
     private final Map<TopicPartition, Watch> watched = new HashMap<>();
@@ -56,6 +68,11 @@ final class StuckPartitions {
     /** @param afterSeconds how long a partition may stay put while its log goes on before it counts as stuck */
     StuckPartitions(long afterSeconds) {
         this.afterNanos = TimeUnit.SECONDS.toNanos(afterSeconds);
+    }
+
+    /** The ingest thread spent {@code nanos} on its own work since it last said so (between two polls). */
+    void busyFor(long nanos) {
+        busyNanos += Math.max(0, nanos);
     }
 
     /**
@@ -115,12 +132,12 @@ final class StuckPartitions {
                 if (stuck.remove(tp) != null) {
                     log.info("Partition {} moves again (now at offset {}); no longer stuck", tp, at);
                 }
-                watched.put(tp, new Watch(at, now));
+                watched.put(tp, new Watch(at, now, busyNanos));
             } else if (stuck.containsKey(tp)) {
                 stuck.put(tp, logEnd); // still stuck; the log may have gone on
             } else if (wasAway) {
-                watched.put(tp, new Watch(at, now)); // it had no chance to move: watch it afresh
-            } else if (now - seen.sinceNanos() >= afterNanos) {
+                watched.put(tp, new Watch(at, now, busyNanos)); // it had no chance to move: watch it afresh
+            } else if (now - seen.sinceNanos() - (busyNanos - seen.busyNanosThen()) >= afterNanos) {
                 stuck.put(tp, logEnd);
                 log.warn("Topic '{}' is stuck: {} (docs/writer.md, '{}')", tp.topic(), why(tp),
                         heldBy.containsKey(tp) ? "Transactions" : "Damaged or unreadable partitions");

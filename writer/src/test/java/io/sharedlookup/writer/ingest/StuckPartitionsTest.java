@@ -68,6 +68,27 @@ class StuckPartitionsTest {
         assertThat(stuck.count("t")).as("a stuck partition stays reported").isOne();
     }
 
+    /**
+     * A writer slower than its topic (seen at 100M entries: a growth copy on a host short of memory, ~50 records/s)
+     * polls rarely, and the consumer hands out one partition's fetched records for minutes before the next one's: the
+     * others stay put with their logs going on, through no fault of the broker. Time the ingest thread spent applying
+     * records does not count towards the bound; time it was free to read does.
+     */
+    @Test
+    void timeTheWriterSpentApplyingRecordsDoesNotCount() {
+        check(0, Set.of());
+        for (long s = 5; s <= 120; s += 5) {
+            stuck.busyFor(5 * SECOND - SECOND / 10); // each 5 s between checks: 4.9 s applying, 0.1 s polling
+            check(s, Set.of());
+        }
+        assertThat(stuck.count("t")).as("2 minutes put, but only 2.4 s of them free to read").isZero();
+        check(125, Set.of()); // the writer idle again: polling all the time
+        assertThat(stuck.count("t")).as("7.4 s free to read").isZero();
+        check(128, Set.of());
+        assertThat(stuck.count("t")).as("10.4 s free to read: past the bound").isOne();
+        assertThat(stuck.reason("t")).startsWith("partition 0 has not moved past offset 5 for 128 s");
+    }
+
     private void everyFiveSecondsUntil(long seconds, Set<TopicPartition> paused) {
         for (long s = 0; s <= seconds; s += 5) {
             check(s, paused);
