@@ -12,7 +12,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiConsumer;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -52,8 +51,6 @@ final class BatchApplier {
     private final Positions positions;
     private final TopicPauses pauses;
     private final Stall stall;
-    /** Reads a topic (first argument) again from its beginning, for a reason; KafkaException when it cannot start. */
-    private final BiConsumer<String, String> rebuild;
     private final WriterMetrics metrics;
     /** Per namespace, its decoder: each extracts its namespace's value field. */
     private final Map<NamespaceSink, RecordDecoder> decoders = new IdentityHashMap<>();
@@ -64,17 +61,19 @@ final class BatchApplier {
     /** Records some namespaces of their topic took before another stalled on them: not given to those again. */
     private final PartlyTaken partlyTaken = new PartlyTaken();
 
-    BatchApplier(Consumer<byte[], byte[]> consumer, TopicNamespaces byTopic, PartitionOffsets offsets,
-                 Positions positions, TopicPauses pauses, Stall stall, BiConsumer<String, String> rebuild,
-                 WriterMetrics metrics, int maxValueBytes, int applyThreads) {
-        this.consumer = consumer;
-        this.byTopic = byTopic;
-        this.offsets = offsets;
-        this.positions = positions;
-        this.pauses = pauses;
-        this.stall = stall;
-        this.rebuild = rebuild;
-        this.metrics = metrics;
+    /**
+     * @param reading       the consumer and the bookkeeping this applies through; its stalls pause a topic
+     * @param maxValueBytes {@code --max-value-bytes}: a longer value is skipped
+     * @param applyThreads  {@code --apply-threads}: how many threads fill a generation no reader maps yet
+     */
+    BatchApplier(Reading reading, int maxValueBytes, int applyThreads) {
+        this.consumer = reading.consumer;
+        this.byTopic = reading.byTopic;
+        this.offsets = reading.offsets;
+        this.positions = reading.positions;
+        this.pauses = reading.pauses;
+        this.stall = reading;
+        this.metrics = reading.metrics;
         byTopic.all().forEach(s -> decoders.put(s, new RecordDecoder(s.binding().valueField())));
         this.maxValueBytes = maxValueBytes;
         this.keyPartitions = new KeyPartitions(metrics);
@@ -91,7 +90,13 @@ final class BatchApplier {
         partlyTaken.forget(topic);
     }
 
-    void apply(ConsumerRecords<byte[], byte[]> records) {
+    /**
+     * Applies one poll batch.
+     *
+     * @param rebuilds reads a topic again from its beginning when a namespace needs it; a {@link KafkaException} from
+     *                 it (the rebuild cannot start now) stalls the topic instead
+     */
+    void apply(ConsumerRecords<byte[], byte[]> records, TopicRebuilds rebuilds) {
         Set<String> stalledNow = new HashSet<>();
         Set<String> rebuiltNow = new HashSet<>();
         Map<TopicPartition, ParallelApplier.Part> pass = parallel.run(records, this::onlySinkOf,
@@ -152,7 +157,7 @@ final class BatchApplier {
                     // Not applied: the topic is read again from its beginning, or from here if that cannot start.
                     whole = false;
                     try {
-                        rebuild.accept(topic, e.getMessage());
+                        rebuilds.rebuild(topic, e.getMessage());
                         rebuiltNow.add(topic);
                     } catch (KafkaException unreachable) {
                         consumer.seek(tp, r.offset());

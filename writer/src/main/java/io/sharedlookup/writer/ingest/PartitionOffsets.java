@@ -324,7 +324,7 @@ final class PartitionOffsets {
             end = consumer.endOffsets(fresh, Duration.ofSeconds(5));
         } catch (TimeoutException e) {
             log.warn("Partitions {} were added but their offsets are not available yet ({}); retrying in {} ms",
-                    fresh, e.getMessage(), Ingestor.PARTITION_CHECK_MILLIS);
+                    fresh, e.getMessage(), PartitionCheck.PERIOD_MILLIS);
             return Map.of();
         }
         added.forEach((topic, tps) -> {

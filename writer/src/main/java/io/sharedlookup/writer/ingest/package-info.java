@@ -6,7 +6,8 @@
  * the next offset not yet applied per partition and whether each topic caught up
  * ({@link io.sharedlookup.writer.ingest.PartitionOffsets}), follows partitions added to a topic, pauses topics whose
  * namespace cannot take records ({@link io.sharedlookup.writer.ingest.TopicPauses}), and recovers from the broker:
- * backoff on errors and timeouts, a rebuild when positions went out of range.
+ * backoff on errors and timeouts, a rebuild when positions went out of range. Between polls it runs the periodic jobs
+ * that are due ({@link io.sharedlookup.writer.ingest.PeriodicJobs}): checkpoints, health checks, new partitions.
  *
  * <p>The consumer is injected (any {@code Consumer<byte[], byte[]>} with {@link
  * io.sharedlookup.writer.ingest.ConsumerSettings}), so the loop is unit-tested against Kafka's {@code MockConsumer}.

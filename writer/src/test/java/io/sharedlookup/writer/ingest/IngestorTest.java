@@ -39,7 +39,6 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
@@ -62,8 +61,12 @@ class IngestorTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     /** Long enough for several health checks (one every 5 s, every CHECK_MILLIS in the currency tests) when loaded. */
     private static final Duration CHECKS_WAIT = Duration.ofSeconds(60);
-    /** The currency tests' health check period (5 s in production: minutes of test) and retention (2.6 periods). */
-    private static final long CHECK_MILLIS = 3_000, RETENTION_MILLIS = CHECK_MILLIS * 26 / 10;
+    /**
+     * The currency tests' health check period (5 s in production: minutes of test) and retention, 3.2 periods: a gap
+     * of one refused check (two periods and what the loaded machine adds) stays 1.2 periods within it, and three
+     * refused checks (at least four periods: a check is never early) always exceed it.
+     */
+    private static final long CHECK_MILLIS = 1_500, RETENTION_MILLIS = CHECK_MILLIS * 32 / 10;
 
     @TempDir
     Path store;
@@ -74,49 +77,6 @@ class IngestorTest {
     private Ingestor ingestor;
     private int stuckAfterSeconds = WriterConfig.DEFAULT_STUCK_AFTER_SECONDS;
     private int ingestHoldLimitSeconds = WriterConfig.DEFAULT_INGEST_HOLD_LIMIT_SECONDS;
-
-    /** A MockConsumer whose empty polls take a moment, as a real one's do, so the loop does not spin. */
-    static final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
-        PacedMockConsumer() {
-            super("none"); // as ConsumerSettings: a position the broker no longer has is an error, never a reset
-        }
-
-        /** Thrown by every poll while set: a failure that keeps coming back. */
-        volatile KafkaException failingEveryPoll;
-        /** While set, end offsets (the health check's request) time out: the broker does not answer. */
-        volatile boolean silent;
-        /** End-offset requests answered, and refused while silent. */
-        final AtomicInteger endOffsetsAnswered = new AtomicInteger();
-        final AtomicInteger endOffsetsRefused = new AtomicInteger();
-
-        @Override
-        public synchronized Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions,
-                                                                 Duration timeout) {
-            if (silent) {
-                endOffsetsRefused.incrementAndGet();
-                throw new TimeoutException("no answer in time");
-            }
-            endOffsetsAnswered.incrementAndGet();
-            return super.endOffsets(partitions, timeout);
-        }
-
-        @Override
-        public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
-            KafkaException failure = failingEveryPoll;
-            if (failure != null) {
-                throw failure;
-            }
-            ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
-            if (records.isEmpty()) {
-                try {
-                    Thread.sleep(5);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return records;
-        }
-    }
 
     @AfterEach
     void stop() throws Exception {
@@ -135,6 +95,8 @@ class IngestorTest {
 
     private TopicFacts topicFacts = topics -> Map.of();
     private long leastCurrencyBoundMillis = -1;
+    /** The health check's period when positive (5 s otherwise, as in production). */
+    private long healthMillis = -1;
 
     private Ingestor start(Supplier<Consumer<byte[], byte[]>> consumers, Duration away) throws Exception {
         WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
@@ -145,7 +107,9 @@ class IngestorTest {
         ingestor = new Ingestor(config, sinks, metrics, consumers, topicFacts, away);
         if (leastCurrencyBoundMillis > 0) {
             ingestor.leastCurrencyBoundMillis = leastCurrencyBoundMillis;
-            ingestor.healthNanos = TimeUnit.MILLISECONDS.toNanos(CHECK_MILLIS); // the currency tests, which set both
+        }
+        if (healthMillis > 0) {
+            ingestor.healthNanos = TimeUnit.MILLISECONDS.toNanos(healthMillis);
         }
         ingestor.start();
         return ingestor;
@@ -221,16 +185,18 @@ class IngestorTest {
 
     /**
      * Polls that keep failing (an error no partition accounts for alone) hold every position still: that is reported
-     * as the error it is, never as partitions stuck on a damaged log, however long it lasts. Two health checks 8 s
-     * apart (the back-off grows 0.5, 1, 2, 4, 8 s) are enough for a 1 s bound to report the lagging partition stuck.
+     * as the error it is, never as partitions stuck on a damaged log, however long it lasts. With a health check due
+     * at every failed poll (the back-off grows 0.5, 1, 2, 4 s), the checks at 1.5 and 3.5 s are 2 s apart, enough for
+     * a 1 s bound to report the lagging partition stuck: 6 s covers them.
      */
     @Test
     void pollsThatKeepFailing_areReportedAsTheirErrorNotAsStuckPartitions() throws Exception {
         stuckAfterSeconds = 1;
+        healthMillis = 250;
         consumer.failingEveryPoll = new KafkaException("Something the broker keeps answering");
         startReading(Map.of(P0, 0L), Map.of(P0, 5L));
         await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason()).contains("keeps answering"));
-        await().during(Duration.ofSeconds(18)).atMost(Duration.ofSeconds(25)).pollInterval(Duration.ofMillis(200))
+        await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(12)).pollInterval(Duration.ofMillis(200))
                 .until(() -> !String.valueOf(status().notReadyReason()).startsWith("stuck:")
                         && Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
                                 "sharedlookup_writer_stuck_partitions{namespace=\"users\"}") == 0);
@@ -548,6 +514,7 @@ class IngestorTest {
 
     @Test
     void poll_brokerDoesNotAnswer_backsOffSaysSoAndCarriesOn() throws Exception {
+        healthMillis = 500; // the health check clears the outage: 5 s in production
         startReading(Map.of(P0, 0L), Map.of(P0, 1L));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
@@ -557,7 +524,7 @@ class IngestorTest {
                 .startsWith("Kafka at mock:9092 did not answer: no answer in time"));
         atNextPoll(() -> consumer.addRecord(record(P0, 1, "2", "Bob")));
 
-        // The loop polls again after its backoff; the health check (every 5 s) finds the broker answering again.
+        // The loop polls again after its backoff; the next health check finds the broker answering again.
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(status().ready()).isTrue();
             assertThat(lookup("2")).isEqualTo("Bob");
@@ -597,20 +564,19 @@ class IngestorTest {
     /**
      * Deletes compacted away while the writer could not reach the broker would never be read by reading on from its
      * positions: back after longer than the topic's delete.retention.ms, it rebuilds, as a start after so long a stop
-     * does — unless nothing was written to the topic meanwhile. Here the retention, and the least bound, are 7.8 s,
-     * with a health check every 3 s: one refused check (about 6 s from one answer to the next) stays within it, three
-     * refused checks (about 12 s) do not.
+     * does — unless nothing was written to the topic meanwhile. Here the retention, and the least bound, are 4.8 s,
+     * with a health check every 1.5 s: one refused check (about 3 s from one answer to the next) stays within it,
+     * three refused checks (at least 6 s) do not.
      */
     @Test
     void healthCheck_positionsNotCurrentForLongerThanTheDeleteRetention_rebuildsUnlessNothingWasWritten()
             throws Exception {
-        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(RETENTION_MILLIS, "topic-id"));
-        leastCurrencyBoundMillis = RETENTION_MILLIS;
+        currencyTest();
         startReading(Map.of(P0, 0L), Map.of(P0, 1L));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
         awaitHealthChecksAnswered(2);
-        assertThat(rebuilds()).as("health checks 3 s apart: current all along").isEqualTo(1);
+        assertThat(rebuilds()).as("health checks 1.5 s apart: current all along").isEqualTo(1);
 
         writtenWhileTheBrokerIsAway(1, "2", "Bob");
         brokerSilentFor(1);
@@ -640,12 +606,11 @@ class IngestorTest {
     /**
      * A build from the topic's beginning that takes longer than its delete.retention.ms ends current as of when it
      * began: a rebuild for that gap would take as long again, and so on for ever. It is credited (and said in a
-     * WARN), not rebuilt. Here the build's last record comes over 10.8 s (3.6 health checks) after the build began.
+     * WARN), not rebuilt. Here the build's last record comes over 6.75 s (4.5 health checks) after the build began.
      */
     @Test
     void healthCheck_aBuildSlowerThanTheDeleteRetention_isNotRebuiltOverAndOver() throws Exception {
-        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(RETENTION_MILLIS, "topic-id"));
-        leastCurrencyBoundMillis = RETENTION_MILLIS;
+        currencyTest();
         try (CapturedLog log = CapturedLog.of(Ingestor.class)) {
             slowBuild(false);
             awaitHealthChecksAnswered(3);
@@ -661,8 +626,7 @@ class IngestorTest {
      */
     @Test
     void healthCheck_aBuildHeldUpByAnOutageAndSlowerThanTheDeleteRetention_isRebuiltOnce() throws Exception {
-        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(RETENTION_MILLIS, "topic-id"));
-        leastCurrencyBoundMillis = RETENTION_MILLIS;
+        currencyTest();
         slowBuild(true);
         await().atMost(WAIT).until(() -> rebuilds() == 2);
         atNextPoll(() -> { // read again from the beginning, without a hold-up
@@ -676,7 +640,7 @@ class IngestorTest {
     }
 
     /**
-     * Starts a build of two records whose last comes over 3.6 health checks (10.8 s) after the build began (with one
+     * Starts a build of two records whose last comes over 4.5 health checks (6.75 s) after the build began (with one
      * health check refused meanwhile when {@code outage}), and waits until it is published.
      */
     private void slowBuild(boolean outage) throws Exception {
@@ -688,12 +652,20 @@ class IngestorTest {
             await().atMost(WAIT).until(() -> consumer.endOffsetsAnswered.get() >= 1);
             brokerSilentFor(1);
         }
-        long over = 36 * CHECK_MILLIS * 100_000L; // 3.6 health check periods, in ns
+        // 4.5 health check periods, in ns: 1.3 periods over the retention, for the start's own delay under load
+        long over = 45 * CHECK_MILLIS * 100_000L;
         await().atMost(CHECKS_WAIT).until(() -> System.nanoTime() - began > over);
         assertThat(status().ready()).as("still building").isFalse();
         atNextPoll(() -> consumer.addRecord(record(P0, 1, "2", "Bob")));
         // published; a rebuild that follows at once may end "ready" before it is seen
         await().atMost(WAIT).until(() -> status().ready() || rebuilds() > 1);
+    }
+
+    /** A topic whose delete.retention.ms, and the least bound, are RETENTION_MILLIS; a health check every CHECK_MILLIS. */
+    private void currencyTest() {
+        topicFacts = topics -> Map.of(TOPIC, new TopicFacts.Facts(RETENTION_MILLIS, "topic-id"));
+        leastCurrencyBoundMillis = RETENTION_MILLIS;
+        healthMillis = CHECK_MILLIS;
     }
 
     /** The record at {@code offset} is written while the broker does not answer health checks (see brokerSilentFor). */
