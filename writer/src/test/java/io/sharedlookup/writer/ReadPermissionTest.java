@@ -44,8 +44,9 @@ class ReadPermissionTest {
     private static final Path LOGS = Path.of("target", "child-logs");
     /**
      * A denied topic pauses for {@link StalledException#PAUSE_MILLIS} (30 s) at a time; the test must see it read
-     * again at the end of a pause, so its writer runs in a JVM of its own with the pause shortened to this. Long
-     * enough that the checks made while the topic is paused fall inside one pause.
+     * again at the end of a pause, so its writer runs in a JVM of its own with the pause shortened to this. The
+     * checks made while the topic is paused await their answer, so a pause ending between two of them cannot fail
+     * them.
      */
     private static final long SHORT_PAUSE_MILLIS = 5_000;
 
@@ -129,9 +130,15 @@ class ReadPermissionTest {
                     .until(() -> Http.get(port, "/lookup/open/o2").statusCode() == 200);
             assertThat(Http.get(port, "/lookup/locked/l2").statusCode()).isEqualTo(404);
             assertThat(Http.get(port, "/health").statusCode()).isEqualTo(200);
-            assertThat(Http.get(port, "/namespaces").body()).as("the other namespace stays ready")
-                    .contains("\"notReadyReason\" : \"paused: not authorized");
-            assertThat(Http.get(port, "/ready").body()).doesNotContain("\"open\"");
+            await("/namespaces says the locked namespace is paused").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100)).until(() -> Http.get(port, "/namespaces").body()
+                            .contains("\"notReadyReason\" : \"paused: not authorized"));
+            await("/ready names the locked topic, not the other one").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100)).until(() -> {
+                        String ready = Http.get(port, "/ready").body();
+                        return ready.contains("not authorized to read topic '" + locked + "'")
+                                && !ready.contains("\"open\"");
+                    });
 
             admin.deleteAcls(denial.stream().map(AclBinding::toFilter).toList()).all().get(30, TimeUnit.SECONDS);
             // Paused SHORT_PAUSE_MILLIS at a time: read again at the end of the pause, nothing skipped. The bound fails

@@ -22,11 +22,17 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Writers in separate JVMs killed with SIGKILL, stopped with SIGTERM; the broker stopped under a running writer. */
 class WriterCrashTest {
+    private static final Logger log = LoggerFactory.getLogger(WriterCrashTest.class);
+    /** Chooses the bootstrap kill moments; printed so that a failing run can be repeated. */
+    private static final long KILL_SEED = 0xA1L;
     private static final Path LOGS = Path.of("target", "child-logs");
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
@@ -87,13 +93,17 @@ class WriterCrashTest {
         updater.start();
         Path store = TestKafka.tempStore();
         Random random = new Random(2);
+        Random killDelays = new Random(KILL_SEED);
+        log.info("Bootstrap kill delays from seed {}", KILL_SEED);
         int kills = 0;
         int killsBeforePublish = 0;
         try {
             for (int trial = 0; trial < 5; trial++) {
                 try (ChildJvm bootstrapping = startWriter("bootstrap-" + trial, store, topic).jvm) {
-                    // Killed once it is filling a new generation (usually before it publishes it).
+                    // Killed while it fills a new generation (usually before it publishes it), 0-1.5 s in: the
+                    // moment is chosen by the seed, not by what the writer is doing, so kills land mid-fill.
                     bootstrapping.awaitLine(Duration.ofSeconds(60), l -> l.contains("new generation"));
+                    LockSupport.parkNanos(Duration.ofMillis(killDelays.nextInt(1500)).toNanos());
                     bootstrapping.kill();
                     kills++;
                     if (!bootstrapping.printed(l -> l.contains("Namespace 'crash': published"))) {
@@ -115,13 +125,15 @@ class WriterCrashTest {
             updater.join();
         }
         assertThat(kills).isEqualTo(10);
-        assertThat(killsBeforePublish).as("bootstrap kills that hit an unpublished generation").isGreaterThanOrEqualTo(3);
+        assertThat(killsBeforePublish).as("bootstrap kills that hit an unpublished generation (seed %s)", KILL_SEED)
+                .isGreaterThanOrEqualTo(3);
 
         WriterProcess last = startWriter("final", store, topic);
         try (ChildJvm jvm = last.jvm) {
             awaitReady(last);
             assertThat(jvm.printed(l -> l.contains("did not stop cleanly"))).isTrue();
-            await("store converges to the topic").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+            await("store converges to the topic (kill seed " + KILL_SEED + ")").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
                     .until(() -> TestStores.contents(store, topic).equals(new TreeMap<>(expected)));
             long start = System.nanoTime();
             jvm.terminate(Duration.ofSeconds(10));

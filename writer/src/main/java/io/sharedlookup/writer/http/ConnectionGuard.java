@@ -15,9 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * First in the pipeline, so it sees raw bytes: counts the connection against the cap, stops reading while a
- * response is being written, and keeps one timer per connection — the request deadline while a request is
- * arriving, the write deadline while its response is written, the idle deadline between requests.
+ * First after the write timeout (which only watches writes), so it sees raw bytes: counts the connection against
+ * the cap, stops reading while a response is being written, and keeps one timer per connection — the request
+ * deadline while a request is arriving, the write deadline while its response is written, the idle deadline
+ * between requests.
  */
 final class ConnectionGuard extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(ConnectionGuard.class);

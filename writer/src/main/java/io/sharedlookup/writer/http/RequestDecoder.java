@@ -14,7 +14,7 @@ import java.util.List;
  * body). The guard asks after each response: the first bytes of a pipelined request may have been read together
  * with the last one, and then no new read would tell it a request is arriving. Used with a plain
  * {@link HttpResponseEncoder} instead of {@code HttpServerCodec}, whose decoder cannot be asked: what the codec
- * adds (leaving out the body of a response to HEAD) is done here where responses are made, which never give a
+ * adds (leaving out the body of a response to HEAD) is done in {@link ResponseWriting}, which never gives a
  * response to HEAD a body.
  */
 final class RequestDecoder extends HttpRequestDecoder {

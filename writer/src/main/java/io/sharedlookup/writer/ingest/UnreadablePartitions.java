@@ -98,10 +98,10 @@ final class UnreadablePartitions {
         for (TopicPartition tp : assigned) {
             // Topic names have no spaces, so "<topic>-<partition>. " and "<topic>-<partition> at" name one partition.
             if (message.startsWith(FETCH_FAILED + tp + ". ")) {
-                if (!saysBatchInvalid(cause, tp)) {
+                String batchAt = BATCH_INVALID + tp + " at offset ";
+                if (!saysBatchInvalid(cause, batchAt)) {
                     return Optional.of(new Unreadable(tp, -1, cause));
                 }
-                String batchAt = BATCH_INVALID + tp + " at offset ";
                 long start = firstNumber(cause.substring(batchAt.length()));
                 if (cause.contains(DAMAGED_LENGTH)) {
                     // Skipping its offsets would end past the batch where the broker, following the damaged length,
@@ -120,13 +120,14 @@ final class UnreadablePartitions {
     }
 
     /**
-     * Whether the consumer's {@code cause} says a record batch of {@code tp} failed its checksum or size check. Read
-     * from the words because Kafka offers no type for it: the consumer ({@code CompletedFetch}, kafka-clients 4.3)
-     * catches its {@code CorruptRecordException} and rethrows a plain {@link KafkaException} with only the message,
-     * wrapped in another plain one that names the partition; {@code UnreadablePartitionsTest} pins the wording.
+     * Whether the consumer's {@code cause} says a record batch of the partition named in {@code batchAt} (the words
+     * before the batch's offset) failed its checksum or size check. Read from the words because Kafka offers no type
+     * for it: the consumer ({@code CompletedFetch}, kafka-clients 4.3) catches its {@code CorruptRecordException} and
+     * rethrows a plain {@link KafkaException} with only the message, wrapped in another plain one that names the
+     * partition; {@code UnreadablePartitionsTest} pins the wording.
      */
-    private static boolean saysBatchInvalid(String cause, TopicPartition tp) {
-        return cause.startsWith(BATCH_INVALID + tp + " at offset ") && cause.contains(" is invalid");
+    private static boolean saysBatchInvalid(String cause, String batchAt) {
+        return cause.startsWith(batchAt) && cause.contains(" is invalid");
     }
 
     private static long firstNumber(String s) {

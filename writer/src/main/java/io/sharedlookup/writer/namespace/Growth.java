@@ -145,9 +145,9 @@ final class Growth {
     }
 
     /**
-     * A put found no room (Chronicle: "extra segment tier"): entries grew larger than the sizes the generation was
-     * made for, so its bytes ran out before its count. Nothing was written; moves to a generation sized with the
-     * averages seen so far, where the caller applies the record.
+     * A put found no room ({@link io.sharedlookup.writer.store.TiersExhaustedException}): entries grew larger than
+     * the sizes the generation was made for, so its bytes ran out before its count. Nothing was written; moves to a
+     * generation sized with the averages seen so far, where the caller applies the record.
      *
      * @throws StalledException when no bigger generation can be made now
      */

@@ -12,11 +12,12 @@ public final class StalledException extends RuntimeException {
 
     /**
      * How long a topic pauses when its namespace cannot take a record and cannot say when it will: 30 s. The system
-     * property {@value #PAUSE_PROPERTY} (read once, when the class loads) sets it shorter for tests that must see a
-     * topic come back after its pause, in a writer JVM of their own, rather than wait out half a minute; it is not an
-     * operator setting.
+     * property {@value #PAUSE_PROPERTY} (read once, when the class loads) sets it shorter, down to 1 s, for tests that
+     * must see a topic come back after its pause, in a writer JVM of their own, rather than wait out half a minute; it
+     * is not an operator setting.
      */
-    public static final long PAUSE_MILLIS = Long.getLong(PAUSE_PROPERTY, 30_000);
+    // At least 1 s: a pause of 0 or a few ms would have the ingest loop re-read at full speed a record it cannot take.
+    public static final long PAUSE_MILLIS = Math.max(1_000, Long.getLong(PAUSE_PROPERTY, 30_000));
 
     private final long retryMillis;
 

@@ -8,9 +8,9 @@ import java.nio.file.Path;
  * The one place that tells Chronicle Map's failures apart. Chronicle reports a full generation, an entry too large
  * for its layout, and a file it cannot open only as {@link IllegalStateException}, {@link IllegalArgumentException}
  * or whatever its internals threw, distinguished by their message alone; the writer's callers need to act on each
- * differently (grow, skip the record, rebuild), so {@link GenerationFile} passes every failure through here and the
- * rest of the writer catches the typed exceptions: {@link TiersExhaustedException}, {@link EntryTooLargeException},
- * {@link GenerationUnusableException}, {@link StoreFormatException}.
+ * differently (grow, skip the record, rebuild), so {@link GenerationFile} passes its create, open and put failures
+ * through here and the rest of the writer catches the typed exceptions: {@link TiersExhaustedException},
+ * {@link EntryTooLargeException}, {@link GenerationUnusableException}, {@link StoreFormatException}.
  *
  * <p>The words matched are Chronicle's own, from the version on the class path: {@code ChronicleFailuresTest} fills a
  * real generation until Chronicle refuses and asserts on the type, and the namespace tests that store a value too large
@@ -34,7 +34,7 @@ final class ChronicleFailures {
      * or a failure the writer does not tell apart).
      */
     static RuntimeException ofPut(RuntimeException e, CharSequence key, CharSequence value, Path file) {
-        if (e instanceof TiersExhaustedException || e instanceof GenerationUnusableException) {
+        if (e instanceof TiersExhaustedException) {
             return e;
         }
         if (tooLarge(e)) {
@@ -59,7 +59,7 @@ final class ChronicleFailures {
     }
 
     /** Whether Chronicle refused an entry as larger than this generation's layout allows. */
-    static boolean tooLarge(RuntimeException e) {
+    private static boolean tooLarge(RuntimeException e) {
         return says(e, TOO_LARGE);
     }
 

@@ -60,10 +60,6 @@ class ChronicleFailuresTest {
     void otherFailures_passUnchanged() {
         IllegalStateException other = new IllegalStateException("Segment lock held");
         assertThat(ChronicleFailures.ofPut(other, "k", "v", FILE)).isSameAs(other);
-        // Already typed: a half-done replace stays unusable even though its message quotes Chronicle's words.
-        GenerationUnusableException unusable = new GenerationUnusableException(
-                "A longer value could not be placed (Attempt to allocate #33 extra segment tier)", other);
-        assertThat(ChronicleFailures.ofPut(unusable, "k", "v", FILE)).isSameAs(unusable);
         TiersExhaustedException typed = ChronicleFailures.noTierForLongerValue(FILE, 32);
         assertThat(ChronicleFailures.ofPut(typed, "k", "v", FILE)).isSameAs(typed);
     }
