@@ -7,7 +7,8 @@ package io.sharedlookup.internal.store;
  * <p>The digest is the sum, modulo 2<sup>64</sup>, of {@link #of(CharSequence, CharSequence)} over the entries. A sum
  * does not depend on order and can be kept up to date incrementally: a put adds the new pair's term and subtracts the
  * old one's, a remove subtracts. A pair's term is XXH64 (seed 0) of the key's UTF-8 bytes, one {@code 0xFF} byte (never
- * part of UTF-8, so no two pairs share the bytes) and the value's UTF-8 bytes.
+ * part of UTF-8, so no two pairs share the bytes) and the value's UTF-8 bytes: standard UTF-8 ({@link Utf8#encode}),
+ * not the file's per-char form, so that the digest does not depend on how Chronicle stores text.
  */
 public final class ContentDigest {
     private ContentDigest() {
@@ -19,7 +20,7 @@ public final class ContentDigest {
 
     /** The term one (key, value) pair adds to the digest. */
     public static long of(CharSequence key, CharSequence value) {
-        int max = 3 * (key.length() + value.length()) + 1; // UTF-8 takes at most 3 bytes per char
+        int max = Utf8.MAX_BYTES_PER_CHAR * (key.length() + value.length()) + 1;
         byte[] pair;
         if (max > KEPT_SCRATCH_BYTES) {
             pair = new byte[max]; // a rare large pair: not kept for the thread's lifetime
@@ -30,42 +31,10 @@ public final class ContentDigest {
             }
             pair = holder[0];
         }
-        int n = encodeUtf8(key, pair, 0);
+        int n = Utf8.encode(key, pair, 0);
         pair[n++] = (byte) 0xFF;
-        n = encodeUtf8(value, pair, n);
+        n = Utf8.encode(value, pair, n);
         return Xxh64.hash(pair, n);
-    }
-
-    /**
-     * Writes {@code s} as UTF-8 at {@code at}, as {@code String.getBytes(UTF_8)} does (an unpaired surrogate becomes
-     * {@code '?'}); returns the index after the last byte.
-     */
-    private static int encodeUtf8(CharSequence s, byte[] out, int at) {
-        int length = s.length();
-        for (int i = 0; i < length; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                out[at++] = (byte) c;
-            } else if (c < 0x800) {
-                out[at++] = (byte) (0xC0 | (c >> 6));
-                out[at++] = (byte) (0x80 | (c & 0x3F));
-            } else if (Character.isSurrogate(c)) {
-                if (Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    int cp = Character.toCodePoint(c, s.charAt(++i));
-                    out[at++] = (byte) (0xF0 | (cp >> 18));
-                    out[at++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-                    out[at++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-                    out[at++] = (byte) (0x80 | (cp & 0x3F));
-                } else {
-                    out[at++] = '?';
-                }
-            } else {
-                out[at++] = (byte) (0xE0 | (c >> 12));
-                out[at++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-                out[at++] = (byte) (0x80 | (c & 0x3F));
-            }
-        }
-        return at;
     }
 
     /** As written in manifests and shown to people: 16 lower-case hex digits. */

@@ -11,10 +11,13 @@ final class KeyBuffer {
     /** Whether a key is being encoded into it (its {@code charAt} running). */
     boolean encoding;
 
-    /** Encodes {@code key} into {@link #bytes} (see {@link KeyWords#encode}); returns the byte count. */
+    /**
+     * Encodes {@code key} into {@link #bytes} as Chronicle stores it ({@link Utf8#encodeChronicle}); returns the byte
+     * count.
+     */
     int encode(CharSequence key) {
         int length = key.length();
         bytes = KeyWords.room(bytes, length);
-        return KeyWords.encode(key, length, bytes);
+        return Utf8.encodeChronicle(key, length, bytes);
     }
 }

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A key as the store holds it: Chronicle's UTF-8 (each char on its own, in 1 to 3 bytes), hashed with {@link Xxh64}
+ * A key as the store holds it: Chronicle's UTF-8 ({@link Utf8#encodeChronicle}), hashed with {@link Xxh64}
  * and compared with an entry's key bytes 8 at a time. An ASCII {@code String} key is read straight from its chars,
  * whatever its length, never copied; any other key is encoded once into a byte buffer. Static and small, so that the
  * JIT inlines these methods into {@link MappedMap}'s probe.
@@ -117,7 +117,7 @@ final class KeyWords {
      * that the last part can be read as one word; else a new, larger buffer.
      */
     static byte[] room(byte[] b, int length) {
-        long needed = Math.max(3L * length + 8, MIN_BUFFER);
+        long needed = Math.max((long) Utf8.MAX_BYTES_PER_CHAR * length + 8, MIN_BUFFER);
         if (needed > MAX_BUFFER) {
             // in long: 3 * length overflows an int past ~715M chars (a CharSequence may claim any length)
             throw new IllegalArgumentException("a key of " + length + " chars is longer than any key a store can hold");
@@ -133,27 +133,5 @@ final class KeyWords {
      */
     static byte[] trimmed(byte[] b) {
         return b != null && b.length > RETAINED_BYTES ? new byte[64] : b;
-    }
-
-    /**
-     * Encodes {@code key} into {@code b} (made large enough by {@link #room}) as Chronicle does: each char on its own,
-     * in 1 to 3 bytes (a surrogate pair as two 3-byte forms). Returns the byte count.
-     */
-    static int encode(CharSequence key, int length, byte[] b) {
-        int n = 0;
-        for (int i = 0; i < length; i++) {
-            char c = key.charAt(i);
-            if (c < 0x80) {
-                b[n++] = (byte) c;
-            } else if (c < 0x800) {
-                b[n++] = (byte) (0xC0 | (c >> 6));
-                b[n++] = (byte) (0x80 | (c & 0x3F));
-            } else {
-                b[n++] = (byte) (0xE0 | (c >> 12));
-                b[n++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-                b[n++] = (byte) (0x80 | (c & 0x3F));
-            }
-        }
-        return n;
     }
 }

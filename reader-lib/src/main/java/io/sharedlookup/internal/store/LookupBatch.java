@@ -69,7 +69,7 @@ public final class LookupBatch extends KeyClassifier {
         int chars = key.length();
         byte[] encoded = KeyWords.room(keyBytes[i], chars);
         keyBytes[i] = encoded;
-        int keyLength = KeyWords.encode(key, chars, encoded);
+        int keyLength = Utf8.encodeChronicle(key, chars, encoded);
         return hashedKey(null, encoded, keyLength, KeyWords.word(encoded, 0), KeyWords.word(encoded, 8),
                 Xxh64.hash(encoded, keyLength), i, null, 0);
     }

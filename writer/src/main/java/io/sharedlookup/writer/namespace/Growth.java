@@ -2,6 +2,7 @@ package io.sharedlookup.writer.namespace;
 
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.RateLimitedLog;
+import io.sharedlookup.internal.store.Utf8;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.EntryRoom;
 import io.sharedlookup.writer.store.EntrySizes;
@@ -11,7 +12,6 @@ import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.NoRoomForEntryException;
-import io.sharedlookup.writer.store.Utf8;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.function.BiConsumer;
@@ -201,6 +201,7 @@ final class Growth {
             lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
             throw new RecordSkippedException("value of key '" + (key.length() <= 200 ? key : key.substring(0, 200)
                     + "...") + "' skipped: " + refusal + ". Raise nothing; to skip such values at once, lower "
+                    // standard UTF-8, not Chronicle's: --max-value-bytes is compared with the record's bytes
                     + "--max-value-bytes below " + Utf8.length(value), true);
         }
         sizes.mustTake(bytes); // only once it is taken: a skipped value must not lengthen later generations

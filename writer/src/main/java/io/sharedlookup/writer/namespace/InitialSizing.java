@@ -1,9 +1,9 @@
 package io.sharedlookup.writer.namespace;
 
 import io.sharedlookup.internal.store.LockTimeoutException;
+import io.sharedlookup.internal.store.Utf8;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.Utf8;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -109,9 +109,9 @@ final class InitialSizing {
         double avgValue = 0;
         int values = 0;
         for (String[] s : samples) {
-            avgKey += Utf8.length(s[0]);
+            avgKey += Utf8.chronicleLength(s[0]);
             if (s[1] != null) {
-                avgValue += Utf8.length(s[1]);
+                avgValue += Utf8.chronicleLength(s[1]);
                 values++;
             }
         }
@@ -171,8 +171,8 @@ final class InitialSizing {
         long[] totals = new long[3];
         try {
             generation.forEachWhile((k, v) -> {
-                totals[0] += Utf8.length(k);
-                totals[1] += Utf8.length(v);
+                totals[0] += Utf8.chronicleLength(k);
+                totals[1] += Utf8.chronicleLength(v);
                 return ++totals[2] < 1_000;
             }, NamespaceSink.WRITE_LOCK_NANOS);
         } catch (LockTimeoutException e) {

@@ -1,5 +1,7 @@
 package io.sharedlookup.writer.store;
 
+import io.sharedlookup.internal.store.Utf8;
+
 /**
  * The sizes of entries seen, in UTF-8 bytes as Chronicle stores them (not chars: a generation sized in chars would
  * refuse a non-ASCII value): the average key and value sizes a generation is sized with, and the largest entry it must
@@ -12,13 +14,13 @@ public final class EntrySizes {
     private long keyBytes;
     private long valueBytes;
     private long stored;
-    /** UTF-8 key plus value bytes of the largest entry stored (or refused by a copy) since the last rebuild. */
+    /** Key plus value bytes of the largest entry stored (or refused by a copy) since the last rebuild. */
     private long largestEntryBytes;
 
     /** Counts an entry stored. */
     public void countStored(CharSequence key, CharSequence value) {
-        int k = Utf8.length(key);
-        int v = Utf8.length(value);
+        int k = Utf8.chronicleLength(key);
+        int v = Utf8.chronicleLength(value);
         keyBytes += k;
         valueBytes += v;
         stored++;
@@ -30,9 +32,9 @@ public final class EntrySizes {
         largestEntryBytes = Math.max(largestEntryBytes, entryBytes);
     }
 
-    /** UTF-8 key plus value bytes of an entry. */
+    /** Key plus value bytes of an entry as Chronicle stores it ({@link Utf8#chronicleLength}). */
     public static long bytesOf(CharSequence key, CharSequence value) {
-        return (long) Utf8.length(key) + Utf8.length(value);
+        return (long) Utf8.chronicleLength(key) + Utf8.chronicleLength(value);
     }
 
     /**

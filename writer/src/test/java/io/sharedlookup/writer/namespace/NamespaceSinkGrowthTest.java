@@ -84,6 +84,32 @@ class NamespaceSinkGrowthTest {
         }
     }
 
+    /**
+     * The same for a value of chars outside the BMP: Chronicle stores each of its surrogates in 3 bytes (6 a pair, not
+     * standard UTF-8's 4), so the copy must be made for those bytes or it cannot take the value either.
+     */
+    @Test
+    void aValueOfSurrogatePairsTooLargeForTheLayoutIsStoredInACopyMadeForIt() throws Exception {
+        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "emoji", StorePermissions.DEFAULT);
+        NamespaceSink sink = TestSinks.over(writer);
+        Map<Integer, Long> offsets = Map.of(0, 0L);
+        Positions positions = topic -> offsets;
+        sink.start(offsets, offsets, -1, null);
+        for (int i = 0; i < 10; i++) {
+            sink.apply("k" + i, "v", positions);
+        }
+        sink.afterBatch(true, positions);
+        String huge = "\uD83D\uDE42".repeat(50_000); // 300,000 bytes in the file, 200,000 in standard UTF-8
+        sink.apply("k3", huge, positions);
+        sink.afterBatch(true, positions);
+        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
+        sink.close(positions);
+        // a patient reader: mapping the copy's long tiers on a loaded machine may take longer than the default bound
+        try (SharedLookupStore reader = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(30)).open()) {
+            assertThat(reader.lookup("emoji").get("k3")).isEqualTo(huge);
+        }
+    }
+
     @Test
     void aGenerationThatCannotBeCreatedStallsVisiblyAndRecovers() throws Exception {
         StoreLayout layout = new StoreLayout(store);
