@@ -180,8 +180,17 @@ class TopicLifecycleTest {
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "lifecycle-open-tx");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (WriterApp app = start(WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding(topic, topic))).stuckAfterSeconds(2));
+        // A health check every second: only a health check tells the partition stuck (5 s apart in production). The
+        // writer reads the property when it makes its Ingestor, in start(), so it is cleared again right after.
+        System.setProperty(Ingestor.HEALTH_PERIOD_PROPERTY, "1000");
+        WriterApp started;
+        try {
+            started = start(WriterConfig.builder(kafka.bootstrap(), store)
+                    .topics(List.of(new TopicBinding(topic, topic))).stuckAfterSeconds(2));
+        } finally {
+            System.clearProperty(Ingestor.HEALTH_PERIOD_PROPERTY);
+        }
+        try (WriterApp app = started;
              KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             int port = app.httpPort();
             awaitReady(port);
