@@ -10,12 +10,14 @@ import io.sharedlookup.testing.ChildJvm;
 import io.sharedlookup.testing.TestKafka;
 import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.testing.WriterProcess;
+import io.sharedlookup.writer.ingest.Ingestor;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -178,8 +180,13 @@ class StoredSettingsRestartTest {
                 }
             }, "observer");
             observer.start();
-            WriterProcess w = writer("settings-rebuild", "--value-field", "team", "--rebuild", TOPIC,
-                    "--stuck-after", "1");
+            // A health check every second: only a health check tells the partition stuck (5 s apart in production,
+            // the second one 10 s after the start), and the test waits for that before it repairs the partition.
+            List<String> jvmOptions = new ArrayList<>(ChildJvm.chronicleFlags());
+            jvmOptions.add("-D" + Ingestor.HEALTH_PERIOD_PROPERTY + "=1000");
+            WriterProcess w = WriterProcess.start(args -> ChildJvm.start("settings-rebuild", LOGS, jvmOptions,
+                    WriterMain.class, args), kafka.bootstrap(), store, TOPIC, "--value-field", "team", "--rebuild",
+                    TOPIC, "--stuck-after", "1");
             try (ChildJvm jvm = w.jvm) {
                 jvm.awaitLine(Duration.ofSeconds(60), l -> l.contains("building a fresh generation")
                         && l.contains("--rebuild people was given"));

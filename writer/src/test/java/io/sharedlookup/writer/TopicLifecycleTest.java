@@ -10,10 +10,12 @@ import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.ChildJvm;
 import io.sharedlookup.testing.TestKafka;
 import io.sharedlookup.testing.WriterProcess;
+import io.sharedlookup.writer.ingest.Ingestor;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -128,7 +130,10 @@ class TopicLifecycleTest {
         }
         kafka.flush();
         Path store = TestKafka.tempStore();
-        try (WriterProcess writer = WriterProcess.start(args -> ChildJvm.start("reborn-writer", LOGS,
+        // A health check every second: the health check is what sees the topic's new id (5 s apart in production).
+        List<String> jvmOptions = new ArrayList<>(ChildJvm.chronicleFlags());
+        jvmOptions.add("-D" + Ingestor.HEALTH_PERIOD_PROPERTY + "=1000");
+        try (WriterProcess writer = WriterProcess.start(args -> ChildJvm.start("reborn-writer", LOGS, jvmOptions,
                 WriterMain.class, args), kafka.bootstrap(), store, topic)) {
             writer.awaitReady(Duration.ofSeconds(90));
             await("old keys served").atMost(Duration.ofSeconds(10)).until(() -> "old".equals(writer.lookup(topic,
@@ -175,8 +180,17 @@ class TopicLifecycleTest {
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "lifecycle-open-tx");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (WriterApp app = start(WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding(topic, topic))).stuckAfterSeconds(2));
+        // A health check every second: only a health check tells the partition stuck (5 s apart in production). The
+        // writer reads the property when it makes its Ingestor, in start(), so it is cleared again right after.
+        System.setProperty(Ingestor.HEALTH_PERIOD_PROPERTY, "1000");
+        WriterApp started;
+        try {
+            started = start(WriterConfig.builder(kafka.bootstrap(), store)
+                    .topics(List.of(new TopicBinding(topic, topic))).stuckAfterSeconds(2));
+        } finally {
+            System.clearProperty(Ingestor.HEALTH_PERIOD_PROPERTY);
+        }
+        try (WriterApp app = started;
              KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             int port = app.httpPort();
             awaitReady(port);

@@ -50,8 +50,16 @@ public final class Ingestor {
     /** How long the ingest thread may stay away from its loop before the statuses say so (see {@link #statuses}). */
     static final Duration AWAY = Duration.ofSeconds(60);
 
-    /** The health check's period; IngestorTest shortens it (read when the consumer is made, on the ingest thread). */
-    long healthNanos = TimeUnit.MILLISECONDS.toNanos(HealthCheck.PERIOD_MILLIS);
+    /** The system property that shortens the health check's period in a writer JVM a test starts. */
+    public static final String HEALTH_PERIOD_PROPERTY = "sharedlookup.writer.healthCheckMillis";
+
+    /**
+     * The health check's period; IngestorTest shortens it (read when the consumer is made, on the ingest thread). The
+     * system property {@value #HEALTH_PERIOD_PROPERTY} sets it for a writer JVM of its own, so that a test waiting on
+     * what only a health check notices (a stuck partition, a recreated topic) does not wait out 5 s periods; it is not
+     * an operator setting.
+     */
+    long healthNanos = TimeUnit.MILLISECONDS.toNanos(Long.getLong(HEALTH_PERIOD_PROPERTY, HealthCheck.PERIOD_MILLIS));
     /** The least gap in currency that rebuilds a topic ({@link CurrencyCheck}); IngestorTest shortens it. */
     long leastCurrencyBoundMillis = TimeUnit.MINUTES.toMillis(1);
 
