@@ -127,7 +127,8 @@ final class SharedStores {
         }
     }
 
-    private static ScheduledExecutorService releaser() {
+    // Synchronized like its callers, so that the lazy creation is safe on its own, not only through them.
+    private static synchronized ScheduledExecutorService releaser() {
         if (releaser == null) {
             ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "shared-lookup-release");

@@ -2,8 +2,11 @@ package io.sharedlookup.writer;
 
 import io.sharedlookup.writer.tools.StoreTools;
 import io.sharedlookup.writer.tools.ToolLogging;
+import java.io.BufferedWriter;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -13,6 +16,10 @@ public final class WriterMain {
     static final String DEMO_HINT = "java -jar demo/target/shared-lookup-demo.jar --store-dir DIR";
 
     private WriterMain() {
+    }
+
+    private static PrintWriter utf8(PrintStream stream) {
+        return new PrintWriter(new BufferedWriter(new OutputStreamWriter(stream, StandardCharsets.UTF_8)), true);
     }
 
     public static void main(String[] args) {
@@ -30,7 +37,9 @@ public final class WriterMain {
     static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         if (args.length > 0 && StoreTools.COMMANDS.contains(args[0])) {
             // An operator command (inspect, get, dump, verify, diff): read-only on a store, then exit.
-            return StoreTools.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+            // UTF-8, as the store holds the text: a dump is the same bytes whatever the platform's default charset
+            // (which differs between JDK 17, where it follows the locale, and 18+, where it is UTF-8).
+            return StoreTools.run(args, utf8(out), utf8(err));
         }
         Launch launch = launch(args, env, out, err);
         if (launch.app() == null) {
