@@ -64,24 +64,7 @@ class NamespaceSinkGrowthTest {
      */
     @Test
     void aValueTooLargeForTheGenerationsLayoutIsStoredInACopyMadeForIt() throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "wide", StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
-        Map<Integer, Long> offsets = Map.of(0, 0L);
-        Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1, null);
-        for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v", positions);
-        }
-        sink.afterBatch(true, positions);
-        String huge = "x".repeat(300_000);
-        sink.apply("k3", huge, positions);
-        sink.afterBatch(true, positions);
-        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
-        sink.close(positions);
-        try (SharedLookupStore reader = SharedLookupStore.open(store)) {
-            assertThat(reader.lookup("wide").get("k3")).isEqualTo(huge);
-            assertThat(reader.lookup("wide").size()).isEqualTo(10);
-        }
+        storedInACopyMadeForIt("wide", "x".repeat(300_000));
     }
 
     /**
@@ -90,7 +73,12 @@ class NamespaceSinkGrowthTest {
      */
     @Test
     void aValueOfSurrogatePairsTooLargeForTheLayoutIsStoredInACopyMadeForIt() throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "emoji", StorePermissions.DEFAULT);
+        storedInACopyMadeForIt("emoji", "\uD83D\uDE42".repeat(50_000)); // 300,000 bytes in the file, 200,000 in UTF-8
+    }
+
+    /** Ten tiny values (the sample the generation is sized for), then {@code huge} for one of their keys. */
+    private void storedInACopyMadeForIt(String namespace, String huge) throws Exception {
+        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
         NamespaceSink sink = TestSinks.over(writer);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
@@ -99,14 +87,14 @@ class NamespaceSinkGrowthTest {
             sink.apply("k" + i, "v", positions);
         }
         sink.afterBatch(true, positions);
-        String huge = "\uD83D\uDE42".repeat(50_000); // 300,000 bytes in the file, 200,000 in standard UTF-8
         sink.apply("k3", huge, positions);
         sink.afterBatch(true, positions);
         assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
         sink.close(positions);
         // a patient reader: mapping the copy's long tiers on a loaded machine may take longer than the default bound
         try (SharedLookupStore reader = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(30)).open()) {
-            assertThat(reader.lookup("emoji").get("k3")).isEqualTo(huge);
+            assertThat(reader.lookup(namespace).get("k3")).isEqualTo(huge);
+            assertThat(reader.lookup(namespace).size()).isEqualTo(10);
         }
     }
 
