@@ -4,6 +4,7 @@ import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.Positions;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -103,7 +104,7 @@ final class IngestStatus {
             out.put(sink.binding().namespace(), sink.status(lag, notReadyReason(sink), currentAsOf));
             metrics.stuckPartitions.labelValues(sink.binding().namespace()).set(stuck.count(sink.binding().topic()));
         }
-        statuses = out;
+        statuses = Collections.unmodifiableMap(out); // HTTP threads iterate it; WriterApp.statuses() hands it out
     }
 
     private String notReadyReason(NamespaceSink sink) {

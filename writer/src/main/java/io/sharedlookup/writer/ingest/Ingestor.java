@@ -203,16 +203,19 @@ public final class Ingestor {
                     jobs.runDue();
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
                     long applying = System.nanoTime();
-                    batch.apply(records, rebuilds);
-                    byTopic.afterBatch(reading.offsets::caughtUp, positions, reading, (topic, why) -> {
-                        try {
-                            rebuilds.rebuild(topic, why);
-                        } catch (KafkaException unreachable) {
-                            reading.stall(topic, why + "; cannot rebuild now: " + unreachable.getMessage(),
-                                    StalledException.PAUSE_MILLIS);
-                        }
-                    });
-                    stuck.busyFor(System.nanoTime() - applying); // the writer's own time: no partition's fault
+                    try {
+                        batch.apply(records, rebuilds);
+                        byTopic.afterBatch(reading.offsets::caughtUp, positions, reading, (topic, why) -> {
+                            try {
+                                rebuilds.rebuild(topic, why);
+                            } catch (KafkaException unreachable) {
+                                reading.stall(topic, why + "; cannot rebuild now: " + unreachable.getMessage(),
+                                        StalledException.PAUSE_MILLIS);
+                            }
+                        });
+                    } finally {
+                        stuck.busyFor(System.nanoTime() - applying); // the writer's own time: no partition's fault
+                    }
                     backoff.reset();
                 } catch (InvalidOffsetException e) {
                     try {

@@ -64,7 +64,7 @@ class NamespaceSinkGrowthTest {
      */
     @Test
     void aValueTooLargeForTheGenerationsLayoutIsStoredInACopyMadeForIt() throws Exception {
-        storedInACopyMadeForIt("wide", "x".repeat(300_000));
+        storedInACopyMadeForIt("wide", "x".repeat(300_000), SharedLookupStore.builder(store));
     }
 
     /**
@@ -73,11 +73,14 @@ class NamespaceSinkGrowthTest {
      */
     @Test
     void aValueOfSurrogatePairsTooLargeForTheLayoutIsStoredInACopyMadeForIt() throws Exception {
-        storedInACopyMadeForIt("emoji", "\uD83D\uDE42".repeat(50_000)); // 300,000 bytes in the file, 200,000 in UTF-8
+        storedInACopyMadeForIt("emoji", "\uD83D\uDE42".repeat(50_000), // 300,000 bytes in the file, 200,000 in UTF-8
+                // a patient reader: mapping the copy's long tiers on a loaded machine may take longer than the default
+                SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(30)));
     }
 
     /** Ten tiny values (the sample the generation is sized for), then {@code huge} for one of their keys. */
-    private void storedInACopyMadeForIt(String namespace, String huge) throws Exception {
+    private void storedInACopyMadeForIt(String namespace, String huge, SharedLookupStore.Builder readers)
+            throws Exception {
         NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
         NamespaceSink sink = TestSinks.over(writer);
         Map<Integer, Long> offsets = Map.of(0, 0L);
@@ -91,8 +94,7 @@ class NamespaceSinkGrowthTest {
         sink.afterBatch(true, positions);
         assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
         sink.close(positions);
-        // a patient reader: mapping the copy's long tiers on a loaded machine may take longer than the default bound
-        try (SharedLookupStore reader = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(30)).open()) {
+        try (SharedLookupStore reader = readers.open()) {
             assertThat(reader.lookup(namespace).get("k3")).isEqualTo(huge);
             assertThat(reader.lookup(namespace).size()).isEqualTo(10);
         }
