@@ -1,11 +1,13 @@
 package io.sharedlookup.writer.ingest;
 
+import io.sharedlookup.writer.namespace.NamespaceSink;
 import io.sharedlookup.writer.namespace.Positions;
 
 /**
  * Every {@value #PERIOD_MILLIS} ms: each namespace records its positions ({@code checkpoint}), topics whose pause is
  * over resume, and the statuses HTTP shows are published afresh. Often, because what a checkpoint records is what a
- * restart resumes from, and the statuses say lag and how current the positions are.
+ * restart resumes from, and the statuses say lag and how current the positions are. A namespace whose checkpoints are
+ * slow (a disk busy writing out a growth) is checkpointed less often: {@link CheckpointPacing}.
  */
 final class Checkpoint implements PeriodicJob {
     static final long PERIOD_MILLIS = 250;
@@ -14,6 +16,7 @@ final class Checkpoint implements PeriodicJob {
     private final Positions positions;
     private final TopicPauses pauses;
     private final IngestStatus status;
+    private final CheckpointPacing<NamespaceSink> pacing = new CheckpointPacing<>();
 
     Checkpoint(Reading reading, IngestStatus status) {
         this.byTopic = reading.byTopic;
@@ -24,7 +27,14 @@ final class Checkpoint implements PeriodicJob {
 
     @Override
     public void run(long nowNanos) {
-        byTopic.all().forEach(s -> s.checkpoint(positions));
+        for (NamespaceSink sink : byTopic.all()) {
+            long start = System.nanoTime();
+            if (pacing.due(sink, start)) {
+                sink.checkpoint(positions);
+                long end = System.nanoTime();
+                pacing.took(sink, end, end - start);
+            }
+        }
         pauses.resumeDue();
         status.publish();
     }
