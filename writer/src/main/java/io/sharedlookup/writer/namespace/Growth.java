@@ -10,7 +10,7 @@ import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.NoRoomForEntryException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -49,8 +49,8 @@ final class Growth {
      */
     static final long DISK_FULL_RETRY_MILLIS = 2_000;
 
-    private final Generations generations;
-    private final NamespaceWriter writer;
+    private final GenerationLife life;
+    private final NamespaceDirectory directory;
     private final WriterMetrics metrics;
     private final LastError lastError;
     private final String nsLabel;
@@ -68,19 +68,19 @@ final class Growth {
     /** What was stored: the averages a bigger generation is sized with, and the largest entry it must take. */
     private final EntrySizes sizes = new EntrySizes();
 
-    Growth(Generations generations, NamespaceWriter writer, WriterMetrics metrics, LastError lastError,
+    Growth(GenerationLife life, NamespaceDirectory directory, WriterMetrics metrics, LastError lastError,
            String namespace) {
-        this.generations = generations;
-        this.writer = writer;
+        this.life = life;
+        this.directory = directory;
         this.metrics = metrics;
         this.lastError = lastError;
         this.nsLabel = namespace;
-        this.replacement = new SynchronousReplacement(generations, writer, sizes, namespace);
+        this.replacement = new SynchronousReplacement(life, directory, sizes, namespace);
     }
 
     /** How long a write waits for a segment lock: longer while a background copy holds them one by one. */
     long writeLockNanos() {
-        return growing == null ? NamespaceSink.WRITE_LOCK_NANOS : GROWING_WRITE_LOCK_NANOS;
+        return growing == null ? NamespaceIngest.WRITE_LOCK_NANOS : GROWING_WRITE_LOCK_NANOS;
     }
 
     /** Counts an entry stored in the target, for the sizes of the next generation. */
@@ -90,7 +90,7 @@ final class Growth {
 
     /** Within a batch: past {@link #GROW_NOW_AT} (or low on free space), grows now rather than after the batch. */
     void checkWithinBatch(Positions positions) {
-        GenerationFile t = generations.target();
+        GenerationFile t = life.target();
         // After a stall for being too full, the record read again is checked at once: counted as one more of the
         // batch's records, it would be let in, and the next ones with it, until the next check.
         if (!stalledTooFull && ++opsSinceCheck < Math.max(RECORDS_PER_CHECK, t.capacity() >> 10)) {
@@ -115,8 +115,8 @@ final class Growth {
         if (growing != null && growing.isFinished()) {
             finish(positions, true);
         }
-        if (generations.target() != null && !sampling && growing == null) {
-            GenerationFile t = generations.target();
+        if (life.target() != null && !sampling && growing == null) {
+            GenerationFile t = life.target();
             if ((double) t.size() / t.capacity() >= Fill.GROW_AT || freeSpace.low(t)) {
                 startGrowth();
             } else if (!deferred(System.nanoTime()) && freeSpace.roomyAtLastLook(t)) {
@@ -152,13 +152,13 @@ final class Growth {
      * @throws StalledException when no bigger generation can be made now
      */
     void growBecauseFull(Positions positions) {
-        GenerationFile t = generations.target();
+        GenerationFile t = life.target();
         log.warn("Namespace '{}': generation {} is full at {} entries (entries larger than sampled); growing now",
                 nsLabel, t.file().getFileName(), t.size());
         if (growing != null && finish(positions, false)) {
             return; // copy complete and switched to: the record was written nowhere yet
         }
-        GenerationSizing bigger = sizes.next(generations.sizing(), generations.target().size(), true);
+        GenerationSizing bigger = sizes.next(life.sizing(), life.target().size(), true);
         try {
             replace(bigger, positions, false);
             grown();
@@ -184,7 +184,7 @@ final class Growth {
      */
     boolean makeRoomFor(String key, String value, Positions positions) {
         long bytes = EntrySizes.bytesOf(key, value);
-        if (bytes <= generations.sizing().largestEntryBytes()) {
+        if (bytes <= life.sizing().largestEntryBytes()) {
             return false;
         }
         String what = "cannot make a generation that takes an entry of " + bytes + " bytes";
@@ -192,10 +192,10 @@ final class Growth {
             throw lastError.stall(what + " before growth's retry time",
                     Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L));
         }
-        GenerationFile t = generations.target();
+        GenerationFile t = life.target();
         boolean grow = growing != null || (double) t.size() / t.capacity() >= Fill.GROW_AT;
-        GenerationSizing sizing = sizes.next(generations.sizing(), t.size(), grow).withLargestEntry(bytes);
-        String refusal = EntryRoom.refusal(sizing, generations.reverseIndex(), writer.usableSpace());
+        GenerationSizing sizing = sizes.next(life.sizing(), t.size(), grow).withLargestEntry(bytes);
+        String refusal = EntryRoom.refusal(sizing, life.reverseIndex(), directory.usableSpace());
         if (refusal != null) {
             metrics.oversize.labelValues(nsLabel).inc();
             lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
@@ -223,7 +223,7 @@ final class Growth {
     }
 
     /**
-     * A segment of the target stayed locked past {@link NamespaceSink#WRITE_LOCK_NANOS} (a killed process left it):
+     * A segment of the target stayed locked past {@link NamespaceIngest#WRITE_LOCK_NANOS} (a killed process left it):
      * moves to a copy of the same size, where the caller applies the record.
      *
      * @throws StalledException      when the copy cannot be made now
@@ -234,7 +234,7 @@ final class Growth {
         cancel("a lock was left held in the generation being copied");
         metrics.replacements.labelValues(nsLabel).inc();
         try {
-            replace(sizes.next(generations.sizing(), generations.target().size(), false), positions, false);
+            replace(sizes.next(life.sizing(), life.target().size(), false), positions, false);
         } catch (IOException | IllegalStateException | EntryTooLargeException io) {
             // Never let the ingest thread die on it (it used to, with /health still ok): report and retry.
             throw lastError.stall("cannot replace a generation left locked: " + io.getMessage(),
@@ -243,7 +243,7 @@ final class Growth {
             // The copy needs each segment's update lock, and a process that died while scanning (a reader's
             // forEach or a reverse-lookup scan) left one held: this generation cannot be copied. Kafka still
             // has everything, so build the next one from the topic.
-            throw new RebuildNeededException("generation " + generations.target().file().getFileName()
+            throw new RebuildNeededException("generation " + life.target().file().getFileName()
                     + " cannot be written or copied (" + copyLocked.getMessage() + ")");
         }
     }
@@ -278,11 +278,11 @@ final class Growth {
         if (deferred(System.nanoTime())) {
             return;
         }
-        GenerationFile t = generations.target();
-        GenerationSizing bigger = sizes.next(generations.sizing(), t.size(), true);
+        GenerationFile t = life.target();
+        GenerationSizing bigger = sizes.next(life.sizing(), t.size(), true);
         GenerationFile next;
         try {
-            next = writer.createGeneration(bigger, generations.reverseIndex());
+            next = directory.createGeneration(bigger, life.reverseIndex());
         } catch (IOException | RuntimeException e) {
             growthFailed("cannot create a generation of " + bigger.entries() + " entries", e);
             return;
@@ -294,7 +294,7 @@ final class Growth {
 
     /** Grows synchronously unless growth waits for its retry time; past {@link #STALL_AT} that stalls the topic. */
     private void growIfPossible(Positions positions, boolean batchComplete) {
-        GenerationFile t = generations.target();
+        GenerationFile t = life.target();
         double ratio = (double) t.size() / t.capacity();
         if (deferred(System.nanoTime())) {
             if (ratio >= STALL_AT) {
@@ -302,7 +302,7 @@ final class Growth {
             }
             return;
         }
-        GenerationSizing bigger = sizes.next(generations.sizing(), t.size(), true);
+        GenerationSizing bigger = sizes.next(life.sizing(), t.size(), true);
         log.info("Namespace '{}': generation {} holds {} of {} entries; building one for {}", nsLabel,
                 t.file().getFileName(), t.size(), t.capacity(), bigger.entries());
         try {
@@ -322,7 +322,7 @@ final class Growth {
         // growth's own failure, rather than whatever else lastError shows (a failing checkpoint, say)
         String error = lastError.failing(LastError.GROWTH);
         if (error == null) { // rare: a switch ended growth's failure while its retry time still stands
-            GenerationFile t = generations.target();
+            GenerationFile t = life.target();
             error = "generation " + t.file().getFileName() + " is full (" + t.size() + " of " + t.capacity()
                     + " entries) and growth is retried later";
         }
@@ -376,7 +376,7 @@ final class Growth {
         growing = null;
         copy.cancel();
         try {
-            writer.discard(copy.to);
+            directory.discard(copy.to);
         } catch (IOException | RuntimeException e) {
             undeletable.accept(copy.to.file(), e);
         }
@@ -399,7 +399,7 @@ final class Growth {
         }
         growing = null;
         try {
-            generations.switchTo(copy.to, copy.sizing, positions, positionsExact);
+            life.switchTo(copy.to, copy.sizing, positions, positionsExact);
         } catch (IOException | RuntimeException e) {
             replacement.discardUnpublished(copy.to);
             defer(GROWTH_RETRY_MILLIS);

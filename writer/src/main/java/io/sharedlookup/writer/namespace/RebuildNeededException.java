@@ -1,7 +1,7 @@
 package io.sharedlookup.writer.namespace;
 
 /**
- * The namespace's generation is unusable and cannot be copied: the ingest thread must {@link NamespaceSink#rebuild}
+ * The namespace's generation is unusable and cannot be copied: the ingest thread must {@link NamespaceIngest#rebuild}
  * it from the beginning of the topic. The record that failed was not applied.
  */
 public final class RebuildNeededException extends RuntimeException {

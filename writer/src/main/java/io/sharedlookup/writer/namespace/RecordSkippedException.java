@@ -1,6 +1,6 @@
 package io.sharedlookup.writer.namespace;
 
-/** The record could not be stored (counted by the sink); the partition carries on with the next one. */
+/** The record could not be stored (counted by its namespace); the partition carries on with the next one. */
 public final class RecordSkippedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 

@@ -1,11 +1,11 @@
 /**
  * One namespace's generations, driven by the ingest thread: where a start resumes or rebuilds from
  * ({@link io.sharedlookup.writer.namespace.ResumeDecision}, pure), applying records
- * ({@link io.sharedlookup.writer.namespace.NamespaceSink}), sizing a rebuild's first generation
+ * ({@link io.sharedlookup.writer.namespace.NamespaceIngest}), sizing a rebuild's first generation
  * ({@link io.sharedlookup.writer.namespace.InitialSizing}), growing or replacing a generation by a copy and when to
  * retry that ({@link io.sharedlookup.writer.namespace.Growth},
  * {@link io.sharedlookup.writer.namespace.BackgroundCopy}), publishing, checkpointing and closing
- * ({@link io.sharedlookup.writer.namespace.Generations}), and the status HTTP shows
+ * ({@link io.sharedlookup.writer.namespace.GenerationLife}), and the status HTTP shows
  * ({@link io.sharedlookup.writer.namespace.NamespaceStatus}).
  *
  * <p>A namespace tells the ingest thread what it cannot do through exceptions: a record to skip
