@@ -21,7 +21,7 @@ final class Seeding {
     /** Seeds one namespace from a snapshot: the writer's own seeding, unless a test holds it up. */
     @FunctionalInterface
     interface Seeder {
-        void seed(Path snapshot, NamespaceDirectory writer, TopicBinding binding, Map<String, String> attributes);
+        void seed(Path snapshot, NamespaceDirectory directory, TopicBinding binding, Map<String, String> attributes);
     }
 
     /** A step of the start: what it does, and since when (System.nanoTime) when the time spent is worth telling. */

@@ -12,9 +12,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A namespace's generations as the ingest thread holds them, and what readers get to see of them: the live one
+ * The life of a namespace's generations, from creation to retirement, as the ingest thread drives it: the live one
  * (published, updated in place), the one being built (during a rebuild; never visible until complete), the sizing the
- * current one was made with; publishing, checkpointing and closing them with the offsets applied.
+ * current one was made with; creating, resuming, publishing, checkpointing, discarding and closing them with the
+ * offsets applied. It is the only caller of the {@link NamespaceDirectory}'s life-cycle operations: {@link Growth},
+ * {@link SynchronousReplacement} and {@link NamespaceIngest} ask it for a new generation, to discard one or to switch
+ * to one, so that one class says in which order a generation is made, shown to readers and let go.
  */
 final class GenerationLife {
     private static final Logger log = LoggerFactory.getLogger(GenerationLife.class);
@@ -110,9 +113,47 @@ final class GenerationLife {
         return Boolean.parseBoolean(attributes.get(StoreLayout.REVERSE_INDEX_ATTRIBUTE));
     }
 
-    /** The published generation, reopened for writing: it is live again. */
-    void resumed(GenerationFile generation) {
-        live = generation;
+    /**
+     * Reopens the published generation for writing ({@link NamespaceDirectory#resume}): it is live again.
+     *
+     * @throws io.sharedlookup.internal.store.StoreFormatException when the generation cannot be opened
+     */
+    GenerationFile resume() throws IOException {
+        live = directory.resume();
+        return live;
+    }
+
+    /**
+     * Creates the next generation file, empty and invisible to readers until it is switched to or published, with a
+     * reverse index beside it when this writer keeps one ({@link #reverseIndex}).
+     */
+    GenerationFile create(GenerationSizing newSizing) throws IOException {
+        return directory.createGeneration(newSizing, reverseIndex());
+    }
+
+    /** Abandons a generation that was never published (a failed or cancelled build or copy) and deletes its files. */
+    void discard(GenerationFile generation) throws IOException {
+        directory.discard(generation);
+    }
+
+    /** Bytes the store's file system has for this namespace now; {@code DiskFit.UNKNOWN} when it cannot say. */
+    long usableSpace() {
+        return directory.usableSpace();
+    }
+
+    /**
+     * Before a change to {@code target}: makes sure the manifest says open when {@code target} is the resumed
+     * generation ({@link NamespaceDirectory#requireMarkedOpen}).
+     *
+     * @throws IOException when the manifest still cannot be written (the change must wait)
+     */
+    void requireMarkedOpen(GenerationFile target) throws IOException {
+        directory.requireMarkedOpen(target);
+    }
+
+    /** Records {@code name=value} among the published manifest's attributes (a setting learnt after it was built). */
+    void recordAttribute(String name, String value) throws IOException {
+        directory.recordAttribute(name, value);
     }
 
     /**
@@ -129,9 +170,13 @@ final class GenerationLife {
         attributes = Map.copyOf(with);
     }
 
-    /** A fresh generation, filled from the beginning of the topic and published once caught up. */
-    void startBuilding(GenerationFile generation) {
-        building = generation;
+    /**
+     * Creates a fresh generation of {@code newSizing}, filled from the beginning of the topic and published once
+     * caught up ({@link #publishBuilt}); records go to it from now on.
+     */
+    GenerationFile startBuilding(GenerationSizing newSizing) throws IOException {
+        building = create(newSizing);
+        return building;
     }
 
     /** Readable content changed: the next checkpoint writes the manifest even if the offsets did not move. */
@@ -162,7 +207,7 @@ final class GenerationLife {
     void dropForRebuild() {
         try {
             if (building != null) {
-                directory.discard(building);
+                discard(building);
             }
         } catch (IOException | RuntimeException e) {
             log.warn("Namespace '{}': cannot delete the unpublished generation {}: {}", nsLabel,
@@ -202,7 +247,7 @@ final class GenerationLife {
     void switchTo(GenerationFile next, GenerationSizing newSizing, Positions positions, boolean positionsExact)
             throws IOException {
         if (building != null) {
-            directory.discard(building);
+            discard(building);
             building = next;
         } else {
             GenerationFile old = live;
@@ -274,7 +319,7 @@ final class GenerationLife {
      */
     void closeCleanly(Positions positions) throws IOException {
         if (building != null) {
-            directory.discard(building);
+            discard(building);
             building = null;
         }
         if (live != null) {
@@ -288,11 +333,16 @@ final class GenerationLife {
     /** Lets go of everything without marking the namespace closed: the next start rebuilds. */
     void release() throws IOException {
         if (building != null) {
-            directory.discard(building);
+            discard(building);
         }
         if (live != null) {
             live.close();
         }
+        directory.close();
+    }
+
+    /** After a failed clean close: lets go of the namespace's directory (its lock) without writing anything more. */
+    void releaseDirectory() throws IOException {
         directory.close();
     }
 }

@@ -10,7 +10,6 @@ import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.NoRoomForEntryException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -50,7 +49,6 @@ final class Growth {
     static final long DISK_FULL_RETRY_MILLIS = 2_000;
 
     private final GenerationLife life;
-    private final NamespaceDirectory directory;
     private final WriterMetrics metrics;
     private final LastError lastError;
     private final String nsLabel;
@@ -68,14 +66,12 @@ final class Growth {
     /** What was stored: the averages a bigger generation is sized with, and the largest entry it must take. */
     private final EntrySizes sizes = new EntrySizes();
 
-    Growth(GenerationLife life, NamespaceDirectory directory, WriterMetrics metrics, LastError lastError,
-           String namespace) {
+    Growth(GenerationLife life, WriterMetrics metrics, LastError lastError, String namespace) {
         this.life = life;
-        this.directory = directory;
         this.metrics = metrics;
         this.lastError = lastError;
         this.nsLabel = namespace;
-        this.replacement = new SynchronousReplacement(life, directory, sizes, namespace);
+        this.replacement = new SynchronousReplacement(life, sizes, namespace);
     }
 
     /** How long a write waits for a segment lock: longer while a background copy holds them one by one. */
@@ -195,7 +191,7 @@ final class Growth {
         GenerationFile t = life.target();
         boolean grow = growing != null || (double) t.size() / t.capacity() >= Fill.GROW_AT;
         GenerationSizing sizing = sizes.next(life.sizing(), t.size(), grow).withLargestEntry(bytes);
-        String refusal = EntryRoom.refusal(sizing, life.reverseIndex(), directory.usableSpace());
+        String refusal = EntryRoom.refusal(sizing, life.reverseIndex(), life.usableSpace());
         if (refusal != null) {
             metrics.oversize.labelValues(nsLabel).inc();
             lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
@@ -282,7 +278,7 @@ final class Growth {
         GenerationSizing bigger = sizes.next(life.sizing(), t.size(), true);
         GenerationFile next;
         try {
-            next = directory.createGeneration(bigger, life.reverseIndex());
+            next = life.create(bigger);
         } catch (IOException | RuntimeException e) {
             growthFailed("cannot create a generation of " + bigger.entries() + " entries", e);
             return;
@@ -376,7 +372,7 @@ final class Growth {
         growing = null;
         copy.cancel();
         try {
-            directory.discard(copy.to);
+            life.discard(copy.to);
         } catch (IOException | RuntimeException e) {
             undeletable.accept(copy.to.file(), e);
         }

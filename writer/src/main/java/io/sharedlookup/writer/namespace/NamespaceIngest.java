@@ -34,6 +34,8 @@ public final class NamespaceIngest {
     static final long WRITE_LOCK_NANOS = 500_000_000L;
 
     private final TopicBinding binding;
+    /** Asked what is published and may be resumed, and given the skipped-records file; a generation changes only
+     * through {@link #life}. */
     private final NamespaceDirectory directory;
     private final WriterMetrics metrics;
     private final Map<String, String> attributes;
@@ -76,7 +78,7 @@ public final class NamespaceIngest {
         this.attributes = Map.copyOf(attributes);
         this.nsLabel = binding.namespace();
         this.life = new GenerationLife(directory, binding.topic(), nsLabel, this.attributes, lastError);
-        this.growth = new Growth(life, directory, metrics, lastError, nsLabel);
+        this.growth = new Growth(life, metrics, lastError, nsLabel);
         // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
         for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
                 metrics.oversize, metrics.corruptRecords, metrics.rebuilds, metrics.growths, metrics.replacements,
@@ -131,8 +133,7 @@ public final class NamespaceIngest {
         String refusal = decision.rebuildReason();
         if (decision.resume()) {
             try {
-                GenerationFile live = directory.resume();
-                life.resumed(live);
+                GenerationFile live = life.resume();
                 recordTopicId(topicId);
                 Manifest m = directory.published().orElseThrow();
                 // Averages are not recorded with a generation: sample them from it, so that a replacement or a
@@ -205,7 +206,7 @@ public final class NamespaceIngest {
             return;
         }
         try {
-            directory.recordAttribute(ResumeDecision.TOPIC_ID, topicId);
+            life.recordAttribute(ResumeDecision.TOPIC_ID, topicId);
         } catch (IOException e) {
             log.warn("Namespace '{}': cannot record the topic's id in its manifest now ({}); the next publish does",
                     nsLabel, e.toString());
@@ -251,7 +252,7 @@ public final class NamespaceIngest {
 
     private void applyTo(GenerationFile target, String key, String value, Positions positions) {
         try {
-            directory.requireMarkedOpen(target);
+            life.requireMarkedOpen(target);
         } catch (IOException e) {
             throw diskFull("cannot mark the manifest open before changing the resumed generation", e);
         }
@@ -298,16 +299,15 @@ public final class NamespaceIngest {
 
     /** Creates the rebuild's generation, sized from the sample, and applies the records held back for it. */
     private void finishSampling(Positions positions) {
-        GenerationSizing sizing = initialSizing.sizing(directory.usableSpace());
+        GenerationSizing sizing = initialSizing.sizing(life.usableSpace());
         life.setSizing(sizing);
         GenerationFile building;
         try {
-            building = directory.createGeneration(sizing, life.reverseIndex());
+            building = life.startBuilding(sizing);
         } catch (IOException e) {
             throw lastError.stall("cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage(),
                     StalledException.PAUSE_MILLIS);
         }
-        life.startBuilding(building);
         lastError.stallOver(); // the pause was for this generation: over even when no record was held back for it
         log.info("Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)", nsLabel,
                 building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
@@ -388,7 +388,7 @@ public final class NamespaceIngest {
         } catch (IOException | RuntimeException e) {
             log.error("Namespace '{}': clean close failed, the next start rebuilds: {}", nsLabel, e.toString());
             try {
-                directory.close();
+                life.releaseDirectory();
             } catch (IOException ignored) {
                 // the OS releases the lock at exit anyway
             }

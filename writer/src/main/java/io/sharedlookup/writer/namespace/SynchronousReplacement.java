@@ -4,7 +4,6 @@ import io.sharedlookup.writer.store.EntrySizes;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceDirectory;
 import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,13 +17,11 @@ final class SynchronousReplacement {
     private static final Logger log = LoggerFactory.getLogger(SynchronousReplacement.class);
 
     private final GenerationLife life;
-    private final NamespaceDirectory directory;
     private final EntrySizes sizes;
     private final String nsLabel;
 
-    SynchronousReplacement(GenerationLife life, NamespaceDirectory directory, EntrySizes sizes, String namespace) {
+    SynchronousReplacement(GenerationLife life, EntrySizes sizes, String namespace) {
         this.life = life;
-        this.directory = directory;
         this.sizes = sizes;
         this.nsLabel = namespace;
     }
@@ -36,7 +33,7 @@ final class SynchronousReplacement {
     void replace(GenerationSizing newSizing, Positions positions, boolean positionsExact) throws IOException {
         GenerationFile old = life.target();
         GenerationSizing sizing = newSizing;
-        GenerationFile next = directory.createGeneration(sizing, life.reverseIndex());
+        GenerationFile next = life.create(sizing);
         long[] refused = new long[1];
         while (true) {
             GenerationFile to = next;
@@ -51,7 +48,7 @@ final class SynchronousReplacement {
                 }, BackgroundCopy.COPY_LOCK_NANOS);
                 break;
             } catch (EntryTooLargeException e) {
-                directory.discard(next);
+                life.discard(next);
                 if (refused[0] <= sizing.largestEntryBytes()) {
                     throw e; // sized for it and still refused: no bigger size would do
                 }
@@ -60,9 +57,9 @@ final class SynchronousReplacement {
                 sizing = sizing.withLargestEntry(refused[0]);
                 log.warn("Namespace '{}': an entry of {} bytes does not fit the new generation; building one that "
                         + "takes it", nsLabel, refused[0]);
-                next = directory.createGeneration(sizing, life.reverseIndex());
+                next = life.create(sizing);
             } catch (RuntimeException e) {
-                directory.discard(next);
+                life.discard(next);
                 throw e;
             }
         }
@@ -77,7 +74,7 @@ final class SynchronousReplacement {
     /** Deletes a copy that was not published (its publish failed), so that no failed growth leaves a file behind. */
     void discardUnpublished(GenerationFile next) {
         try {
-            directory.discard(next);
+            life.discard(next);
         } catch (IOException | RuntimeException e) {
             log.warn("Namespace '{}': cannot delete unpublished generation {}: {}", nsLabel, next.file(),
                     e.toString());
