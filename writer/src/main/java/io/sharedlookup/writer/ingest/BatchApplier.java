@@ -2,11 +2,9 @@ package io.sharedlookup.writer.ingest;
 
 import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.namespace.Applied;
 import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.Positions;
-import io.sharedlookup.writer.namespace.RebuildNeededException;
-import io.sharedlookup.writer.namespace.RecordSkippedException;
-import io.sharedlookup.writer.namespace.StalledException;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -37,6 +35,8 @@ import org.slf4j.LoggerFactory;
  */
 final class BatchApplier {
     private static final Logger log = LoggerFactory.getLogger(BatchApplier.class);
+    /** A record that could not be decoded for a namespace: counted, logged and listed by {@link #decode} already. */
+    private static final Applied NOT_DECODED = new Applied.Skipped("cannot be decoded for this namespace", false);
 
     /** Pauses a topic whose namespace cannot take records ({@code why}) for {@code pauseMillis}. */
     @FunctionalInterface
@@ -127,47 +127,51 @@ final class BatchApplier {
                 PartlyTaken.Taken earlier = partlyTaken.take(tp, r.offset());
                 int taken = earlier == null ? 0 : earlier.namespaces();
                 boolean any = earlier != null && earlier.applied();
-                try {
-                    byte state = part != null ? part.state(i) : parallel.takeAhead(tp, r.offset());
-                    any |= state == ParallelApplier.APPLIED;
-                    if (state != ParallelApplier.APPLIED && state != ParallelApplier.SKIPPED) {
-                        if (part != null && part.unusable() != null) {
-                            throw part.unusable(); // never put into that generation again: rebuilt (below)
+                byte state = part != null ? part.state(i) : parallel.takeAhead(tp, r.offset());
+                any |= state == ParallelApplier.APPLIED;
+                Applied halt = null;
+                if (state != ParallelApplier.APPLIED && state != ParallelApplier.SKIPPED) {
+                    // never put into that generation again when an applier found it unusable: rebuilt (below)
+                    halt = part != null ? part.unusable() : null;
+                    // Not put by an applier (none ran, or it could not): applied here, in order.
+                    for (; halt == null && taken < namespaces.size(); taken++) {
+                        NamespaceIngest ingest = namespaces.get(taken);
+                        Applied outcome = part != null ? applyDecoded(ingest, r, part.decoded(i))
+                                : applyRecord(ingest, r, positions, namespaces.size() > 1);
+                        if (outcome.halts()) {
+                            halt = outcome;
+                            break; // not taken by this namespace: `taken` stays
                         }
-                        // Not put by an applier (none ran, or it could not): applied here, in order.
-                        for (; taken < namespaces.size(); taken++) {
-                            NamespaceIngest ingest = namespaces.get(taken);
-                            any |= part != null ? applyDecoded(ingest, r, part.decoded(i))
-                                    : applyRecord(ingest, r, positions, namespaces.size() > 1);
-                        }
+                        any |= outcome instanceof Applied.Done;
                     }
-                    if (any) {
-                        applied++;
-                    }
-                } catch (StalledException e) {
+                }
+                if (halt instanceof Applied.Stalled stalled) {
                     // Not applied: read it again once the namespace can take it.
                     consumer.seek(tp, r.offset());
                     partlyTaken.remember(tp, r.offset(), taken, any);
                     parallel.keepAhead(tp, part, i + 1, list);
                     stalledNow.add(topic);
-                    stall.stall(topic, e.getMessage(), e.retryMillis());
+                    stall.stall(topic, stalled.reason(), stalled.retryMillis());
                     whole = false;
                     break;
-                } catch (RebuildNeededException e) {
+                } else if (halt instanceof Applied.RebuildNeeded rebuild) {
                     // Not applied: the topic is read again from its beginning, or from here if that cannot start.
                     whole = false;
                     try {
-                        rebuilds.rebuild(topic, e.getMessage());
+                        rebuilds.rebuild(topic, rebuild.reason());
                         rebuiltNow.add(topic);
                     } catch (KafkaException unreachable) {
                         consumer.seek(tp, r.offset());
                         partlyTaken.remember(tp, r.offset(), taken, any);
                         parallel.keepAhead(tp, part, i + 1, list);
                         stalledNow.add(topic);
-                        stall.stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
-                                StalledException.PAUSE_MILLIS);
+                        stall.stall(topic, rebuild.reason() + "; cannot rebuild now: " + unreachable.getMessage(),
+                                Applied.Stalled.PAUSE_MILLIS);
                     }
                     break;
+                }
+                if (any) {
+                    applied++;
                 }
                 read++; // done with for every namespace: a record read again after a stall was not counted before
                 offsets.applied(tp, r.offset() + 1);
@@ -196,12 +200,12 @@ final class BatchApplier {
      * skipped for that namespace.
      *
      * @param shared whether the topic feeds other namespaces too (the log then says which one skipped the record)
-     * @return whether it was applied (false: skipped)
+     * @return what became of it ({@link #NOT_DECODED} when it could not be decoded for this namespace)
      */
-    private boolean applyRecord(NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> r, Positions positions,
+    private Applied applyRecord(NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> r, Positions positions,
                                 boolean shared) {
         String[] decoded = decode(ingest, r, shared);
-        return decoded != null && applyDecoded(ingest, r, decoded);
+        return decoded == null ? NOT_DECODED : applyDecoded(ingest, r, decoded);
     }
 
     /** A topic's namespace when it feeds only one (several are applied one by one), else null. */
@@ -256,25 +260,22 @@ final class BatchApplier {
      * Applies a decoded record ({@link #decode}) to one namespace; one it cannot take is counted and skipped. A
      * tombstone is counted once applied: a stall before that reads it again.
      */
-    private boolean applyDecoded(NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> r, String[] decoded) {
+    private Applied applyDecoded(NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> r, String[] decoded) {
         String topic = r.topic();
-        try {
-            ingest.apply(decoded[0], decoded[1], positions);
-            if (decoded[1] == null) {
-                metrics.tombstones.labelValues(ingest.binding().namespace()).inc();
-            }
-            return true;
-        } catch (RecordSkippedException e) {
-            ingest.skipped().add(r.partition(), r.offset(), e.getMessage());
-            if (e.isError()) {
+        Applied applied = ingest.apply(decoded[0], decoded[1], positions);
+        if (applied instanceof Applied.Done && decoded[1] == null) {
+            metrics.tombstones.labelValues(ingest.binding().namespace()).inc();
+        } else if (applied instanceof Applied.Skipped skipped) {
+            ingest.skipped().add(r.partition(), r.offset(), skipped.reason());
+            if (skipped.error()) {
                 badRecords.error("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
-                        e.getMessage());
+                        skipped.reason());
             } else {
                 badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
-                        e.getMessage());
+                        skipped.reason());
             }
         }
-        return false;
+        return applied;
     }
 
     /** Ends the parallel appliers' threads; on the ingest thread, when ingestion stops. */

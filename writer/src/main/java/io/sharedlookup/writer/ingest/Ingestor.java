@@ -3,10 +3,10 @@ package io.sharedlookup.writer.ingest;
 import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.WriterConfig;
 import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.namespace.Applied;
 import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.Positions;
-import io.sharedlookup.writer.namespace.StalledException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -210,7 +210,7 @@ public final class Ingestor {
                                 rebuilds.rebuild(topic, why);
                             } catch (KafkaException unreachable) {
                                 reading.stall(topic, why + "; cannot rebuild now: " + unreachable.getMessage(),
-                                        StalledException.PAUSE_MILLIS);
+                                        Applied.Stalled.PAUSE_MILLIS);
                             }
                         });
                     } finally {

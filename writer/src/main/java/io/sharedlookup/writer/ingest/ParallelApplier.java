@@ -1,8 +1,8 @@
 package io.sharedlookup.writer.ingest;
 
+import io.sharedlookup.writer.namespace.Applied;
 import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.ParallelFill;
-import io.sharedlookup.writer.namespace.RebuildNeededException;
 import io.sharedlookup.writer.store.GenerationUnusableException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -92,10 +92,10 @@ final class ParallelApplier {
         }
 
         /**
-         * What the ingest thread throws at a record of this part not put, when an applier found the generation
+         * What the ingest thread acts on at a record of this part not put, when an applier found the generation
          * unusable ({@link ParallelFill#poison}), as the one-by-one path does; null when it did not.
          */
-        RebuildNeededException unusable() {
+        Applied.RebuildNeeded unusable() {
             return fill.rebuildNeeded();
         }
 

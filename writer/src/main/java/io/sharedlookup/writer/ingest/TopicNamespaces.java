@@ -1,9 +1,8 @@
 package io.sharedlookup.writer.ingest;
 
+import io.sharedlookup.writer.namespace.Applied;
 import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.Positions;
-import io.sharedlookup.writer.namespace.RebuildNeededException;
-import io.sharedlookup.writer.namespace.StalledException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -115,12 +114,11 @@ final class TopicNamespaces {
                     BiConsumer<String, String> rebuild) {
         byTopic.forEach((topic, namespaces) -> {
             for (NamespaceIngest ingest : namespaces) {
-                try {
-                    ingest.afterBatch(caughtUp.test(topic), positions);
-                } catch (StalledException e) {
-                    stall.stall(topic, e.getMessage(), e.retryMillis());
-                } catch (RebuildNeededException e) {
-                    rebuild.accept(topic, e.getMessage());
+                Applied outcome = ingest.afterBatch(caughtUp.test(topic), positions);
+                if (outcome instanceof Applied.Stalled stalled) {
+                    stall.stall(topic, stalled.reason(), stalled.retryMillis());
+                } else if (outcome instanceof Applied.RebuildNeeded needed) {
+                    rebuild.accept(topic, needed.reason());
                     break; // every namespace of the topic starts over
                 }
             }

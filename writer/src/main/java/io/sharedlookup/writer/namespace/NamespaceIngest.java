@@ -1,16 +1,12 @@
 package io.sharedlookup.writer.namespace;
 
-import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.GenerationUnusableException;
 import io.sharedlookup.writer.store.NamespaceDirectory;
-import io.sharedlookup.writer.store.TiersExhaustedException;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One namespace as the ingest thread drives it (the ingest thread only): decides resume or rebuild
- * ({@link ResumeDecision}), applies records, sizes a rebuilt generation ({@link InitialSizing}), grows and replaces
- * generations ({@link Growth}); its generations' life, from creation to publishing, checkpointing and closing, is
- * {@link GenerationLife}'s.
+ * ({@link ResumeDecision}), applies records ({@link TargetWrites}) and says what became of each ({@link Applied}),
+ * sizes a rebuilt generation ({@link InitialSizing}), grows and replaces generations ({@link Growth}); its
+ * generations' life, from creation to publishing, checkpointing and closing, is {@link GenerationLife}'s.
  *
  * <p>Growth and lock-replacement copies run on the ingest thread between records: nothing is consumed while a copy
  * runs, so no update can be lost or reordered, and readers keep reading the published generation meanwhile.
@@ -48,6 +44,7 @@ public final class NamespaceIngest {
     /** Records held back for the sample, not yet applied to the generation built from it (see applyHeldBack). */
     private final java.util.ArrayDeque<String[]> heldBack = new java.util.ArrayDeque<>();
     private final Growth growth;
+    private final TargetWrites writes;
     private long lastUpdateMillis;
     /** Why the operator asked for a rebuild ({@code --rebuild}); null once the rebuilt generation is published. */
     private String requestedRebuild;
@@ -79,6 +76,7 @@ public final class NamespaceIngest {
         this.nsLabel = binding.namespace();
         this.life = new GenerationLife(directory, binding.topic(), nsLabel, this.attributes, lastError);
         this.growth = new Growth(life, metrics, lastError, nsLabel);
+        this.writes = new TargetWrites(life, growth, lastError, metrics, nsLabel);
         // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
         for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
                 metrics.oversize, metrics.corruptRecords, metrics.rebuilds, metrics.growths, metrics.replacements,
@@ -213,21 +211,30 @@ public final class NamespaceIngest {
         }
     }
 
-    /** Applies one decoded record: {@code value == null} removes. */
-    public void apply(String key, String value, Positions positions) {
+    /**
+     * Applies one decoded record: {@code value == null} removes. Held for the sample while sampling.
+     *
+     * @return {@link Applied#DONE} when it is applied or held; otherwise what the ingest thread must do about it
+     *         (skip it, pause the topic and read it again, or rebuild)
+     */
+    public Applied apply(String key, String value, Positions positions) {
         lastUpdateMillis = System.currentTimeMillis();
         if (initialSizing.sampling()) {
             if (initialSizing.hold(key, value)) {
-                if (initialSizing.full()) {
-                    finishSampling(positions);
-                }
-                return;
+                return initialSizing.full() ? finishSampling(positions) : Applied.DONE;
             }
-            finishSampling(positions); // the heap budget for samples is spent: sized from what is held, then applied
+            // the heap budget for samples is spent: sized from what is held, then applied
+            Applied sampled = finishSampling(positions);
+            if (sampled.halts()) {
+                return sampled;
+            }
         }
-        applyHeldBack(positions); // records read before this one come first
-        growth.checkWithinBatch(positions);
-        applyToTarget(key, value, positions);
+        Applied earlier = applyHeldBack(positions); // records read before this one come first
+        if (earlier.halts()) {
+            return earlier;
+        }
+        Applied checked = growth.checkWithinBatch(positions);
+        return checked.halts() ? checked : writes.apply(key, value, positions);
     }
 
     /** The generation a parallel pass of {@code records} records may fill now, or null: see {@link ParallelFill#of}. */
@@ -236,84 +243,27 @@ public final class NamespaceIngest {
         return ParallelFill.of(life, growth, lastError, initialSizing.sampling() || !heldBack.isEmpty(), records);
     }
 
-    /** Applies a record to the generation records go to, growing it when a put finds no room. */
-    private void applyToTarget(String key, String value, Positions positions) {
-        try {
-            applyTo(life.target(), key, value, positions);
-            growth.alsoWriteToCopy(key, value);
-        } catch (TiersExhaustedException e) {
-            growth.growBecauseFull(positions);
-            applyTo(life.target(), key, value, positions);
-        } catch (LockTimeoutException e) {
-            growth.replaceLocked(e, positions);
-            applyTo(life.target(), key, value, positions);
-        }
-    }
-
-    private void applyTo(GenerationFile target, String key, String value, Positions positions) {
-        try {
-            life.requireMarkedOpen(target);
-        } catch (IOException e) {
-            throw diskFull("cannot mark the manifest open before changing the resumed generation", e);
-        }
-        if (value == null) {
-            if (target.remove(key, growth.writeLockNanos())) {
-                life.markDirty();
-            }
-            lastError.stallOver(); // a tombstone may have been what stalled (requireMarkedOpen above)
-            return;
-        }
-        try {
-            if (target.put(key, value, growth.writeLockNanos())) {
-                life.markDirty();
-            }
-        } catch (EntryTooLargeException e) {
-            if (target == life.target() && growth.makeRoomFor(key, value, positions)) {
-                applyTo(life.target(), key, value, positions); // made for this entry: a second refusal skips
-                return;
-            }
-            metrics.oversize.labelValues(nsLabel).inc();
-            lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
-            throw new RecordSkippedException(e.getMessage());
-        } catch (GenerationUnusableException e) {
-            throw new RebuildNeededException(e.getMessage());
-        } catch (RuntimeException e) {
-            IOException io = GenerationFile.ioCause(e);
-            if (io == null) {
-                throw e;
-            }
-            // Chronicle extends the file for an extra tier and the file system said no (disk full, file size
-            // limit). Nothing was written (GenerationFile cut the file back to its allocated part); the record is
-            // read again soon, and readers keep what was published meanwhile.
-            throw diskFull("cannot extend generation " + target.file().getFileName(), io);
-        }
-        growth.countStored(key, value);
-        lastError.stallOver();
-    }
-
-    /** The file system refused what a record needs ({@code what}): the record waits, retried every 2 s. */
-    private StalledException diskFull(String what, IOException refusal) {
-        return lastError.stall(what + " (" + refusal.getMessage() + "); free disk space, the writer retries every "
-                + Growth.DISK_FULL_RETRY_MILLIS / 1000 + " s by itself", Growth.DISK_FULL_RETRY_MILLIS);
-    }
-
-    /** Creates the rebuild's generation, sized from the sample, and applies the records held back for it. */
-    private void finishSampling(Positions positions) {
+    /**
+     * Creates the rebuild's generation, sized from the sample, and applies the records held back for it.
+     *
+     * @return {@link Applied#DONE}, or why the records held back cannot all be applied now
+     */
+    private Applied finishSampling(Positions positions) {
         GenerationSizing sizing = initialSizing.sizing(life.usableSpace());
         life.setSizing(sizing);
         GenerationFile building;
         try {
             building = life.startBuilding(sizing);
         } catch (IOException e) {
-            throw lastError.stall("cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage(),
-                    StalledException.PAUSE_MILLIS);
+            return lastError.stall("cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage(),
+                    Applied.Stalled.PAUSE_MILLIS);
         }
         lastError.stallOver(); // the pause was for this generation: over even when no record was held back for it
         log.info("Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)", nsLabel,
                 building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
                 Math.round(sizing.averageValueBytes()));
         heldBack.addAll(initialSizing.finish());
-        applyHeldBack(positions);
+        return applyHeldBack(positions);
     }
 
     /**
@@ -321,33 +271,46 @@ public final class NamespaceIngest {
      * applied already (they were read and held), so none may be lost: when one cannot be applied now (a stall), it
      * and those after it stay held back for the next record or batch, and no generation is published before they
      * are all in it.
+     *
+     * @return {@link Applied#DONE}, or the stall or rebuild that stopped them
      */
-    private void applyHeldBack(Positions positions) {
+    private Applied applyHeldBack(Positions positions) {
         while (!heldBack.isEmpty()) {
             String[] record = heldBack.peekFirst();
-            try {
-                applyToTarget(record[0], record[1], positions);
-            } catch (RecordSkippedException skipped) {
-                if (skipped.isError()) { // counted in applyTo; its offset is no longer known here
-                    log.error("Namespace '{}': skipped a record read while sampling: {}", nsLabel, skipped.getMessage());
-                }
+            Applied applied = writes.apply(record[0], record[1], positions);
+            if (applied.halts()) {
+                return applied;
+            }
+            if (applied instanceof Applied.Skipped skipped && skipped.error()) {
+                // counted in TargetWrites; its offset is no longer known here
+                log.error("Namespace '{}': skipped a record read while sampling: {}", nsLabel, skipped.reason());
             }
             heldBack.pollFirst();
             sampleBudget.release(SampleBudget.cost(record[0], record[1]));
         }
+        return Applied.DONE;
     }
 
     /**
      * After a poll batch is fully applied ({@code positions} are exact): finishes sampling, publishes a rebuilt
      * generation once caught up, grows when needed.
+     *
+     * @return {@link Applied#DONE}, or the stall or rebuild that stopped the records held back for the sample
      */
-    public void afterBatch(boolean nowCaughtUp, Positions positions) {
+    public Applied afterBatch(boolean nowCaughtUp, Positions positions) {
         life.setCaughtUp(nowCaughtUp);
         if (initialSizing.sampling() && nowCaughtUp) {
-            finishSampling(positions);
+            Applied sampled = finishSampling(positions);
+            if (sampled.halts()) {
+                return sampled;
+            }
         }
         if (!heldBack.isEmpty() && !lastError.stalledAt(System.nanoTime())) {
-            applyHeldBack(positions); // after a stall that left some held back, once its pause is over
+            // after a stall that left some held back, once its pause is over
+            Applied earlier = applyHeldBack(positions);
+            if (earlier.halts()) {
+                return earlier;
+            }
         }
         if (life.building() != null && nowCaughtUp && heldBack.isEmpty()) {
             life.publishBuilt(positions);
@@ -356,6 +319,7 @@ public final class NamespaceIngest {
             }
         }
         growth.afterBatch(positions, initialSizing.sampling());
+        return Applied.DONE;
     }
 
     /** Records progress of a live generation for readers (content version) and for a later resume. */

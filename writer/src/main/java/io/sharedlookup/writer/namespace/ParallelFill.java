@@ -87,7 +87,7 @@ public final class ParallelFill {
 
     /**
      * The generation must never be written again ({@code e}): every applier stops before its next put
-     * ({@link #poisoned}), and the ingest thread raises {@link #rebuildNeeded} at the first record not put.
+     * ({@link #poisoned}), and the ingest thread rebuilds ({@link #rebuildNeeded}) at the first record not put.
      */
     public void poison(GenerationUnusableException e) {
         if (unusable == null) {
@@ -101,13 +101,13 @@ public final class ParallelFill {
     }
 
     /**
-     * What the ingest thread throws at the first record of a poisoned pass that was not put, as the one-by-one path
-     * throws it for a {@link GenerationUnusableException} ({@code NamespaceIngest}): the namespace is rebuilt from its
+     * What the ingest thread acts on at the first record of a poisoned pass that was not put, as the one-by-one path
+     * returns it for a {@link GenerationUnusableException} ({@link TargetWrites}): the namespace is rebuilt from its
      * topic. Null when not poisoned.
      */
-    public RebuildNeededException rebuildNeeded() {
+    public Applied.RebuildNeeded rebuildNeeded() {
         GenerationUnusableException e = unusable;
-        return e == null ? null : new RebuildNeededException(e.getMessage());
+        return e == null ? null : new Applied.RebuildNeeded(e.getMessage());
     }
 
     /** The generation's segment count. */

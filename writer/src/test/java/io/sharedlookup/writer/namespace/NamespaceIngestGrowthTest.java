@@ -1,7 +1,6 @@
 package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.testing.OwnFileSizeLimit;
@@ -114,7 +113,7 @@ class NamespaceIngestGrowthTest {
         // The namespace directory vanishes (as good as a file system that refuses new files): no generation.
         Path dir = layout.namespaceDir("full");
         TempTrees.delete(dir);
-        assertThatThrownBy(() -> ingest.afterBatch(true, positions)).isInstanceOf(StalledException.class);
+        assertThat(ingest.afterBatch(true, positions)).isInstanceOf(Applied.Stalled.class);
         NamespaceStatus stalled = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
         assertThat(stalled.lastError()).contains("cannot create a generation");
@@ -145,7 +144,7 @@ class NamespaceIngestGrowthTest {
         ingest.start(offsets, offsets, -1, null);
         Path dir = layout.namespaceDir("quiet");
         TempTrees.delete(dir);
-        assertThatThrownBy(() -> ingest.afterBatch(true, positions)).isInstanceOf(StalledException.class);
+        assertThat(ingest.afterBatch(true, positions)).isInstanceOf(Applied.Stalled.class);
         assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).contains("cannot create a generation");
 
         java.nio.file.Files.createDirectories(dir);
@@ -172,13 +171,12 @@ class NamespaceIngestGrowthTest {
 
         try (OwnFileSizeLimit limit = noBiggerGeneration()) {
             int next = 11;
-            StalledException stalled = null;
+            Applied.Stalled stalled = null;
             while (stalled == null && next < 3 * capacity) {
-                try {
-                    ingest.apply("k" + next, "v" + next, positions);
-                    next++;
-                } catch (StalledException e) {
+                if (ingest.apply("k" + next, "v" + next, positions) instanceof Applied.Stalled e) {
                     stalled = e;
+                } else {
+                    next++;
                 }
             }
             assertThat(stalled).as("a stall before 3 x capacity %d", capacity).isNotNull();
@@ -190,7 +188,7 @@ class NamespaceIngestGrowthTest {
             // The pause is over; the same record is read again while growth still cannot be made.
             String key = "k" + next;
             String value = "v" + next;
-            assertThatThrownBy(() -> ingest.apply(key, value, positions)).isInstanceOf(StalledException.class);
+            assertThat(ingest.apply(key, value, positions)).isInstanceOf(Applied.Stalled.class);
             NamespaceStatus still = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(still.entries()).isEqualTo(full.entries());
             assertThat(still.lastError()).isEqualTo(full.lastError());
@@ -341,10 +339,10 @@ class NamespaceIngestGrowthTest {
         assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).capacity()).isGreaterThanOrEqualTo(1_000_000);
 
         String vast = "x".repeat(80 << 20);
-        assertThatThrownBy(() -> ingest.apply("k3", vast, positions))
-                .isInstanceOfSatisfying(RecordSkippedException.class, e -> {
-                    assertThat(e.isError()).isTrue();
-                    assertThat(e.getMessage()).contains("'k3'").contains("over 25% of the 42949672960 bytes free")
+        assertThat(ingest.apply("k3", vast, positions))
+                .isInstanceOfSatisfying(Applied.Skipped.class, e -> {
+                    assertThat(e.error()).isTrue();
+                    assertThat(e.reason()).contains("'k3'").contains("over 25% of the 42949672960 bytes free")
                             .contains("--max-value-bytes");
                 });
         NamespaceStatus after = ingest.status(Map.of(), null, Positions.UNKNOWN);

@@ -1,7 +1,6 @@
 package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.StoreLayout;
@@ -57,8 +56,8 @@ class NamespaceIngestHeldBackTest {
         // The file system lets the generation be created at the size the sample asks for, and no longer (as a full
         // disk would): the replay stalls at the long value.
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(createdLength(topic, beginning, end, probe))) {
-            assertThatThrownBy(() -> ingest.afterBatch(true, positions)).isInstanceOf(StalledException.class)
-                    .hasMessageContaining("cannot extend generation");
+            assertThat(ingest.afterBatch(true, positions)).isInstanceOfSatisfying(Applied.Stalled.class,
+                    stalled -> assertThat(stalled.reason()).contains("cannot extend generation"));
             NamespaceStatus stalled = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
             assertThat(stalled.lastError()).contains("cannot extend generation").contains("free disk space");
@@ -97,12 +96,7 @@ class NamespaceIngestHeldBackTest {
     }
 
     private static boolean stallsAgain(NamespaceIngest ingest, Positions positions) {
-        try {
-            ingest.afterBatch(true, positions);
-            return false;
-        } catch (StalledException again) {
-            return true;
-        }
+        return ingest.afterBatch(true, positions) instanceof Applied.Stalled;
     }
 
     /** How long the ingest's generation for {@code records} is when created: a probe sized from the same sample. */

@@ -1,7 +1,6 @@
 package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.DiskFit;
@@ -35,7 +34,7 @@ class NamespaceTooBigForDiskTest {
             for (int i = 0; i < 10; i++) {
                 ingest.apply("k" + i, "v" + i, positions);
             }
-            assertThatThrownBy(() -> ingest.afterBatch(true, positions)).isInstanceOf(StalledException.class);
+            assertThat(ingest.afterBatch(true, positions)).isInstanceOf(Applied.Stalled.class);
             NamespaceStatus stalled = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
             assertTheFigures(stalled.lastError());
