@@ -2,7 +2,7 @@ package io.sharedlookup.bench;
 
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
@@ -87,7 +87,7 @@ final class BenchData {
 
     /** Like {@link #writeStore(Path, int, boolean)}, with ids of {@code shape} and values {@link #value}. */
     static void writeStore(Path dir, int entries, boolean reverseIndex, KeyShapes shape) throws IOException {
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(dir), NAMESPACE, StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(dir), NAMESPACE, StorePermissions.DEFAULT)) {
             GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(entries,
                     shape.key(entries / 2).getBytes(StandardCharsets.UTF_8).length, 15),
                     reverseIndex);

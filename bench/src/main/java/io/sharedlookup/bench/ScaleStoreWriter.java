@@ -3,7 +3,7 @@ package io.sharedlookup.bench;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -27,7 +27,7 @@ public final class ScaleStoreWriter {
     public static void main(String[] args) throws IOException {
         Path dir = Path.of(args[0]);
         long entries = Long.parseLong(args[1]);
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(dir), BootstrapFeed.TOPIC,
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(dir), BootstrapFeed.TOPIC,
                 StorePermissions.DEFAULT)) {
             GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(entries,
                     ScaleData.KEY_LENGTH, 40), false);

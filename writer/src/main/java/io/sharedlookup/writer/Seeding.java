@@ -1,7 +1,7 @@
 package io.sharedlookup.writer;
 
 import io.sharedlookup.writer.namespace.NamespaceStatus;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +21,7 @@ final class Seeding {
     /** Seeds one namespace from a snapshot: the writer's own seeding, unless a test holds it up. */
     @FunctionalInterface
     interface Seeder {
-        void seed(Path snapshot, NamespaceWriter writer, TopicBinding binding, Map<String, String> attributes);
+        void seed(Path snapshot, NamespaceDirectory directory, TopicBinding binding, Map<String, String> attributes);
     }
 
     /** A step of the start: what it does, and since when (System.nanoTime) when the time spent is worth telling. */

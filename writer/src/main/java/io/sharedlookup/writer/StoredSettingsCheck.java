@@ -4,7 +4,7 @@ import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.namespace.StoredSettings;
 import io.sharedlookup.writer.store.ManifestFiles;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -41,14 +41,14 @@ final class StoredSettingsCheck {
     }
 
     /**
-     * {@link #requireUnchanged(StoreLayout, List, Function, Set)} against what the locked {@code writers} (one per
+     * {@link #requireUnchanged(StoreLayout, List, Function, Set)} against what the locked {@code directories} (one per
      * binding, in the same order) publish: with the locks held, nobody else can publish any more.
      */
-    static void requireUnchangedLocked(List<TopicBinding> bindings, List<NamespaceWriter> writers,
+    static void requireUnchangedLocked(List<TopicBinding> bindings, List<NamespaceDirectory> directories,
                                        Function<TopicBinding, Map<String, String>> attributesFor,
                                        Set<String> rebuild) {
-        Map<String, NamespaceWriter> byNamespace = new LinkedHashMap<>();
-        writers.forEach(w -> byNamespace.put(w.namespace(), w));
+        Map<String, NamespaceDirectory> byNamespace = new LinkedHashMap<>();
+        directories.forEach(w -> byNamespace.put(w.namespace(), w));
         requireUnchanged(bindings, b -> byNamespace.get(b.namespace()).published(), attributesFor, rebuild);
     }
 

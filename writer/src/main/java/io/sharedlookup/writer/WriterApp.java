@@ -6,12 +6,12 @@ import io.sharedlookup.writer.ingest.BrokerOutage;
 import io.sharedlookup.writer.ingest.Ingestor;
 import io.sharedlookup.writer.ingest.UnresolvedBootstrapException;
 import io.sharedlookup.writer.liveness.WriterHeartbeat;
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.ResumeDecision;
 import io.sharedlookup.writer.namespace.SampleBudget;
 import io.sharedlookup.writer.store.ChronicleLayoutProbe;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.Snapshots;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -82,10 +82,10 @@ public final class WriterApp implements AutoCloseable {
         StoredSettingsCheck.requireUnchanged(layout, cfg.topics(), b -> attributesFor(cfg, b), cfg.rebuild());
         // The namespaces' locks before anything slow or anything that talks to Kafka: a second writer of the same
         // namespaces fails at once with the lock's message, not after the checks below.
-        List<NamespaceWriter> writers = lockNamespaces(layout, cfg);
+        List<NamespaceDirectory> directories = lockNamespaces(layout, cfg);
         try {
             // Again with the locks held: a writer that still held one may have published with other settings since.
-            StoredSettingsCheck.requireUnchangedLocked(cfg.topics(), writers, b -> attributesFor(cfg, b),
+            StoredSettingsCheck.requireUnchangedLocked(cfg.topics(), directories, b -> attributesFor(cfg, b),
                     cfg.rebuild());
             // Then HTTP: the layout probe (seconds), asking Kafka for the topics (up to 10 s when no broker answers)
             // and seeding (minutes for a large snapshot) all come after, and /health and /ready say meanwhile what
@@ -98,16 +98,16 @@ public final class WriterApp implements AutoCloseable {
             seeding.connecting(cfg.bootstrapServers());
             checkTopicsExist(cfg);
         } catch (Exception | Error e) {
-            closeQuietly(writers);
+            closeQuietly(directories);
             throw e;
         }
-        List<NamespaceSink> sinks = new ArrayList<>();
+        List<NamespaceIngest> namespaces = new ArrayList<>();
         // The records every namespace holds back to size its first generation share one heap budget.
         SampleBudget sampleBudget = SampleBudget.shared(cfg.topics().size());
         try {
-            for (int i = 0; i < writers.size(); i++) {
+            for (int i = 0; i < directories.size(); i++) {
                 TopicBinding b = cfg.topics().get(i);
-                NamespaceWriter w = writers.get(i);
+                NamespaceDirectory w = directories.get(i);
                 Map<String, String> attributes = attributesFor(cfg, b);
                 boolean rebuild = cfg.rebuild().contains(b.namespace());
                 // With the namespace's lock held: no other writer is building it. One to rebuild is not seeded.
@@ -115,24 +115,24 @@ public final class WriterApp implements AutoCloseable {
                     seeding.seeding(b.namespace(), cfg.seed().get());
                     seeder.seed(cfg.seed().get(), w, b, attributes);
                 }
-                NamespaceSink sink = new NamespaceSink(b, w, metrics, attributes, sampleBudget);
+                NamespaceIngest ingest = new NamespaceIngest(b, w, metrics, attributes, sampleBudget);
                 if (rebuild) {
-                    sink.rebuildAtStart("--rebuild " + b.namespace() + " was given");
+                    ingest.rebuildAtStart("--rebuild " + b.namespace() + " was given");
                 }
-                sinks.add(sink);
+                namespaces.add(ingest);
             }
             // Readers wait for a live writer: its heartbeat runs from the moment it holds its namespaces.
             heartbeat = WriterHeartbeat.start(layout, cfg.topics().stream().map(TopicBinding::namespace).toList(),
                     cfg.permissions(), () -> ingestor == null ? Map.of() : ingestor.statuses());
         } catch (IOException | RuntimeException | Error e) {
-            sinks.forEach(NamespaceSink::abandon);
-            closeQuietly(writers.subList(sinks.size(), writers.size()));
+            namespaces.forEach(NamespaceIngest::abandon);
+            closeQuietly(directories.subList(namespaces.size(), directories.size()));
             if (e instanceof IOException io) {
                 throw cannotOpen(storeDir, io);
             }
             throw e;
         }
-        Ingestor started = new Ingestor(cfg, sinks, metrics, () -> KafkaStartErrors.consumer(cfg));
+        Ingestor started = new Ingestor(cfg, namespaces, metrics, () -> KafkaStartErrors.consumer(cfg));
         started.start();
         ingestor = started;
         seeding.done();
@@ -148,24 +148,24 @@ public final class WriterApp implements AutoCloseable {
     }
 
     /** Takes every namespace's writer lock, in the order of the topics; on failure releases those it took. */
-    private static List<NamespaceWriter> lockNamespaces(StoreLayout layout, WriterConfig cfg) {
-        List<NamespaceWriter> writers = new ArrayList<>();
+    private static List<NamespaceDirectory> lockNamespaces(StoreLayout layout, WriterConfig cfg) {
+        List<NamespaceDirectory> directories = new ArrayList<>();
         try {
             for (TopicBinding b : cfg.topics()) {
                 try {
                     // A namespace built afresh starts numbering at the current Unix time in seconds.
-                    writers.add(NamespaceWriter.open(layout, b.namespace(), cfg.permissions(),
+                    directories.add(NamespaceDirectory.open(layout, b.namespace(), cfg.permissions(),
                             java.time.Instant.now().getEpochSecond() - 1));
                 } catch (IllegalStateException e) {
                     throw new ConfigException(e.getMessage());
                 }
             }
-            return writers;
+            return directories;
         } catch (IOException e) {
-            closeQuietly(writers);
+            closeQuietly(directories);
             throw cannotOpen(layout.storeDir(), e);
         } catch (RuntimeException e) {
-            closeQuietly(writers);
+            closeQuietly(directories);
             throw e;
         }
     }
@@ -178,8 +178,8 @@ public final class WriterApp implements AutoCloseable {
     }
 
     /** Releases namespaces not handed to ingestion (their locks only: nothing was written through them). */
-    private static void closeQuietly(List<NamespaceWriter> writers) {
-        for (NamespaceWriter w : writers) {
+    private static void closeQuietly(List<NamespaceDirectory> directories) {
+        for (NamespaceDirectory w : directories) {
             try {
                 w.close();
             } catch (IOException | RuntimeException e) {
@@ -327,13 +327,13 @@ public final class WriterApp implements AutoCloseable {
     }
 
     /** Seeds the namespace from the snapshot; a snapshot that cannot be used only costs the replay it would save. */
-    static void seed(Path snapshot, NamespaceWriter writer, TopicBinding binding,
+    static void seed(Path snapshot, NamespaceDirectory directory, TopicBinding binding,
                      Map<String, String> attributes) {
         try {
-            Snapshots.seed(snapshot, writer, m -> ResumeDecision.builtDifferently(m.topic(), m.attributes(),
+            Snapshots.seed(snapshot, directory, m -> ResumeDecision.builtDifferently(m.topic(), m.attributes(),
                     binding.topic(), attributes));
         } catch (IOException | RuntimeException e) {
-            log.warn("Namespace '{}': cannot seed from {} ({}); building it from its topic", writer.namespace(),
+            log.warn("Namespace '{}': cannot seed from {} ({}); building it from its topic", directory.namespace(),
                     snapshot, e.toString());
         }
     }

@@ -11,7 +11,7 @@ import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -46,7 +46,7 @@ class ExtraTierHardeningTest {
     @TempDir
     static Path store;
 
-    private static NamespaceWriter writer;
+    private static NamespaceDirectory writer;
     private static GenerationFile generation;
 
     @BeforeAll
@@ -54,7 +54,7 @@ class ExtraTierHardeningTest {
         for (int i = 0; i < 2_500; i++) {
             CONTENT.put("key-" + i, "value " + i);
         }
-        writer = NamespaceWriter.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
+        writer = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
         generation = writer.createGeneration(new GenerationSizing(1024, 4, 4, 8.0), false); // far too small
         CONTENT.forEach((k, v) -> generation.put(k, v, TIMEOUT));
         assertThat(Files.size(generation.file())).as("extra tier bulks were added")

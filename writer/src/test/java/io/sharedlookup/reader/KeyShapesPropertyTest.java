@@ -7,7 +7,7 @@ import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,7 +93,7 @@ class KeyShapesPropertyTest {
             probes.add(key.substring(0, key.length() - 1));
         }
         String namespace = "shapes" + namespaces++;
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
              GenerationFile generation = writer.createGeneration(denselySized(model), false)) {
             model.forEach((k, v) -> generation.put(k, v, TestStores.TIMEOUT));
             writer.publish(generation, "topic", Map.of(0, (long) model.size()), true, Map.of());

@@ -11,7 +11,7 @@ import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,7 +61,7 @@ class ReaderFaultsTest {
      */
     @Test
     void lookupsOnAnInterruptedThread_answerAndKeepTheInterruptStatus() throws Exception {
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
              GenerationFile generation = withExtraTiers(writer)) {
             writer.publish(generation, "topic", Map.of(0, (long) EXTRA_TIER_CONTENT.size()), true, Map.of());
             try (SharedLookupStore s = SharedLookupStore.open(store)) {
@@ -81,7 +81,7 @@ class ReaderFaultsTest {
     /** The same channel, closed anyway (an interrupt in the middle of a call): reopened for the next bulk. */
     @Test
     void aClosedChannel_isReopenedForTheExtraTiersMappedAfterIt() throws Exception {
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
              GenerationFile generation = withExtraTiers(writer)) {
             MappedMap map = MappedMap.open(generation.file(), SequenceFile.of(generation.file()), generation.layout());
             map.close();
@@ -94,7 +94,7 @@ class ReaderFaultsTest {
     }
 
     /** A generation sized far too small for its content, so that most of it lives in extra tier bulks. */
-    private static GenerationFile withExtraTiers(NamespaceWriter writer) throws Exception {
+    private static GenerationFile withExtraTiers(NamespaceDirectory writer) throws Exception {
         GenerationFile generation = writer.createGeneration(new GenerationSizing(1024, 4, 4, 8.0), false);
         EXTRA_TIER_CONTENT.forEach((k, v) -> generation.put(k, v, TIMEOUT));
         assertThat(Files.size(generation.file())).as("extra tier bulks were added")

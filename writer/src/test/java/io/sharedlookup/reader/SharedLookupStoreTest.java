@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.testing.TempTrees;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.testing.TestStores;
@@ -564,15 +564,15 @@ class SharedLookupStoreTest {
     void oneWriterPerNamespaceAndOnlyACleanStopResumes() throws Exception {
         StoreLayout layout = new StoreLayout(store);
         TestStores.Published published = TestStores.publish(store, "users", USERS);
-        assertThatThrownBy(() -> NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT))
+        assertThatThrownBy(() -> NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("Another writer");
         published.close(); // released without a clean stop: like a kill
-        try (NamespaceWriter again = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory again = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             assertThat(again.canResume()).isFalse();
         }
         TestStores.Published second = TestStores.publish(store, "users", USERS);
         second.writer.closeCleanly(second.generation, Map.of(0, 99L), true, false);
-        try (NamespaceWriter third = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory third = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             assertThat(third.canResume()).isTrue();
             assertThat(third.published().orElseThrow().offsets()).containsEntry(0, 99L);
             var generation = third.resume();

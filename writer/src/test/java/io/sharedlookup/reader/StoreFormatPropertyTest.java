@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.testing.TestStores;
@@ -82,7 +82,7 @@ class StoreFormatPropertyTest {
             throws Exception {
         String namespace = "ns" + System.nanoTime();
         Map<String, String> model = new HashMap<>();
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT)) {
             GenerationFile live = writer.createGeneration(GenerationSizing.forExpected(0, 4, 8), reverseIndex);
             writer.publish(live, "t", Map.of(), true, Map.of());
             try (SharedLookupStore reader = SharedLookupStore.open(store)) {

@@ -4,7 +4,7 @@ import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Path;
@@ -24,12 +24,12 @@ import java.util.concurrent.TimeUnit;
 public final class TestWriterMain {
     static final long LOCK_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    private final NamespaceWriter writer;
+    private final NamespaceDirectory writer;
     private final int keys;
     private GenerationFile generation;
     private long round;
 
-    private TestWriterMain(NamespaceWriter writer, int keys) {
+    private TestWriterMain(NamespaceDirectory writer, int keys) {
         this.writer = writer;
         this.keys = keys;
     }
@@ -39,7 +39,7 @@ public final class TestWriterMain {
         String namespace = args[1];
         int keys = Integer.parseInt(args[2]);
         int publishEvery = Integer.parseInt(args[3]);
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(storeDir), namespace, StorePermissions.DEFAULT);
+        NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(storeDir), namespace, StorePermissions.DEFAULT);
         new TestWriterMain(writer, keys).run(publishEvery);
     }
 

@@ -5,7 +5,7 @@ import io.sharedlookup.internal.store.WriterStatusDescriptor;
 import io.sharedlookup.writer.liveness.WriterHeartbeat;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,7 +22,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Writes the golden stores: small namespaces, written with the writer's own store code ({@link NamespaceWriter},
+ * Writes the golden stores: small namespaces, written with the writer's own store code ({@link NamespaceDirectory},
  * {@link GenerationFile}, {@link WriterHeartbeat}), that reader-lib checks itself against in its own module
  * ({@code reader-lib/src/test/resources/golden/}, read by {@code GoldenStoresReadTest}); {@code GoldenStoresTest}
  * regenerates them and fails when the format changed without a version bump.
@@ -156,7 +156,7 @@ public final class GoldenStores {
     public static void write(Path store, Path expectations) throws IOException {
         Files.createDirectories(expectations);
         for (Namespace ns : definitions()) {
-            try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), ns.name(),
+            try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), ns.name(),
                     StorePermissions.DEFAULT)) {
                 GenerationFile generation = writer.createGeneration(ns.sizing(), ns.reverseIndex());
                 try {

@@ -2,7 +2,7 @@ package io.sharedlookup.testing;
 
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -45,11 +45,11 @@ public final class TestStores {
 
     /** An open namespace writer with a published generation. */
     public static final class Published implements AutoCloseable {
-        public final NamespaceWriter writer;
+        public final NamespaceDirectory writer;
         public GenerationFile generation;
         private final boolean reverseIndex;
 
-        Published(NamespaceWriter writer, GenerationFile generation, boolean reverseIndex) {
+        Published(NamespaceDirectory writer, GenerationFile generation, boolean reverseIndex) {
             this.writer = writer;
             this.generation = generation;
             this.reverseIndex = reverseIndex;
@@ -108,13 +108,13 @@ public final class TestStores {
     /** With {@code reverseIndex}, the generation carries the writer's reverse index (value to keys). */
     public static Published publish(Path store, String namespace, Map<String, String> content, boolean caughtUp,
                                     boolean reverseIndex) throws IOException {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
         GenerationFile generation = fill(writer, content, reverseIndex);
         writer.publish(generation, "topic", Map.of(0, (long) content.size()), caughtUp, Map.of());
         return new Published(writer, generation, reverseIndex);
     }
 
-    private static GenerationFile fill(NamespaceWriter writer, Map<String, String> content, boolean reverseIndex)
+    private static GenerationFile fill(NamespaceDirectory writer, Map<String, String> content, boolean reverseIndex)
             throws IOException {
         GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(content.size(), 8, 16),
                 reverseIndex);

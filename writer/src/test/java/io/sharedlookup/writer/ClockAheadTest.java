@@ -9,7 +9,7 @@ import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.TestKafka;
 import io.sharedlookup.testing.TestStores;
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.store.ManifestFiles;
 import io.sharedlookup.writer.store.Snapshots;
 import io.sharedlookup.writer.store.StorePermissions;
@@ -38,19 +38,19 @@ class ClockAheadTest {
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
-    private final ch.qos.logback.classic.Logger sinkLog =
-            (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(NamespaceSink.class);
+    private final ch.qos.logback.classic.Logger ingestLog =
+            (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(NamespaceIngest.class);
     private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
 
     @BeforeEach
     void listen() {
         logged.start();
-        sinkLog.addAppender(logged);
+        ingestLog.addAppender(logged);
     }
 
     @AfterEach
     void stopListening() {
-        sinkLog.detachAppender(logged);
+        ingestLog.detachAppender(logged);
     }
 
     private static WriterConfig config(Path store, String topic, Optional<Path> seed) {

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.testing.ChildJvm;
 import io.sharedlookup.testing.TestKafka;
 import io.sharedlookup.testing.WriterProcess;
-import io.sharedlookup.writer.namespace.StalledException;
+import io.sharedlookup.writer.namespace.Applied;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -43,7 +43,7 @@ class ReadPermissionTest {
 
     private static final Path LOGS = Path.of("target", "child-logs");
     /**
-     * A denied topic pauses for {@link StalledException#PAUSE_MILLIS} (30 s) at a time; the test must see it read
+     * A denied topic pauses for {@link Applied.Stalled#PAUSE_MILLIS} (30 s) at a time; the test must see it read
      * again at the end of a pause, so its writer runs in a JVM of its own with the pause shortened to this. The
      * checks made while the topic is paused await their answer, so a pause ending between two of them cannot fail
      * them.
@@ -54,7 +54,7 @@ class ReadPermissionTest {
     private static WriterProcess startWithShortPause(String name, String topic, String... moreTopics)
             throws Exception {
         List<String> jvmOptions = new ArrayList<>(ChildJvm.chronicleFlags());
-        jvmOptions.add("-D" + StalledException.PAUSE_PROPERTY + "=" + SHORT_PAUSE_MILLIS);
+        jvmOptions.add("-D" + Applied.Stalled.PAUSE_PROPERTY + "=" + SHORT_PAUSE_MILLIS);
         List<String> extra = new ArrayList<>();
         for (String t : moreTopics) {
             extra.add("--topic");

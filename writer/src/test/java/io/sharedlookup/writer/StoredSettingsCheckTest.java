@@ -10,7 +10,7 @@ import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.namespace.StoredSettings;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -32,7 +32,7 @@ class StoredSettingsCheckTest {
 
     /** Publishes {@code namespace} as built from {@code topic} storing {@code field} (empty: the raw value). */
     private void built(String namespace, String topic, Optional<String> field) throws IOException {
-        try (NamespaceWriter w = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory w = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT)) {
             GenerationFile g = w.createGeneration(GenerationSizing.forExpected(1, 8, 16), false);
             try (g) {
                 g.put("k", "v", TestStores.TIMEOUT);
@@ -104,7 +104,7 @@ class StoredSettingsCheckTest {
         // another writer, still holding the lock during the first check, publishes with another field and stops
         built("users", "users", Optional.of("name.display"));
 
-        try (NamespaceWriter locked = NamespaceWriter.open(new StoreLayout(store), "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory locked = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT)) {
             assertThatThrownBy(() -> StoredSettingsCheck.requireUnchangedLocked(bindings, List.of(locked),
                     StoredSettingsCheckTest::attributes, Set.of())).isInstanceOf(ConfigException.class)
                     .hasMessageContaining("namespace 'users' was built with value.field=name.display, now "

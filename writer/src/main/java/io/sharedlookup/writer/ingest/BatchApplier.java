@@ -2,11 +2,9 @@ package io.sharedlookup.writer.ingest;
 
 import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.Applied;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.Positions;
-import io.sharedlookup.writer.namespace.RebuildNeededException;
-import io.sharedlookup.writer.namespace.RecordSkippedException;
-import io.sharedlookup.writer.namespace.StalledException;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -37,6 +35,8 @@ import org.slf4j.LoggerFactory;
  */
 final class BatchApplier {
     private static final Logger log = LoggerFactory.getLogger(BatchApplier.class);
+    /** A record that could not be decoded for a namespace: counted, logged and listed by {@link #decode} already. */
+    private static final Applied NOT_DECODED = new Applied.Skipped("cannot be decoded for this namespace", false);
 
     /** Pauses a topic whose namespace cannot take records ({@code why}) for {@code pauseMillis}. */
     @FunctionalInterface
@@ -53,7 +53,7 @@ final class BatchApplier {
     private final Stall stall;
     private final WriterMetrics metrics;
     /** Per namespace, its decoder: each extracts its namespace's value field. */
-    private final Map<NamespaceSink, RecordDecoder> decoders = new IdentityHashMap<>();
+    private final Map<NamespaceIngest, RecordDecoder> decoders = new IdentityHashMap<>();
     private final int maxValueBytes;
     private final RateLimitedLog badRecords = new RateLimitedLog(log, 5_000);
     private final KeyPartitions keyPartitions;
@@ -99,14 +99,14 @@ final class BatchApplier {
     void apply(ConsumerRecords<byte[], byte[]> records, TopicRebuilds rebuilds) {
         Set<String> stalledNow = new HashSet<>();
         Set<String> rebuiltNow = new HashSet<>();
-        Map<TopicPartition, ParallelApplier.Part> pass = parallel.run(records, this::onlySinkOf,
-                (sink, r) -> decode(sink, r, false));
+        Map<TopicPartition, ParallelApplier.Part> pass = parallel.run(records, this::onlyNamespaceOf,
+                (ingest, r) -> decode(ingest, r, false));
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
             String topic = tp.topic();
             ParallelApplier.Part part = pass.get(tp);
             if (part != null && part.removalsPut() > 0) { // final once put: counted here, never when read again
-                metrics.tombstones.labelValues(onlySinkOf(topic).binding().namespace()).inc(part.removalsPut());
+                metrics.tombstones.labelValues(onlyNamespaceOf(topic).binding().namespace()).inc(part.removalsPut());
             }
             if (rebuiltNow.contains(topic)) {
                 continue; // every partition of it was just sent back to its beginning
@@ -116,7 +116,7 @@ final class BatchApplier {
                 parallel.keepAhead(tp, part, 0, list);
                 continue;
             }
-            List<NamespaceSink> sinks = byTopic.of(topic);
+            List<NamespaceIngest> namespaces = byTopic.of(topic);
             boolean whole = true;
             // Counted per batch, not per record: a labelled counter and a map update per record showed in profiles.
             long read = 0;
@@ -127,54 +127,58 @@ final class BatchApplier {
                 PartlyTaken.Taken earlier = partlyTaken.take(tp, r.offset());
                 int taken = earlier == null ? 0 : earlier.namespaces();
                 boolean any = earlier != null && earlier.applied();
-                try {
-                    byte state = part != null ? part.state(i) : parallel.takeAhead(tp, r.offset());
-                    any |= state == ParallelApplier.APPLIED;
-                    if (state != ParallelApplier.APPLIED && state != ParallelApplier.SKIPPED) {
-                        if (part != null && part.unusable() != null) {
-                            throw part.unusable(); // never put into that generation again: rebuilt (below)
+                byte state = part != null ? part.state(i) : parallel.takeAhead(tp, r.offset());
+                any |= state == ParallelApplier.APPLIED;
+                Applied halt = null;
+                if (state != ParallelApplier.APPLIED && state != ParallelApplier.SKIPPED) {
+                    // never put into that generation again when an applier found it unusable: rebuilt (below)
+                    halt = part != null ? part.unusable() : null;
+                    // Not put by an applier (none ran, or it could not): applied here, in order.
+                    for (; halt == null && taken < namespaces.size(); taken++) {
+                        NamespaceIngest ingest = namespaces.get(taken);
+                        Applied outcome = part != null ? applyDecoded(ingest, r, part.decoded(i))
+                                : applyRecord(ingest, r, positions, namespaces.size() > 1);
+                        if (outcome.halts()) {
+                            halt = outcome;
+                            break; // not taken by this namespace: `taken` stays
                         }
-                        // Not put by an applier (none ran, or it could not): applied here, in order.
-                        for (; taken < sinks.size(); taken++) {
-                            NamespaceSink sink = sinks.get(taken);
-                            any |= part != null ? applyDecoded(sink, r, part.decoded(i))
-                                    : applyRecord(sink, r, positions, sinks.size() > 1);
-                        }
+                        any |= outcome instanceof Applied.Done;
                     }
-                    if (any) {
-                        applied++;
-                    }
-                } catch (StalledException e) {
+                }
+                if (halt instanceof Applied.Stalled stalled) {
                     // Not applied: read it again once the namespace can take it.
                     consumer.seek(tp, r.offset());
                     partlyTaken.remember(tp, r.offset(), taken, any);
                     parallel.keepAhead(tp, part, i + 1, list);
                     stalledNow.add(topic);
-                    stall.stall(topic, e.getMessage(), e.retryMillis());
+                    stall.stall(topic, stalled.reason(), stalled.retryMillis());
                     whole = false;
                     break;
-                } catch (RebuildNeededException e) {
+                } else if (halt instanceof Applied.RebuildNeeded rebuild) {
                     // Not applied: the topic is read again from its beginning, or from here if that cannot start.
                     whole = false;
                     try {
-                        rebuilds.rebuild(topic, e.getMessage());
+                        rebuilds.rebuild(topic, rebuild.reason());
                         rebuiltNow.add(topic);
                     } catch (KafkaException unreachable) {
                         consumer.seek(tp, r.offset());
                         partlyTaken.remember(tp, r.offset(), taken, any);
                         parallel.keepAhead(tp, part, i + 1, list);
                         stalledNow.add(topic);
-                        stall.stall(topic, e.getMessage() + "; cannot rebuild now: " + unreachable.getMessage(),
-                                StalledException.PAUSE_MILLIS);
+                        stall.stall(topic, rebuild.reason() + "; cannot rebuild now: " + unreachable.getMessage(),
+                                Applied.Stalled.PAUSE_MILLIS);
                     }
                     break;
+                }
+                if (any) {
+                    applied++;
                 }
                 read++; // done with for every namespace: a record read again after a stall was not counted before
                 offsets.applied(tp, r.offset() + 1);
             }
-            for (NamespaceSink sink : sinks) {
-                metrics.records.labelValues(sink.binding().namespace()).inc(read);
-                sink.writeSkippedRecords(); // once per batch, only when it skipped any
+            for (NamespaceIngest ingest : namespaces) {
+                metrics.records.labelValues(ingest.binding().namespace()).inc(read);
+                ingest.writeSkippedRecords(); // once per batch, only when it skipped any
             }
             offsets.countApplied(topic, applied);
             if (whole) {
@@ -196,32 +200,32 @@ final class BatchApplier {
      * skipped for that namespace.
      *
      * @param shared whether the topic feeds other namespaces too (the log then says which one skipped the record)
-     * @return whether it was applied (false: skipped)
+     * @return what became of it ({@link #NOT_DECODED} when it could not be decoded for this namespace)
      */
-    private boolean applyRecord(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, Positions positions,
+    private Applied applyRecord(NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> r, Positions positions,
                                 boolean shared) {
-        String[] decoded = decode(sink, r, shared);
-        return decoded != null && applyDecoded(sink, r, decoded);
+        String[] decoded = decode(ingest, r, shared);
+        return decoded == null ? NOT_DECODED : applyDecoded(ingest, r, decoded);
     }
 
     /** A topic's namespace when it feeds only one (several are applied one by one), else null. */
-    private NamespaceSink onlySinkOf(String topic) {
-        List<NamespaceSink> sinks = byTopic.of(topic);
-        return sinks.size() == 1 ? sinks.get(0) : null;
+    private NamespaceIngest onlyNamespaceOf(String topic) {
+        List<NamespaceIngest> namespaces = byTopic.of(topic);
+        return namespaces.size() == 1 ? namespaces.get(0) : null;
     }
 
     /**
      * Decodes one record for one namespace: {key, value (null: a tombstone)}, or null when the record is bad for it
      * (counted, logged and skipped).
      */
-    private String[] decode(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, boolean shared) {
-        String ns = sink.binding().namespace();
-        RecordDecoder decoder = decoders.get(sink);
+    private String[] decode(NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> r, boolean shared) {
+        String ns = ingest.binding().namespace();
+        RecordDecoder decoder = decoders.get(ingest);
         String topic = r.topic();
         try {
             if (r.key() == null) {
                 metrics.nullKeys.labelValues(ns).inc();
-                sink.skipped().add(r.partition(), r.offset(), "null key");
+                ingest.skipped().add(r.partition(), r.offset(), "null key");
                 badRecords.warn("Skipped a record with a null key at {}-{} offset {}", topic, r.partition(),
                         r.offset());
                 return null;
@@ -233,7 +237,7 @@ final class BatchApplier {
             String value = null;
             if (r.value() != null && r.value().length > maxValueBytes) {
                 metrics.oversize.labelValues(ns).inc();
-                sink.skipped().add(r.partition(), r.offset(), "value of " + r.value().length
+                ingest.skipped().add(r.partition(), r.offset(), "value of " + r.value().length
                         + " bytes, over --max-value-bytes " + maxValueBytes);
                 badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
                         r.value().length, maxValueBytes, topic, r.partition(), r.offset());
@@ -244,7 +248,7 @@ final class BatchApplier {
             return new String[] {key, value};
         } catch (RecordDecoder.DecodeException e) {
             metrics.decodeErrors.labelValues(ns).inc();
-            sink.skipped().add(r.partition(), r.offset(), "cannot be decoded: " + e.getMessage());
+            ingest.skipped().add(r.partition(), r.offset(), "cannot be decoded: " + e.getMessage());
             badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
                     r.partition(), r.offset(), shared ? e.getMessage() + " (for namespace '" + ns + "'; the topic's "
                             + "other namespaces take it when it has their field)" : e.getMessage());
@@ -256,25 +260,22 @@ final class BatchApplier {
      * Applies a decoded record ({@link #decode}) to one namespace; one it cannot take is counted and skipped. A
      * tombstone is counted once applied: a stall before that reads it again.
      */
-    private boolean applyDecoded(NamespaceSink sink, ConsumerRecord<byte[], byte[]> r, String[] decoded) {
+    private Applied applyDecoded(NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> r, String[] decoded) {
         String topic = r.topic();
-        try {
-            sink.apply(decoded[0], decoded[1], positions);
-            if (decoded[1] == null) {
-                metrics.tombstones.labelValues(sink.binding().namespace()).inc();
-            }
-            return true;
-        } catch (RecordSkippedException e) {
-            sink.skipped().add(r.partition(), r.offset(), e.getMessage());
-            if (e.isError()) {
+        Applied applied = ingest.apply(decoded[0], decoded[1], positions);
+        if (applied instanceof Applied.Done && decoded[1] == null) {
+            metrics.tombstones.labelValues(ingest.binding().namespace()).inc();
+        } else if (applied instanceof Applied.Skipped skipped) {
+            ingest.skipped().add(r.partition(), r.offset(), skipped.reason());
+            if (skipped.error()) {
                 badRecords.error("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
-                        e.getMessage());
+                        skipped.reason());
             } else {
                 badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
-                        e.getMessage());
+                        skipped.reason());
             }
         }
-        return false;
+        return applied;
     }
 
     /** Ends the parallel appliers' threads; on the ingest thread, when ingestion stops. */

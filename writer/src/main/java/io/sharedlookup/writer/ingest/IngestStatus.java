@@ -1,7 +1,7 @@
 package io.sharedlookup.writer.ingest;
 
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.Positions;
 import java.util.Collections;
@@ -97,18 +97,18 @@ final class IngestStatus {
     /** Publishes a fresh snapshot of every namespace's status (and its stuck-partitions gauge); ingest thread only. */
     void publish() {
         Map<String, NamespaceStatus> out = new LinkedHashMap<>();
-        for (NamespaceSink sink : byTopic.all()) {
-            Map<Integer, Long> lag = started ? reading.offsets.lag(sink.binding().topic(), watch::highWatermark)
+        for (NamespaceIngest ingest : byTopic.all()) {
+            Map<Integer, Long> lag = started ? reading.offsets.lag(ingest.binding().topic(), watch::highWatermark)
                     : new TreeMap<>();
-            long currentAsOf = started ? reading.offsets.currentAsOfMillis(sink.binding().topic()) : Positions.UNKNOWN;
-            out.put(sink.binding().namespace(), sink.status(lag, notReadyReason(sink), currentAsOf));
-            metrics.stuckPartitions.labelValues(sink.binding().namespace()).set(stuck.count(sink.binding().topic()));
+            long currentAsOf = started ? reading.offsets.currentAsOfMillis(ingest.binding().topic()) : Positions.UNKNOWN;
+            out.put(ingest.binding().namespace(), ingest.status(lag, notReadyReason(ingest), currentAsOf));
+            metrics.stuckPartitions.labelValues(ingest.binding().namespace()).set(stuck.count(ingest.binding().topic()));
         }
         statuses = Collections.unmodifiableMap(out); // HTTP threads iterate it; WriterApp.statuses() hands it out
     }
 
-    private String notReadyReason(NamespaceSink sink) {
-        String topic = sink.binding().topic();
+    private String notReadyReason(NamespaceIngest ingest) {
+        String topic = ingest.binding().topic();
         if (brokerProblem != null) {
             return brokerUnreachable ? BrokerOutage.shared().withDuration(brokerProblem) : brokerProblem;
         }
@@ -123,7 +123,7 @@ final class IngestStatus {
         if (stuckWhy != null) {
             return "stuck: " + stuckWhy;
         }
-        if (!sink.isLive()) {
+        if (!ingest.isLive()) {
             return "building a fresh generation from topic '" + topic + "'; readers see the previous one, if any";
         }
         if (!started || !reading.offsets.caughtUp(topic)) {

@@ -3,10 +3,10 @@ package io.sharedlookup.writer.ingest;
 import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.WriterConfig;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.Applied;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.Positions;
-import io.sharedlookup.writer.namespace.StalledException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ingest loop: the one consumer of all configured topics and the thread that owns every {@link NamespaceSink}. A
+ * The ingest loop: the one consumer of all configured topics and the thread that owns every {@link NamespaceIngest}. A
  * duty cycle: start reading ({@link IngestStart}) until it succeeds, then poll, apply the batch ({@link BatchApplier}),
  * let each namespace publish or grow, and run the periodic jobs that are due ({@link PeriodicJobs}: {@link Checkpoint},
  * {@link HealthCheck}, {@link PartitionCheck}, {@link ProgressLog}). What Kafka throws is dealt with here: a topic
@@ -111,34 +111,34 @@ public final class Ingestor {
      *                  one (it throws {@link UnresolvedBootstrapException} while no bootstrap host resolves); the
      *                  consumer is owned (and closed) by this ingestor
      */
-    public Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+    public Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
                     Supplier<Consumer<byte[], byte[]>> consumers) {
-        this(config, sinks, metrics, consumers, new BrokerAdmin(config));
+        this(config, namespaces, metrics, consumers, new BrokerAdmin(config));
     }
 
-    private Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+    private Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
                      Supplier<Consumer<byte[], byte[]>> consumers, BrokerAdmin admin) {
-        this(config, sinks, metrics, consumers, TopicFacts.viaAdmin(admin), AWAY,
+        this(config, namespaces, metrics, consumers, TopicFacts.viaAdmin(admin), AWAY,
                 new TopicWatch(admin, config.bootstrapServers()));
     }
 
-    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+    Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
              Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts) {
-        this(config, sinks, metrics, consumers, topicFacts, AWAY);
+        this(config, namespaces, metrics, consumers, topicFacts, AWAY);
     }
 
-    Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+    Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
              Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts, Duration away) {
-        this(config, sinks, metrics, consumers, topicFacts, away, new TopicWatch(null, config.bootstrapServers()));
+        this(config, namespaces, metrics, consumers, topicFacts, away, new TopicWatch(null, config.bootstrapServers()));
     }
 
-    private Ingestor(WriterConfig config, List<NamespaceSink> sinks, WriterMetrics metrics,
+    private Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
                      Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts, Duration away,
                      TopicWatch watch) {
         this.watch = watch;
         this.config = config;
         this.metrics = metrics;
-        this.byTopic = new TopicNamespaces(sinks);
+        this.byTopic = new TopicNamespaces(namespaces);
         this.consumers = consumers;
         this.topicFacts = topicFacts;
         this.stuck = new StuckPartitions(config.stuckAfterSeconds());
@@ -210,7 +210,7 @@ public final class Ingestor {
                                 rebuilds.rebuild(topic, why);
                             } catch (KafkaException unreachable) {
                                 reading.stall(topic, why + "; cannot rebuild now: " + unreachable.getMessage(),
-                                        StalledException.PAUSE_MILLIS);
+                                        Applied.Stalled.PAUSE_MILLIS);
                             }
                         });
                     } finally {
@@ -325,15 +325,15 @@ public final class Ingestor {
 
     private void closeAll() {
         // No consumer made: no namespace was started, none has a position.
-        for (NamespaceSink sink : byTopic.all()) {
+        for (NamespaceIngest ingest : byTopic.all()) {
             try {
                 if (failed) {
-                    sink.abandon();
+                    ingest.abandon();
                     continue;
                 }
-                sink.close(positions);
+                ingest.close(positions);
             } catch (RuntimeException e) {
-                log.error("Closing namespace '{}' failed", sink.binding().namespace(), e);
+                log.error("Closing namespace '{}' failed", ingest.binding().namespace(), e);
             }
         }
         if (!failed && started) {

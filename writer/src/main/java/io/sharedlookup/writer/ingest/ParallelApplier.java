@@ -1,8 +1,8 @@
 package io.sharedlookup.writer.ingest;
 
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.Applied;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.ParallelFill;
-import io.sharedlookup.writer.namespace.RebuildNeededException;
 import io.sharedlookup.writer.store.GenerationUnusableException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A record an applier cannot put (no room left, an entry too large, a full disk, a lock held) is reported
  * {@link #FAILED}, and that applier puts none of its later records of the same partition: the ingest thread applies
- * the failed record and every later one not put through {@link NamespaceSink#apply}, one by one, which grows, skips,
+ * the failed record and every later one not put through {@link NamespaceIngest#apply}, one by one, which grows, skips,
  * stalls or rebuilds exactly as without appliers. Since each applier stops at its first failure in a partition, the
  * records of a key that were put are always the first ones of that key: none is put after an older one it follows.
  *
@@ -57,7 +57,7 @@ final class ParallelApplier {
     /** Decodes a record for a namespace on the ingest thread: {key, value (null removes)}, or null when skipped. */
     @FunctionalInterface
     interface Decoder {
-        String[] decode(NamespaceSink sink, ConsumerRecord<byte[], byte[]> record);
+        String[] decode(NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> record);
     }
 
     /** What a pass did with one partition's records of the batch, by index in the batch. */
@@ -92,10 +92,10 @@ final class ParallelApplier {
         }
 
         /**
-         * What the ingest thread throws at a record of this part not put, when an applier found the generation
+         * What the ingest thread acts on at a record of this part not put, when an applier found the generation
          * unusable ({@link ParallelFill#poison}), as the one-by-one path does; null when it did not.
          */
-        RebuildNeededException unusable() {
+        Applied.RebuildNeeded unusable() {
             return fill.rebuildNeeded();
         }
 
@@ -144,39 +144,39 @@ final class ParallelApplier {
 
     /**
      * Puts the records of every partition whose topic feeds one namespace that can take them in parallel now
-     * ({@link NamespaceSink#parallelFill}); decodes them with {@code decoder} on this thread first.
+     * ({@link NamespaceIngest#parallelFill}); decodes them with {@code decoder} on this thread first.
      *
-     * @param onlySinkOf a topic's namespace when it feeds exactly one, else null
+     * @param onlyNamespaceOf a topic's namespace when it feeds exactly one, else null
      * @return per partition covered, what was done with each record; empty with one thread
      */
     Map<TopicPartition, Part> run(ConsumerRecords<byte[], byte[]> records,
-                                  Function<String, NamespaceSink> onlySinkOf, Decoder decoder) {
+                                  Function<String, NamespaceIngest> onlyNamespaceOf, Decoder decoder) {
         if (pool == null || records.isEmpty()) {
             return Map.of();
         }
         Map<TopicPartition, Part> parts = new HashMap<>();
-        Map<NamespaceSink, ParallelFill> fills = new IdentityHashMap<>();
+        Map<NamespaceIngest, ParallelFill> fills = new IdentityHashMap<>();
         List<List<Task>> shares = new ArrayList<>(threads);
         for (int t = 0; t < threads; t++) {
             shares.add(new ArrayList<>());
         }
-        Map<NamespaceSink, Integer> counts = new IdentityHashMap<>(); // each namespace's records in the batch
+        Map<NamespaceIngest, Integer> counts = new IdentityHashMap<>(); // each namespace's records in the batch
         for (TopicPartition tp : records.partitions()) {
-            NamespaceSink sink = onlySinkOf.apply(tp.topic());
-            if (sink != null) {
-                counts.merge(sink, records.records(tp).size(), Integer::sum);
+            NamespaceIngest ingest = onlyNamespaceOf.apply(tp.topic());
+            if (ingest != null) {
+                counts.merge(ingest, records.records(tp).size(), Integer::sum);
             }
         }
         try {
             for (TopicPartition tp : records.partitions()) {
-                NamespaceSink sink = onlySinkOf.apply(tp.topic());
-                if (sink == null) {
+                NamespaceIngest ingest = onlyNamespaceOf.apply(tp.topic());
+                if (ingest == null) {
                     continue;
                 }
-                if (!fills.containsKey(sink)) {
-                    fills.put(sink, sink.parallelFill(counts.get(sink)));
+                if (!fills.containsKey(ingest)) {
+                    fills.put(ingest, ingest.parallelFill(counts.get(ingest)));
                 }
-                ParallelFill fill = fills.get(sink);
+                ParallelFill fill = fills.get(ingest);
                 if (fill == null) {
                     continue;
                 }
@@ -190,7 +190,7 @@ final class ParallelApplier {
                         part.states[i] = earlier; // done by an earlier pass, read again after a stall before it
                         continue;
                     }
-                    String[] kv = decoder.decode(sink, r);
+                    String[] kv = decoder.decode(ingest, r);
                     if (kv == null) {
                         part.states[i] = SKIPPED;
                         continue;
@@ -210,7 +210,7 @@ final class ParallelApplier {
             }
         } finally {
             // Before anything else puts (the ingest thread, next): one put at a time again.
-            fills.forEach((sink, fill) -> {
+            fills.forEach((ingest, fill) -> {
                 if (fill != null) {
                     fill.passOver(parts.values().stream().anyMatch(p -> p.fill == fill && p.putAny()));
                 }

@@ -1,9 +1,8 @@
 package io.sharedlookup.writer.ingest;
 
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.Applied;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.Positions;
-import io.sharedlookup.writer.namespace.RebuildNeededException;
-import io.sharedlookup.writer.namespace.StalledException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -25,12 +24,12 @@ import org.slf4j.LoggerFactory;
 final class TopicNamespaces {
     private static final Logger log = LoggerFactory.getLogger(TopicNamespaces.class);
 
-    private final Map<String, List<NamespaceSink>> byTopic = new LinkedHashMap<>();
-    private final List<NamespaceSink> all;
+    private final Map<String, List<NamespaceIngest>> byTopic = new LinkedHashMap<>();
+    private final List<NamespaceIngest> all;
 
-    TopicNamespaces(List<NamespaceSink> sinks) {
-        sinks.forEach(s -> byTopic.computeIfAbsent(s.binding().topic(), t -> new ArrayList<>()).add(s));
-        all = List.copyOf(sinks);
+    TopicNamespaces(List<NamespaceIngest> namespaces) {
+        namespaces.forEach(s -> byTopic.computeIfAbsent(s.binding().topic(), t -> new ArrayList<>()).add(s));
+        all = List.copyOf(namespaces);
     }
 
     Set<String> topics() {
@@ -38,12 +37,12 @@ final class TopicNamespaces {
     }
 
     /** Every namespace, in the order configured. */
-    List<NamespaceSink> all() {
+    List<NamespaceIngest> all() {
         return all;
     }
 
     /** The namespaces the topic feeds (at least one). */
-    List<NamespaceSink> of(String topic) {
+    List<NamespaceIngest> of(String topic) {
         return byTopic.get(topic);
     }
 
@@ -54,17 +53,17 @@ final class TopicNamespaces {
 
     /** Whether readers see what is applied in every namespace of the topic. */
     boolean isLive(String topic) {
-        return of(topic).stream().allMatch(NamespaceSink::isLive);
+        return of(topic).stream().allMatch(NamespaceIngest::isLive);
     }
 
     /** Since when the offsets of the topic's published manifests are known current: the oldest of them. */
     long publishedCurrentAsOfMillis(String topic) {
-        return of(topic).stream().mapToLong(NamespaceSink::publishedCurrentAsOfMillis).min()
+        return of(topic).stream().mapToLong(NamespaceIngest::publishedCurrentAsOfMillis).min()
                 .orElse(Positions.UNKNOWN);
     }
 
     /**
-     * Lets each namespace of the topic choose between resume and rebuild ({@link NamespaceSink#start}). The topic is
+     * Lets each namespace of the topic choose between resume and rebuild ({@link NamespaceIngest#start}). The topic is
      * read from one position per partition, so when they do not all resume from the same offsets, those that resumed
      * are rebuilt with the others.
      *
@@ -73,8 +72,8 @@ final class TopicNamespaces {
     Map<Integer, Long> start(String topic, Map<Integer, Long> beginning, Map<Integer, Long> end,
                              long retentionMillis, String topicId) {
         Set<Map<Integer, Long>> froms = new HashSet<>();
-        for (NamespaceSink sink : of(topic)) {
-            froms.add(sink.start(beginning, end, retentionMillis, topicId));
+        for (NamespaceIngest ingest : of(topic)) {
+            froms.add(ingest.start(beginning, end, retentionMillis, topicId));
         }
         if (froms.size() == 1) {
             return froms.iterator().next();
@@ -91,36 +90,35 @@ final class TopicNamespaces {
                         + "snapshots of one topic's namespaces together to resume them)"
                 : "topic '" + topic + "' is read from its beginning for namespace(s) " + building
                         + " of the same topic, which cannot resume";
-        for (NamespaceSink sink : of(topic)) {
-            if (sink.isLive()) {
-                log.info("Namespace '{}': {}", sink.binding().namespace(), why);
-                sink.rebuild(why, beginning, end, topicId, -1);
+        for (NamespaceIngest ingest : of(topic)) {
+            if (ingest.isLive()) {
+                log.info("Namespace '{}': {}", ingest.binding().namespace(), why);
+                ingest.rebuild(why, beginning, end, topicId, -1);
             }
         }
         return beginning;
     }
 
-    /** Rebuilds every namespace of the topic from the beginning (see {@link NamespaceSink#rebuild}). */
+    /** Rebuilds every namespace of the topic from the beginning (see {@link NamespaceIngest#rebuild}). */
     void rebuild(String topic, String why, Map<Integer, Long> beginning, Map<Integer, Long> end, String topicId,
                  long retentionMillis) {
         of(topic).forEach(s -> s.rebuild(why, beginning, end, topicId, retentionMillis));
     }
 
     /**
-     * After a poll batch: each namespace finishes sampling, publishes or grows ({@link NamespaceSink#afterBatch}).
+     * After a poll batch: each namespace finishes sampling, publishes or grows ({@link NamespaceIngest#afterBatch}).
      * One that cannot take records stalls its topic; one that needs a rebuild has the topic rebuilt, which starts
      * its other namespaces over too.
      */
     void afterBatch(Predicate<String> caughtUp, Positions positions, BatchApplier.Stall stall,
                     BiConsumer<String, String> rebuild) {
-        byTopic.forEach((topic, sinks) -> {
-            for (NamespaceSink sink : sinks) {
-                try {
-                    sink.afterBatch(caughtUp.test(topic), positions);
-                } catch (StalledException e) {
-                    stall.stall(topic, e.getMessage(), e.retryMillis());
-                } catch (RebuildNeededException e) {
-                    rebuild.accept(topic, e.getMessage());
+        byTopic.forEach((topic, namespaces) -> {
+            for (NamespaceIngest ingest : namespaces) {
+                Applied outcome = ingest.afterBatch(caughtUp.test(topic), positions);
+                if (outcome instanceof Applied.Stalled stalled) {
+                    stall.stall(topic, stalled.reason(), stalled.retryMillis());
+                } else if (outcome instanceof Applied.RebuildNeeded needed) {
+                    rebuild.accept(topic, needed.reason());
                     break; // every namespace of the topic starts over
                 }
             }

@@ -2,7 +2,7 @@ package io.sharedlookup.writer.ingest;
 
 import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.namespace.StalledException;
+import io.sharedlookup.writer.namespace.Applied;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -159,7 +159,7 @@ final class UnreadablePartitions {
         if (start < 0) {
             fetchAgain(tp, at); // once the pause is over
             stall.stall(tp.topic(), "cannot read partition " + tp.partition() + " at offset " + at + ": "
-                    + unreadable.cause(), StalledException.PAUSE_MILLIS);
+                    + unreadable.cause(), Applied.Stalled.PAUSE_MILLIS);
             return true;
         }
         if (!Long.valueOf(start).equals(skipping.get(tp))) {
@@ -207,7 +207,7 @@ final class UnreadablePartitions {
             if (offsets.of(topic) != null) { // one of ours, with its partitions known
                 ours = true;
                 stall.stall(topic, "not authorized to read topic '" + topic + "': grant the writer's Kafka principal "
-                        + "READ and DESCRIBE on it", StalledException.PAUSE_MILLIS);
+                        + "READ and DESCRIBE on it", Applied.Stalled.PAUSE_MILLIS);
             }
         }
         return ours;

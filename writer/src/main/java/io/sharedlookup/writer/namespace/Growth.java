@@ -10,7 +10,6 @@ import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
 import io.sharedlookup.writer.store.NoRoomForEntryException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -49,8 +48,7 @@ final class Growth {
      */
     static final long DISK_FULL_RETRY_MILLIS = 2_000;
 
-    private final Generations generations;
-    private final NamespaceWriter writer;
+    private final GenerationLife life;
     private final WriterMetrics metrics;
     private final LastError lastError;
     private final String nsLabel;
@@ -68,19 +66,17 @@ final class Growth {
     /** What was stored: the averages a bigger generation is sized with, and the largest entry it must take. */
     private final EntrySizes sizes = new EntrySizes();
 
-    Growth(Generations generations, NamespaceWriter writer, WriterMetrics metrics, LastError lastError,
-           String namespace) {
-        this.generations = generations;
-        this.writer = writer;
+    Growth(GenerationLife life, WriterMetrics metrics, LastError lastError, String namespace) {
+        this.life = life;
         this.metrics = metrics;
         this.lastError = lastError;
         this.nsLabel = namespace;
-        this.replacement = new SynchronousReplacement(generations, writer, sizes, namespace);
+        this.replacement = new SynchronousReplacement(life, sizes, namespace);
     }
 
     /** How long a write waits for a segment lock: longer while a background copy holds them one by one. */
     long writeLockNanos() {
-        return growing == null ? NamespaceSink.WRITE_LOCK_NANOS : GROWING_WRITE_LOCK_NANOS;
+        return growing == null ? NamespaceIngest.WRITE_LOCK_NANOS : GROWING_WRITE_LOCK_NANOS;
     }
 
     /** Counts an entry stored in the target, for the sizes of the next generation. */
@@ -88,13 +84,16 @@ final class Growth {
         sizes.countStored(key, value);
     }
 
-    /** Within a batch: past {@link #GROW_NOW_AT} (or low on free space), grows now rather than after the batch. */
-    void checkWithinBatch(Positions positions) {
-        GenerationFile t = generations.target();
+    /**
+     * Within a batch: past {@link #GROW_NOW_AT} (or low on free space), grows now rather than after the batch;
+     * {@link Applied.Stalled} when the target is too full to take the record.
+     */
+    Applied checkWithinBatch(Positions positions) {
+        GenerationFile t = life.target();
         // After a stall for being too full, the record read again is checked at once: counted as one more of the
         // batch's records, it would be let in, and the next ones with it, until the next check.
         if (!stalledTooFull && ++opsSinceCheck < Math.max(RECORDS_PER_CHECK, t.capacity() >> 10)) {
-            return;
+            return Applied.DONE;
         }
         opsSinceCheck = 0;
         stalledTooFull = false;
@@ -102,9 +101,10 @@ final class Growth {
             if (growing != null) {
                 finish(positions, false);
             } else {
-                growIfPossible(positions, false);
+                return growIfPossible(positions, false);
             }
         }
+        return Applied.DONE;
     }
 
     /**
@@ -115,8 +115,8 @@ final class Growth {
         if (growing != null && growing.isFinished()) {
             finish(positions, true);
         }
-        if (generations.target() != null && !sampling && growing == null) {
-            GenerationFile t = generations.target();
+        if (life.target() != null && !sampling && growing == null) {
+            GenerationFile t = life.target();
             if ((double) t.size() / t.capacity() >= Fill.GROW_AT || freeSpace.low(t)) {
                 startGrowth();
             } else if (!deferred(System.nanoTime()) && freeSpace.roomyAtLastLook(t)) {
@@ -149,21 +149,22 @@ final class Growth {
      * the sizes the generation was made for, so its bytes ran out before its count. Nothing was written; moves to a
      * generation sized with the averages seen so far, where the caller applies the record.
      *
-     * @throws StalledException when no bigger generation can be made now
+     * @return {@link Applied#DONE}, or {@link Applied.Stalled} when no bigger generation can be made now
      */
-    void growBecauseFull(Positions positions) {
-        GenerationFile t = generations.target();
+    Applied growBecauseFull(Positions positions) {
+        GenerationFile t = life.target();
         log.warn("Namespace '{}': generation {} is full at {} entries (entries larger than sampled); growing now",
                 nsLabel, t.file().getFileName(), t.size());
         if (growing != null && finish(positions, false)) {
-            return; // copy complete and switched to: the record was written nowhere yet
+            return Applied.DONE; // copy complete and switched to: the record was written nowhere yet
         }
-        GenerationSizing bigger = sizes.next(generations.sizing(), generations.target().size(), true);
+        GenerationSizing bigger = sizes.next(life.sizing(), life.target().size(), true);
         try {
             replace(bigger, positions, false);
             grown();
+            return Applied.DONE;
         } catch (IOException | RuntimeException io) {
-            throw lastError.stall(growthFailed("generation full and cannot grow to " + bigger.entries() + " entries",
+            return lastError.stall(growthFailed("generation full and cannot grow to " + bigger.entries() + " entries",
                     io), retryMillis(io));
         }
     }
@@ -175,31 +176,30 @@ final class Growth {
      * due to grow (a background copy runs, or it is filled to {@link Fill#GROW_AT}): then it is the growth, since it
      * replaces the background copy, and growth is neither deferred nor shown as failed for it.
      *
-     * @return true when the target now takes it; false when it was made for such an entry already (Chronicle's own
-     *         limit: the record is skipped)
-     * @throws RecordSkippedException (counted as an oversize skip) when no generation taking it should be made: its
-     *                                tiers would pass what readers map or a share of the free disk
-     *                                ({@link EntryRoom#refusal}); never a stall, which no retry would end
-     * @throws StalledException       when no such copy can be made now: the record waits, as for a full generation
+     * @return {@link Applied#DONE} when the target now takes it; null when it was made for such an entry already
+     *         (Chronicle's own limit: the caller skips the record); {@link Applied.Skipped} (counted as an oversize
+     *         skip) when no generation taking it should be made: its tiers would pass what readers map or a share of
+     *         the free disk ({@link EntryRoom#refusal}), never a stall, which no retry would end;
+     *         {@link Applied.Stalled} when no such copy can be made now: the record waits, as for a full generation
      */
-    boolean makeRoomFor(String key, String value, Positions positions) {
+    Applied makeRoomFor(String key, String value, Positions positions) {
         long bytes = EntrySizes.bytesOf(key, value);
-        if (bytes <= generations.sizing().largestEntryBytes()) {
-            return false;
+        if (bytes <= life.sizing().largestEntryBytes()) {
+            return null;
         }
         String what = "cannot make a generation that takes an entry of " + bytes + " bytes";
         if (deferred(System.nanoTime())) { // a copy failed a moment ago: not a whole copy per record
-            throw lastError.stall(what + " before growth's retry time",
+            return lastError.stall(what + " before growth's retry time",
                     Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L));
         }
-        GenerationFile t = generations.target();
+        GenerationFile t = life.target();
         boolean grow = growing != null || (double) t.size() / t.capacity() >= Fill.GROW_AT;
-        GenerationSizing sizing = sizes.next(generations.sizing(), t.size(), grow).withLargestEntry(bytes);
-        String refusal = EntryRoom.refusal(sizing, generations.reverseIndex(), writer.usableSpace());
+        GenerationSizing sizing = sizes.next(life.sizing(), t.size(), grow).withLargestEntry(bytes);
+        String refusal = EntryRoom.refusal(sizing, life.reverseIndex(), life.usableSpace());
         if (refusal != null) {
             metrics.oversize.labelValues(nsLabel).inc();
             lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
-            throw new RecordSkippedException("value of key '" + (key.length() <= 200 ? key : key.substring(0, 200)
+            return new Applied.Skipped("value of key '" + (key.length() <= 200 ? key : key.substring(0, 200)
                     + "...") + "' skipped: " + refusal + ". Raise nothing; to skip such values at once, lower "
                     // standard UTF-8, not Chronicle's: --max-value-bytes is compared with the record's bytes
                     + "--max-value-bytes below " + Utf8.length(value), true);
@@ -216,34 +216,35 @@ final class Growth {
             if (grow) {
                 grown();
             }
-            return true;
+            return Applied.DONE;
         } catch (IOException | RuntimeException e) {
-            throw lastError.stall(growthFailed(what, e), retryMillis(e));
+            return lastError.stall(growthFailed(what, e), retryMillis(e));
         }
     }
 
     /**
-     * A segment of the target stayed locked past {@link NamespaceSink#WRITE_LOCK_NANOS} (a killed process left it):
+     * A segment of the target stayed locked past {@link NamespaceIngest#WRITE_LOCK_NANOS} (a killed process left it):
      * moves to a copy of the same size, where the caller applies the record.
      *
-     * @throws StalledException      when the copy cannot be made now
-     * @throws RebuildNeededException when a stuck update lock blocks the copy too
+     * @return {@link Applied#DONE}; {@link Applied.Stalled} when the copy cannot be made now;
+     *         {@link Applied.RebuildNeeded} when a stuck update lock blocks the copy too
      */
-    void replaceLocked(LockTimeoutException e, Positions positions) {
+    Applied replaceLocked(LockTimeoutException e, Positions positions) {
         log.warn("Namespace '{}': {}", nsLabel, e.getMessage());
         cancel("a lock was left held in the generation being copied");
         metrics.replacements.labelValues(nsLabel).inc();
         try {
-            replace(sizes.next(generations.sizing(), generations.target().size(), false), positions, false);
+            replace(sizes.next(life.sizing(), life.target().size(), false), positions, false);
+            return Applied.DONE;
         } catch (IOException | IllegalStateException | EntryTooLargeException io) {
             // Never let the ingest thread die on it (it used to, with /health still ok): report and retry.
-            throw lastError.stall("cannot replace a generation left locked: " + io.getMessage(),
-                    StalledException.PAUSE_MILLIS);
+            return lastError.stall("cannot replace a generation left locked: " + io.getMessage(),
+                    Applied.Stalled.PAUSE_MILLIS);
         } catch (LockTimeoutException copyLocked) {
             // The copy needs each segment's update lock, and a process that died while scanning (a reader's
             // forEach or a reverse-lookup scan) left one held: this generation cannot be copied. Kafka still
             // has everything, so build the next one from the topic.
-            throw new RebuildNeededException("generation " + generations.target().file().getFileName()
+            return new Applied.RebuildNeeded("generation " + life.target().file().getFileName()
                     + " cannot be written or copied (" + copyLocked.getMessage() + ")");
         }
     }
@@ -278,11 +279,11 @@ final class Growth {
         if (deferred(System.nanoTime())) {
             return;
         }
-        GenerationFile t = generations.target();
-        GenerationSizing bigger = sizes.next(generations.sizing(), t.size(), true);
+        GenerationFile t = life.target();
+        GenerationSizing bigger = sizes.next(life.sizing(), t.size(), true);
         GenerationFile next;
         try {
-            next = writer.createGeneration(bigger, generations.reverseIndex());
+            next = life.create(bigger);
         } catch (IOException | RuntimeException e) {
             growthFailed("cannot create a generation of " + bigger.entries() + " entries", e);
             return;
@@ -293,16 +294,13 @@ final class Growth {
     }
 
     /** Grows synchronously unless growth waits for its retry time; past {@link #STALL_AT} that stalls the topic. */
-    private void growIfPossible(Positions positions, boolean batchComplete) {
-        GenerationFile t = generations.target();
+    private Applied growIfPossible(Positions positions, boolean batchComplete) {
+        GenerationFile t = life.target();
         double ratio = (double) t.size() / t.capacity();
         if (deferred(System.nanoTime())) {
-            if (ratio >= STALL_AT) {
-                throw stallWhileFull();
-            }
-            return;
+            return ratio >= STALL_AT ? stallWhileFull() : Applied.DONE;
         }
-        GenerationSizing bigger = sizes.next(generations.sizing(), t.size(), true);
+        GenerationSizing bigger = sizes.next(life.sizing(), t.size(), true);
         log.info("Namespace '{}': generation {} holds {} of {} entries; building one for {}", nsLabel,
                 t.file().getFileName(), t.size(), t.capacity(), bigger.entries());
         try {
@@ -311,18 +309,19 @@ final class Growth {
         } catch (IOException | RuntimeException e) {
             growthFailed("cannot grow to " + bigger.entries() + " entries", e);
             if (ratio >= STALL_AT) {
-                throw stallWhileFull();
+                return stallWhileFull();
             }
         }
+        return Applied.DONE;
     }
 
-    private StalledException stallWhileFull() {
+    private Applied.Stalled stallWhileFull() {
         stalledTooFull = true;
         long retryMillis = Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L);
         // growth's own failure, rather than whatever else lastError shows (a failing checkpoint, say)
         String error = lastError.failing(LastError.GROWTH);
         if (error == null) { // rare: a switch ended growth's failure while its retry time still stands
-            GenerationFile t = generations.target();
+            GenerationFile t = life.target();
             error = "generation " + t.file().getFileName() + " is full (" + t.size() + " of " + t.capacity()
                     + " entries) and growth is retried later";
         }
@@ -376,7 +375,7 @@ final class Growth {
         growing = null;
         copy.cancel();
         try {
-            writer.discard(copy.to);
+            life.discard(copy.to);
         } catch (IOException | RuntimeException e) {
             undeletable.accept(copy.to.file(), e);
         }
@@ -399,7 +398,7 @@ final class Growth {
         }
         growing = null;
         try {
-            generations.switchTo(copy.to, copy.sizing, positions, positionsExact);
+            life.switchTo(copy.to, copy.sizing, positions, positionsExact);
         } catch (IOException | RuntimeException e) {
             replacement.discardUnpublished(copy.to);
             defer(GROWTH_RETRY_MILLIS);

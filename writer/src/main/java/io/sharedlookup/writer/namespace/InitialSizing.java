@@ -174,7 +174,7 @@ final class InitialSizing {
                 totals[0] += Utf8.chronicleLength(k);
                 totals[1] += Utf8.chronicleLength(v);
                 return ++totals[2] < 1_000;
-            }, NamespaceSink.WRITE_LOCK_NANOS);
+            }, NamespaceIngest.WRITE_LOCK_NANOS);
         } catch (LockTimeoutException e) {
             // a segment left locked: what was sampled before it will do
         }

@@ -61,10 +61,10 @@ final class LastError {
     }
 
     /** The namespace cannot take the record now: the topic pauses, and the status says STALLED meanwhile. */
-    StalledException stall(String error, long retryMillis) {
+    Applied.Stalled stall(String error, long retryMillis) {
         stall = error;
         stalledUntilNanos = System.nanoTime() + retryMillis * 1_000_000L;
-        return new StalledException(error, retryMillis);
+        return new Applied.Stalled(error, retryMillis);
     }
 
     /**

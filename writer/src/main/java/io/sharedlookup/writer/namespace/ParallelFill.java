@@ -9,7 +9,7 @@ import java.util.function.BiConsumer;
 /**
  * A generation that no reader maps yet (a first build, a rebuild), as one parallel pass fills it: applier threads
  * {@link #apply} records of disjoint keys; the ingest thread counts what they put ({@link #counted}) and ends the pass
- * ({@link #passOver}). Made by {@link NamespaceSink#parallelFill()}, for one pass.
+ * ({@link #passOver}). Made by {@link NamespaceIngest#parallelFill()}, for one pass.
  *
  * <p>No sequence-counter work is saved: each change is still bracketed by its segment's counter inside Chronicle's
  * segment lock, as for a published generation (two ordered writes to a mapped counter per put, small beside the put),
@@ -17,7 +17,7 @@ import java.util.function.BiConsumer;
  */
 public final class ParallelFill {
     private final GenerationFile building;
-    private final Generations generations;
+    private final GenerationLife life;
     private final Growth growth;
     private final LastError lastError;
     private final MapLayout layout;
@@ -34,9 +34,9 @@ public final class ParallelFill {
      */
     public static volatile BiConsumer<String, String> faultForTests;
 
-    private ParallelFill(GenerationFile building, Generations generations, Growth growth, LastError lastError) {
+    private ParallelFill(GenerationFile building, GenerationLife life, Growth growth, LastError lastError) {
         this.building = building;
-        this.generations = generations;
+        this.life = life;
         this.growth = growth;
         this.lastError = lastError;
         this.layout = building.layout();
@@ -46,7 +46,7 @@ public final class ParallelFill {
 
     /**
      * A pass of {@code records} records over the generation being built, or null when records must go through
-     * {@link NamespaceSink#apply} one by one: only a generation that no reader maps yet, once sampled and with no
+     * {@link NamespaceIngest#apply} one by one: only a generation that no reader maps yet, once sampled and with no
      * record held back ({@code notYet} false), no growth copy under way (its dual writes are the ingest thread's), no
      * reverse index (keys share its entries) and no stall; and only when nothing the ingest thread checks every few
      * records ({@link Growth#checkWithinBatch}) could happen within the pass: growth not waiting for a retry (the stall
@@ -54,9 +54,9 @@ public final class ParallelFill {
      * Chronicle's free space not low. Its records are then {@link #plan planned}, and run by appliers only if
      * {@link #open} says so.
      */
-    static ParallelFill of(Generations generations, Growth growth, LastError lastError, boolean notYet, int records) {
-        GenerationFile b = generations.building();
-        boolean copying = growth.writeLockNanos() != NamespaceSink.WRITE_LOCK_NANOS; // longer only while one runs
+    static ParallelFill of(GenerationLife life, Growth growth, LastError lastError, boolean notYet, int records) {
+        GenerationFile b = life.building();
+        boolean copying = growth.writeLockNanos() != NamespaceIngest.WRITE_LOCK_NANOS; // longer only while one runs
         if (b == null || notYet || copying || b.hasReverseIndex() || lastError.stalledAt(System.nanoTime())) {
             return null;
         }
@@ -64,13 +64,13 @@ public final class ParallelFill {
                 || growth.freeSpace.lowBeforePass(b)) {
             return null;
         }
-        return new ParallelFill(b, generations, growth, lastError);
+        return new ParallelFill(b, life, growth, lastError);
     }
 
     /**
      * Puts {@code key} with {@code value}, or removes it when {@code value} is null; from any applier thread. Whatever
      * stops it (no room left, an entry too large, a full disk, a lock held) is thrown as the put throws it: the record
-     * is then not applied, and the ingest thread applies it again through {@link NamespaceSink#apply}, which deals with
+     * is then not applied, and the ingest thread applies it again through {@link NamespaceIngest#apply}, which deals with
      * each case; except a {@link GenerationUnusableException}, which the applier hands to {@link #poison}.
      */
     public void apply(String key, String value) {
@@ -79,15 +79,15 @@ public final class ParallelFill {
             fault.accept(key, value);
         }
         if (value == null) {
-            building.remove(key, NamespaceSink.WRITE_LOCK_NANOS);
+            building.remove(key, NamespaceIngest.WRITE_LOCK_NANOS);
         } else {
-            building.put(key, value, NamespaceSink.WRITE_LOCK_NANOS);
+            building.put(key, value, NamespaceIngest.WRITE_LOCK_NANOS);
         }
     }
 
     /**
      * The generation must never be written again ({@code e}): every applier stops before its next put
-     * ({@link #poisoned}), and the ingest thread raises {@link #rebuildNeeded} at the first record not put.
+     * ({@link #poisoned}), and the ingest thread rebuilds ({@link #rebuildNeeded}) at the first record not put.
      */
     public void poison(GenerationUnusableException e) {
         if (unusable == null) {
@@ -101,13 +101,13 @@ public final class ParallelFill {
     }
 
     /**
-     * What the ingest thread throws at the first record of a poisoned pass that was not put, as the one-by-one path
-     * throws it for a {@link GenerationUnusableException} ({@code NamespaceSink}): the namespace is rebuilt from its
+     * What the ingest thread acts on at the first record of a poisoned pass that was not put, as the one-by-one path
+     * returns it for a {@link GenerationUnusableException} ({@link TargetWrites}): the namespace is rebuilt from its
      * topic. Null when not poisoned.
      */
-    public RebuildNeededException rebuildNeeded() {
+    public Applied.RebuildNeeded rebuildNeeded() {
         GenerationUnusableException e = unusable;
-        return e == null ? null : new RebuildNeededException(e.getMessage());
+        return e == null ? null : new Applied.RebuildNeeded(e.getMessage());
     }
 
     /** The generation's segment count. */
@@ -145,7 +145,7 @@ public final class ParallelFill {
     public void passOver(boolean anyApplied) {
         building.exclusivePuts();
         if (anyApplied) {
-            generations.markDirty();
+            life.markDirty();
             lastError.stallOver(); // a record put: whatever stalled the namespace before is over
         }
     }

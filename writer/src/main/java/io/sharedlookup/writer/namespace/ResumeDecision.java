@@ -66,7 +66,7 @@ public final class ResumeDecision {
      * @param updatedAtMillis since when the offsets are known current, when they last reached the log's end (wall
      *                        clock)
      * @param stoppedCleanly  the manifest says closed and the generation's file is there
-     *                        ({@code NamespaceWriter.canResume()})
+     *                        ({@code NamespaceDirectory.canResume()})
      */
     record Published(String topic, Map<String, String> attributes, Map<Integer, Long> offsets, long updatedAtMillis,
                      boolean stoppedCleanly) {

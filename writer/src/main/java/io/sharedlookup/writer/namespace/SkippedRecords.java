@@ -1,7 +1,7 @@
 package io.sharedlookup.writer.namespace;
 
 import io.sharedlookup.internal.store.RateLimitedLog;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -61,14 +61,14 @@ public final class SkippedRecords {
      * the last write: called once per poll batch, so a flood of bad records costs one small file write per batch. A
      * failure is logged (rate-limited) and retried with the next change; it never stops ingestion.
      */
-    public void writeIfChanged(NamespaceWriter writer, String namespace) {
+    public void writeIfChanged(NamespaceDirectory directory, String namespace) {
         if (!takeChanged()) {
             return;
         }
         List<String> lines = list().stream().map(s -> s.partition() + "\t" + s.offset() + "\t" + s.at() + "\t"
                 + s.reason()).toList();
         try {
-            writer.writeSkippedRecords(lines);
+            directory.writeSkippedRecords(lines);
         } catch (IOException | RuntimeException e) {
             writeFailures.warn("Namespace '{}': cannot write its list of skipped records ({}); /namespaces still "
                     + "shows them", namespace, e.toString());

@@ -4,7 +4,6 @@ import io.sharedlookup.writer.store.EntrySizes;
 import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
 import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,14 +16,12 @@ import org.slf4j.LoggerFactory;
 final class SynchronousReplacement {
     private static final Logger log = LoggerFactory.getLogger(SynchronousReplacement.class);
 
-    private final Generations generations;
-    private final NamespaceWriter writer;
+    private final GenerationLife life;
     private final EntrySizes sizes;
     private final String nsLabel;
 
-    SynchronousReplacement(Generations generations, NamespaceWriter writer, EntrySizes sizes, String namespace) {
-        this.generations = generations;
-        this.writer = writer;
+    SynchronousReplacement(GenerationLife life, EntrySizes sizes, String namespace) {
+        this.life = life;
         this.sizes = sizes;
         this.nsLabel = namespace;
     }
@@ -34,9 +31,9 @@ final class SynchronousReplacement {
      * is replaced by publishing the copy. Never leaves a half-built generation visible.
      */
     void replace(GenerationSizing newSizing, Positions positions, boolean positionsExact) throws IOException {
-        GenerationFile old = generations.target();
+        GenerationFile old = life.target();
         GenerationSizing sizing = newSizing;
-        GenerationFile next = writer.createGeneration(sizing, generations.reverseIndex());
+        GenerationFile next = life.create(sizing);
         long[] refused = new long[1];
         while (true) {
             GenerationFile to = next;
@@ -51,7 +48,7 @@ final class SynchronousReplacement {
                 }, BackgroundCopy.COPY_LOCK_NANOS);
                 break;
             } catch (EntryTooLargeException e) {
-                writer.discard(next);
+                life.discard(next);
                 if (refused[0] <= sizing.largestEntryBytes()) {
                     throw e; // sized for it and still refused: no bigger size would do
                 }
@@ -60,14 +57,14 @@ final class SynchronousReplacement {
                 sizing = sizing.withLargestEntry(refused[0]);
                 log.warn("Namespace '{}': an entry of {} bytes does not fit the new generation; building one that "
                         + "takes it", nsLabel, refused[0]);
-                next = writer.createGeneration(sizing, generations.reverseIndex());
+                next = life.create(sizing);
             } catch (RuntimeException e) {
-                writer.discard(next);
+                life.discard(next);
                 throw e;
             }
         }
         try {
-            generations.switchTo(next, sizing, positions, positionsExact);
+            life.switchTo(next, sizing, positions, positionsExact);
         } catch (IOException | RuntimeException e) {
             discardUnpublished(next); // a failed publish left it to no one: it would stay on disk for good
             throw e;
@@ -77,7 +74,7 @@ final class SynchronousReplacement {
     /** Deletes a copy that was not published (its publish failed), so that no failed growth leaves a file behind. */
     void discardUnpublished(GenerationFile next) {
         try {
-            writer.discard(next);
+            life.discard(next);
         } catch (IOException | RuntimeException e) {
             log.warn("Namespace '{}': cannot delete unpublished generation {}: {}", nsLabel, next.file(),
                     e.toString());

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * tiers ({@code posix_fallocate}), so a namespace too big for its file system would otherwise fail deep inside
  * Chronicle, or, on a file system without preallocation, crash the writer with SIGBUS at a later page fault. Every
  * generation the writer makes (a first build, a rebuild, a growth or replacement copy) is created through
- * {@link NamespaceWriter#createGeneration}, which asks here first; the refusal is one line with the figures.
+ * {@link NamespaceDirectory#createGeneration}, which asks here first; the refusal is one line with the figures.
  *
  * <p>There is no other size limit: readers map extra tier bulks of any size in windows (reader-lib's
  * {@code TierWindows}), and only a single tier must fit one window (1 GiB, see {@link EntryRoom}).

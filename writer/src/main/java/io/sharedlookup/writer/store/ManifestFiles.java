@@ -118,7 +118,7 @@ public final class ManifestFiles {
     /**
      * The manifest at {@code file} as {@link #read} reads it, or empty when there is none or none usable (missing,
      * unreadable, of another format version, not readable by this user): for a look at what is published that
-     * changes nothing, leaving those cases to {@link NamespaceWriter#open}, which reports or repairs them.
+     * changes nothing, leaving those cases to {@link NamespaceDirectory#open}, which reports or repairs them.
      */
     public static java.util.Optional<Manifest> readIfUsable(Path file) {
         try {

@@ -17,13 +17,13 @@ import org.slf4j.LoggerFactory;
  * (deleted at start). Readers are never affected: they keep what they mapped.
  */
 final class OldGenerations {
-    private static final Logger log = LoggerFactory.getLogger(NamespaceWriter.class);
+    private static final Logger log = LoggerFactory.getLogger(NamespaceDirectory.class);
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Path dir;
     private final String namespace;
     private final RateLimitedLog warnings = new RateLimitedLog(log, 60_000);
-    /** Generations below this are to be deleted; 0 when nothing is due. */
+    /** GenerationLife below this are to be deleted; 0 when nothing is due. */
     private long deleteBelow;
     private long nextAttempt;
 

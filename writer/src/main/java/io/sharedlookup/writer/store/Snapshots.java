@@ -82,11 +82,11 @@ public final class Snapshots {
             source.forEach(counts::countStored);
             GenerationSizing sizing = counts.forCopy();
             afterCounting.run();
-            try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(out), namespace, permissions,
+            try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(out), namespace, permissions,
                     Instant.now().getEpochSecond() - 1)) {
                 for (int attempt = 1; ; attempt++) {
                     GenerationFile generation = writer.createGeneration(sizing,
-                            NamespaceWriter.hasReverseIndex(before));
+                            NamespaceDirectory.hasReverseIndex(before));
                     GenerationSizing bigger;
                     try {
                         bigger = copy(source, generation, sizing);
@@ -138,7 +138,7 @@ public final class Snapshots {
         }
     }
 
-    private static Taken publish(NamespaceWriter writer, GenerationFile generation, Manifest before, Path dir)
+    private static Taken publish(NamespaceDirectory writer, GenerationFile generation, Manifest before, Path dir)
             throws IOException {
         writer.publish(generation, before.topic(), before.offsets(), before.caughtUp(), before.attributes());
         long entries = generation.size();
@@ -160,7 +160,7 @@ public final class Snapshots {
      * @return whether it seeded the namespace; false when the store has it or the directory holds no snapshot of it
      * @throws IOException when the snapshot cannot be used; nothing is published and nothing copied is left behind
      */
-    public static boolean seed(Path snapshotDir, NamespaceWriter writer, Function<Manifest, Optional<String>> refusal)
+    public static boolean seed(Path snapshotDir, NamespaceDirectory writer, Function<Manifest, Optional<String>> refusal)
             throws IOException {
         String namespace = writer.namespace();
         if (writer.published().isPresent() || writer.rebuildReason().isPresent()) {
@@ -196,7 +196,7 @@ public final class Snapshots {
         }
         Path sourceData = snapshotDir.resolve(namespace).resolve(snapshot.dataFile());
         List<Path> sources = new ArrayList<>(List.of(sourceData, SequenceFile.of(sourceData)));
-        if (NamespaceWriter.hasReverseIndex(snapshot)) {
+        if (NamespaceDirectory.hasReverseIndex(snapshot)) {
             sources.add(StoreLayout.reverseIndexFile(sourceData));
             sources.add(SequenceFile.of(StoreLayout.reverseIndexFile(sourceData)));
         }
@@ -252,7 +252,7 @@ public final class Snapshots {
      * hosts, or a snapshot put together by hand, fails here.
      */
     private static void check(Path data, Manifest snapshot) {
-        try (GenerationFile g = GenerationFile.open(data, snapshot.capacity(), NamespaceWriter.hasReverseIndex(snapshot))) {
+        try (GenerationFile g = GenerationFile.open(data, snapshot.capacity(), NamespaceDirectory.hasReverseIndex(snapshot))) {
             if (!g.layout().equals(snapshot.layout()) || !Objects.equals(g.reverseLayout(), snapshot.reverseLayout())) {
                 throw new StoreFormatException("Snapshot generation " + data.getFileName() + " does not have the "
                         + "layout its manifest gives readers; take the snapshot again");

@@ -10,7 +10,7 @@ import io.sharedlookup.reader.ValueBuffer;
 import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,8 +48,8 @@ class BulkMappingBoundTest {
         for (int i = 0; i < 2_500; i++) {
             content.put("key-" + i, "value " + i);
         }
-        try (NamespaceWriter slowWriter = publishWithExtraTiers("slow", content);
-             NamespaceWriter fastWriter = publishWithExtraTiers("fast", content);
+        try (NamespaceDirectory slowWriter = publishWithExtraTiers("slow", content);
+             NamespaceDirectory fastWriter = publishWithExtraTiers("fast", content);
              SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(LOCK_TIMEOUT).open()) {
             Path slowDir = store.resolve("slow");
             TierBulks.beforeMapping = file -> {
@@ -105,8 +105,8 @@ class BulkMappingBoundTest {
     }
 
     /** A generation with far too few entries for its content, so that segments overflow into extra tier bulks. */
-    private NamespaceWriter publishWithExtraTiers(String namespace, Map<String, String> content) throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+    private NamespaceDirectory publishWithExtraTiers(String namespace, Map<String, String> content) throws Exception {
+        NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
         try (GenerationFile generation = writer.createGeneration(new GenerationSizing(1024, 4, 4, 8.0), false)) {
             content.forEach((k, v) -> generation.put(k, v, TestStores.TIMEOUT));
             assertThat(Files.size(generation.file())).as("extra tier bulks were added")

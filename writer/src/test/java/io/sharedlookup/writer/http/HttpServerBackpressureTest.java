@@ -13,7 +13,7 @@ import io.sharedlookup.writer.Http;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -62,7 +62,7 @@ class HttpServerBackpressureTest {
         }
         WriterMetrics metrics = new WriterMetrics();
         ExecutorService sender = Executors.newSingleThreadExecutor();
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(storeDir), "big", StorePermissions.DEFAULT);
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(storeDir), "big", StorePermissions.DEFAULT);
              GenerationFile generation = publish(writer, values);
              SharedLookupStore store = SharedLookupStore.open(storeDir);
              HttpServer server = new HttpServer("127.0.0.1", 0, new HttpApi(Map::of, store, metrics), metrics,
@@ -120,7 +120,7 @@ class HttpServerBackpressureTest {
     }
 
     /** A generation sized for the large values (the test stores' default sizing is for short ones), published. */
-    private static GenerationFile publish(NamespaceWriter writer, Map<String, String> values) throws IOException {
+    private static GenerationFile publish(NamespaceDirectory writer, Map<String, String> values) throws IOException {
         GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(values.size(), 2,
                 VALUE_BYTES), false);
         values.forEach((k, v) -> generation.put(k, v, TestStores.TIMEOUT));

@@ -10,10 +10,10 @@ import io.sharedlookup.writer.Http;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterConfig;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.SkippedRecords;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -223,15 +223,15 @@ class CountedOnceAfterStallTest {
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store).topics(List.of(bindings)).httpPort(0)
                 .applyThreads(applyThreads).maxValueBytes(MAX_VALUE_BYTES)
                 .kafkaProperties(Map.of("max.partition.fetch.bytes", "16384")).build();
-        List<NamespaceSink> sinks = new ArrayList<>();
+        List<NamespaceIngest> namespaces = new ArrayList<>();
         for (TopicBinding b : bindings) {
-            NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), b.namespace(),
+            NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), b.namespace(),
                     StorePermissions.DEFAULT);
-            sinks.add(new NamespaceSink(b, writer, metrics, Map.of()));
+            namespaces.add(new NamespaceIngest(b, writer, metrics, Map.of()));
         }
         ParallelBuildTest.HeldConsumer consumer = new ParallelBuildTest.HeldConsumer(ConsumerSettings.of(config),
                 HOLD_AT);
-        ingestor = new Ingestor(config, sinks, metrics, () -> consumer);
+        ingestor = new Ingestor(config, namespaces, metrics, () -> consumer);
         ingestor.start();
         return consumer;
     }

@@ -18,9 +18,9 @@ import io.sharedlookup.writer.Http;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterConfig;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -73,7 +73,7 @@ class IngestorTest {
 
     private final WriterMetrics metrics = new WriterMetrics();
     private PacedMockConsumer consumer = new PacedMockConsumer();
-    private final List<NamespaceSink> sinks = new ArrayList<>();
+    private final List<NamespaceIngest> namespaces = new ArrayList<>();
     private Ingestor ingestor;
     private int stuckAfterSeconds = WriterConfig.DEFAULT_STUCK_AFTER_SECONDS;
     private int ingestHoldLimitSeconds = WriterConfig.DEFAULT_INGEST_HOLD_LIMIT_SECONDS;
@@ -102,9 +102,9 @@ class IngestorTest {
         WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
                 .httpPort(0).stuckAfterSeconds(stuckAfterSeconds).ingestHoldLimitSeconds(ingestHoldLimitSeconds)
                 .build();
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
-        sinks.add(new NamespaceSink(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
-        ingestor = new Ingestor(config, sinks, metrics, consumers, topicFacts, away);
+        NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
+        namespaces.add(new NamespaceIngest(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
+        ingestor = new Ingestor(config, namespaces, metrics, consumers, topicFacts, away);
         if (leastCurrencyBoundMillis > 0) {
             ingestor.leastCurrencyBoundMillis = leastCurrencyBoundMillis;
         }
@@ -352,7 +352,7 @@ class IngestorTest {
         ingestor.stop(Duration.ofSeconds(5));
         assertThat(consumer.closed()).isTrue();
         await().atMost(WAIT).until(() -> othersWatches.containsAll(watchThreads())); // it ends with the ingestor
-        try (NamespaceWriter after = NamespaceWriter.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory after = NamespaceDirectory.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT)) {
             assertThat(after.canResume()).isTrue();
             assertThat(after.published().orElseThrow().offsets()).isEqualTo(Map.of(0, 4L, 1, 2L));
         }
@@ -549,7 +549,7 @@ class IngestorTest {
 
         // Records came meanwhile; the restarted writer resumes, and stops before it has read them.
         consumer = new PacedMockConsumer();
-        sinks.clear();
+        namespaces.clear();
         startReading(Map.of(P0, 0L), Map.of(P0, 5L));
         await().atMost(WAIT).until(() -> Manifest.read(new StoreLayout(store).manifest(TOPIC)).writerState()
                 == Manifest.WriterState.OPEN);
@@ -741,8 +741,8 @@ class IngestorTest {
         StoreLayout layout = new StoreLayout(store);
         // What a writer that applied offsets 0 and 1 and stopped cleanly leaves.
         Map<Integer, Long> upTo2 = Map.of(0, 2L);
-        NamespaceSink earlier = new NamespaceSink(new TopicBinding(TOPIC, TOPIC),
-                NamespaceWriter.open(layout, TOPIC, StorePermissions.DEFAULT), new WriterMetrics(), Map.of());
+        NamespaceIngest earlier = new NamespaceIngest(new TopicBinding(TOPIC, TOPIC),
+                NamespaceDirectory.open(layout, TOPIC, StorePermissions.DEFAULT), new WriterMetrics(), Map.of());
         earlier.start(Map.of(0, 0L), upTo2, -1, null);
         earlier.apply("1", "Alice", topic -> upTo2);
         earlier.apply("2", "Bob", topic -> upTo2);

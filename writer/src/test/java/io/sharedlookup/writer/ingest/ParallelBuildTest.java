@@ -12,11 +12,11 @@ import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterConfig;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.namespace.ParallelFill;
 import io.sharedlookup.writer.store.GenerationUnusableException;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -212,10 +212,10 @@ class ParallelBuildTest {
                 // Small fetches: a held consumer has not fetched far beyond what it handed out (else a truncation
                 // would come after the records it is about to read, already in its buffer).
                 .kafkaProperties(Map.of("max.partition.fetch.bytes", "16384")).build();
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), topic, StorePermissions.DEFAULT);
-        NamespaceSink sink = new NamespaceSink(new TopicBinding(topic, topic), writer, metrics, Map.of());
+        NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), topic, StorePermissions.DEFAULT);
+        NamespaceIngest ingest = new NamespaceIngest(new TopicBinding(topic, topic), writer, metrics, Map.of());
         HeldConsumer consumer = new HeldConsumer(ConsumerSettings.of(config), batchesBeforeHold);
-        ingestor = new Ingestor(config, List.of(sink), metrics, () -> consumer);
+        ingestor = new Ingestor(config, List.of(ingest), metrics, () -> consumer);
         ingestor.start();
         return consumer;
     }

@@ -13,7 +13,7 @@ import io.sharedlookup.reader.LookupTimeoutException;
 import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -47,7 +47,7 @@ class WaitForLiveWriterTest {
     @Test
     void aLookupWaitsForALiveWriterMidChangeAndGivesUpAtTheShortBoundOnceItsHeartbeatStops() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, NS, StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, NS, StorePermissions.DEFAULT)) {
             GenerationFile g = writer.createGeneration(GenerationSizing.forExpected(100, 4, 8));
             for (int i = 0; i < 100; i++) {
                 g.put("k" + i, "v" + i, TimeUnit.SECONDS.toNanos(1));

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rules of the one {@code lastError} slot that every part of a namespace's sink reports through: a stall's
+ * The rules of the one {@code lastError} slot that every part of a namespace's ingest reports through: a stall's
  * message, which says what to do, stays until what the stall waited for is done; otherwise the error of the step
  * that failed most recently among those still failing (checkpoint, publish, growth) shows, so that one step
  * succeeding does not hide another that still fails. Growth's retries during a full-volume stall do not replace the

@@ -1,12 +1,11 @@
 package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.DiskFit;
 import io.sharedlookup.writer.store.Fill;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Path;
 import java.util.Map;
@@ -26,51 +25,51 @@ class NamespaceTooBigForDiskTest {
 
     @Test
     void aFirstGenerationTooBigForTheDisk_stallsWithTheFigures_andIsMadeOnceThereIsRoom() throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "first", StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
+        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "first", StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
         try (AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> FREE)) {
-            sink.start(offsets, offsets, -1, null);
+            ingest.start(offsets, offsets, -1, null);
             for (int i = 0; i < 10; i++) {
-                sink.apply("k" + i, "v" + i, positions);
+                ingest.apply("k" + i, "v" + i, positions);
             }
-            assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class);
-            NamespaceStatus stalled = sink.status(Map.of(), null, Positions.UNKNOWN);
+            assertThat(ingest.afterBatch(true, positions)).isInstanceOf(Applied.Stalled.class);
+            NamespaceStatus stalled = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
             assertTheFigures(stalled.lastError());
         }
 
-        sink.apply("k10", "v10", positions);
-        sink.afterBatch(true, positions);
-        NamespaceStatus recovered = sink.status(Map.of(), null, Positions.UNKNOWN);
+        ingest.apply("k10", "v10", positions);
+        ingest.afterBatch(true, positions);
+        NamespaceStatus recovered = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(recovered.lastError()).isNull();
         assertThat(recovered.entries()).isEqualTo(11);
-        sink.close(positions);
+        ingest.close(positions);
     }
 
     @Test
     void growthTooBigForTheDisk_saysSoWithTheFigures() throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "growing", StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
+        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "growing", StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1, null);
+        ingest.start(offsets, offsets, -1, null);
         for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
-        sink.afterBatch(true, positions);
-        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
+        ingest.afterBatch(true, positions);
+        long capacity = ingest.status(Map.of(), null, Positions.UNKNOWN).capacity();
         try (AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> FREE)) {
             for (int i = 10; i < capacity * Fill.GROW_AT + 1; i++) {
-                sink.apply("k" + i, "v" + i, positions);
+                ingest.apply("k" + i, "v" + i, positions);
             }
-            sink.afterBatch(true, positions);
-            NamespaceStatus status = sink.status(Map.of(), null, Positions.UNKNOWN);
+            ingest.afterBatch(true, positions);
+            NamespaceStatus status = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(status.capacity()).as("not grown").isEqualTo(capacity);
             assertTheFigures(status.lastError());
         }
-        sink.close(positions);
+        ingest.close(positions);
     }
 
     private static void assertTheFigures(String error) {

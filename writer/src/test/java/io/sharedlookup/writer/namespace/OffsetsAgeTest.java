@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.Snapshots;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Path;
@@ -42,25 +42,25 @@ class OffsetsAgeTest {
         };
     }
 
-    private NamespaceSink liveSink(StoreLayout layout) throws Exception {
-        return liveSink(layout, -1);
+    private NamespaceIngest liveNamespace(StoreLayout layout) throws Exception {
+        return liveNamespace(layout, -1);
     }
 
-    private NamespaceSink liveSink(StoreLayout layout, long deleteRetentionMillis) throws Exception {
-        NamespaceSink sink = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
-        sink.start(Map.of(0, 0L), OFFSETS, deleteRetentionMillis, null);
-        sink.apply("1", "Ada", topic -> OFFSETS);
+    private NamespaceIngest liveNamespace(StoreLayout layout, long deleteRetentionMillis) throws Exception {
+        NamespaceIngest ingest = TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
+        ingest.start(Map.of(0, 0L), OFFSETS, deleteRetentionMillis, null);
+        ingest.apply("1", "Ada", topic -> OFFSETS);
         // Current as of an hour ago, so that the tests' later stamps are not later than the clock (never written).
-        sink.afterBatch(true, currentAsOf(System.currentTimeMillis() - HOUR));
-        return sink;
+        ingest.afterBatch(true, currentAsOf(System.currentTimeMillis() - HOUR));
+        return ingest;
     }
 
     @Test
     void aCleanStopRecordsWhenTheOffsetsWereLastCurrentNotTheStop() throws Exception {
         StoreLayout layout = new StoreLayout(dir.resolve("store"));
-        NamespaceSink sink = liveSink(layout);
+        NamespaceIngest ingest = liveNamespace(layout);
         long lastAnswer = System.currentTimeMillis() - 3 * DAY;
-        sink.close(currentAsOf(lastAnswer));
+        ingest.close(currentAsOf(lastAnswer));
 
         Manifest stopped = Manifest.read(layout.manifest("users"));
         assertThat(stopped.writerState()).isEqualTo(Manifest.WriterState.CLOSED);
@@ -70,19 +70,19 @@ class OffsetsAgeTest {
     @Test
     void aQuietTopicsOffsetsAreRestampedWhileTheyStayCurrent() throws Exception {
         StoreLayout layout = new StoreLayout(dir.resolve("store"));
-        NamespaceSink sink = liveSink(layout);
+        NamespaceIngest ingest = liveNamespace(layout);
         long published = Manifest.read(layout.manifest("users")).updatedAtMillis();
 
         // Nothing new and recently stamped: the manifest readers poll is left alone.
-        sink.checkpoint(currentAsOf(published + Generations.STAMP_REFRESH_MILLIS - 1));
+        ingest.checkpoint(currentAsOf(published + GenerationLife.STAMP_REFRESH_MILLIS - 1));
         assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(published);
 
-        long later = published + Generations.STAMP_REFRESH_MILLIS;
-        sink.checkpoint(currentAsOf(later));
+        long later = published + GenerationLife.STAMP_REFRESH_MILLIS;
+        ingest.checkpoint(currentAsOf(later));
         Manifest restamped = Manifest.read(layout.manifest("users"));
         assertThat(restamped.updatedAtMillis()).isEqualTo(later);
         assertThat(restamped.offsets()).isEqualTo(OFFSETS);
-        sink.close(currentAsOf(later));
+        ingest.close(currentAsOf(later));
     }
 
     @Test
@@ -90,49 +90,49 @@ class OffsetsAgeTest {
         // A minute of delete.retention.ms: restamped every quarter of it, so that a snapshot of the store (a new host's
         // seed) is still young enough to resume once copied. Every ten minutes, it could be nine minutes old.
         StoreLayout layout = new StoreLayout(dir.resolve("store"));
-        NamespaceSink sink = liveSink(layout, 60_000);
+        NamespaceIngest ingest = liveNamespace(layout, 60_000);
         long published = Manifest.read(layout.manifest("users")).updatedAtMillis();
 
-        sink.checkpoint(currentAsOf(published + 15_000 - 1));
+        ingest.checkpoint(currentAsOf(published + 15_000 - 1));
         assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(published);
 
-        sink.checkpoint(currentAsOf(published + 15_000));
+        ingest.checkpoint(currentAsOf(published + 15_000));
         assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(published + 15_000);
-        sink.close(currentAsOf(published + 15_000));
+        ingest.close(currentAsOf(published + 15_000));
     }
 
     @Test
     void theRestampingIntervalFollowsTheDeleteRetention() {
-        assertThat(Generations.stampRefreshFor(-1)).as("unknown: Kafka's default, a day")
-                .isEqualTo(Generations.STAMP_REFRESH_MILLIS);
-        assertThat(Generations.stampRefreshFor(DAY)).isEqualTo(Generations.STAMP_REFRESH_MILLIS);
-        assertThat(Generations.stampRefreshFor(60_000)).isEqualTo(15_000);
-        assertThat(Generations.stampRefreshFor(0)).as("at most as often as the broker is asked")
-                .isEqualTo(Generations.MIN_STAMP_REFRESH_MILLIS);
+        assertThat(GenerationLife.stampRefreshFor(-1)).as("unknown: Kafka's default, a day")
+                .isEqualTo(GenerationLife.STAMP_REFRESH_MILLIS);
+        assertThat(GenerationLife.stampRefreshFor(DAY)).isEqualTo(GenerationLife.STAMP_REFRESH_MILLIS);
+        assertThat(GenerationLife.stampRefreshFor(60_000)).isEqualTo(15_000);
+        assertThat(GenerationLife.stampRefreshFor(0)).as("at most as often as the broker is asked")
+                .isEqualTo(GenerationLife.MIN_STAMP_REFRESH_MILLIS);
     }
 
     @Test
     void aRebuildTakesTheDeleteRetentionReadForIt() throws Exception {
         // Started with the retention unknown (ten minutes between restamps), then rebuilt after reading a minute.
         StoreLayout layout = new StoreLayout(dir.resolve("store"));
-        NamespaceSink sink = liveSink(layout);
-        sink.rebuild("the topic was recreated", Map.of(0, 0L), OFFSETS, null, 60_000);
-        sink.apply("1", "Ada", topic -> OFFSETS);
-        sink.afterBatch(true, currentAsOf(System.currentTimeMillis() - HOUR));
+        NamespaceIngest ingest = liveNamespace(layout);
+        ingest.rebuild("the topic was recreated", Map.of(0, 0L), OFFSETS, null, 60_000);
+        ingest.apply("1", "Ada", topic -> OFFSETS);
+        ingest.afterBatch(true, currentAsOf(System.currentTimeMillis() - HOUR));
         long published = Manifest.read(layout.manifest("users")).updatedAtMillis();
         assertThat(Manifest.read(layout.manifest("users")).generation()).as("the rebuild published").isGreaterThan(1);
 
-        sink.checkpoint(currentAsOf(published + 15_000));
+        ingest.checkpoint(currentAsOf(published + 15_000));
         assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(published + 15_000);
-        sink.close(currentAsOf(published + 15_000));
+        ingest.close(currentAsOf(published + 15_000));
     }
 
     @Test
     void aSnapshotKeepsTheAgeOfTheOffsetsItCopies() throws Exception {
         StoreLayout layout = new StoreLayout(dir.resolve("store"));
-        NamespaceSink sink = liveSink(layout);
+        NamespaceIngest ingest = liveNamespace(layout);
         long lastAnswer = System.currentTimeMillis() - 3 * DAY;
-        sink.close(currentAsOf(lastAnswer)); // a store whose own restart would rebuild (3 days > Kafka's default)
+        ingest.close(currentAsOf(lastAnswer)); // a store whose own restart would rebuild (3 days > Kafka's default)
 
         Snapshots.Taken taken = Snapshots.take(layout.storeDir(), "users", dir.resolve("snapshot"),
                 StorePermissions.DEFAULT);
@@ -143,11 +143,11 @@ class OffsetsAgeTest {
     @Test
     void aResumeDoesNotMakeTheOffsetsLookNewer() throws Exception {
         StoreLayout layout = new StoreLayout(dir.resolve("store"));
-        NamespaceSink sink = liveSink(layout);
+        NamespaceIngest ingest = liveNamespace(layout);
         long lastAnswer = System.currentTimeMillis() - DAY / 2;
-        sink.close(currentAsOf(lastAnswer));
+        ingest.close(currentAsOf(lastAnswer));
 
-        NamespaceSink resumed = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
+        NamespaceIngest resumed = TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
         resumed.start(Map.of(0, 0L), Map.of(0, 5L), -1, null); // a backlog: records 1 to 4 are still to be read
         Manifest opened = Manifest.read(layout.manifest("users"));
         assertThat(opened.writerState()).isEqualTo(Manifest.WriterState.OPEN);
@@ -169,12 +169,12 @@ class OffsetsAgeTest {
         // Positions credited by a wall clock that ran ahead: what is stored is now, not the future, so that a later
         // start with the clock set right does not take offsets of any age for fresh.
         StoreLayout layout = new StoreLayout(dir.resolve("store"));
-        NamespaceSink sink = liveSink(layout);
+        NamespaceIngest ingest = liveNamespace(layout);
         long before = System.currentTimeMillis();
-        sink.checkpoint(currentAsOf(before + HOUR));
+        ingest.checkpoint(currentAsOf(before + HOUR));
         long stamped = Manifest.read(layout.manifest("users")).updatedAtMillis();
         assertThat(stamped).isBetween(before, System.currentTimeMillis());
-        sink.close(currentAsOf(System.currentTimeMillis() + HOUR));
+        ingest.close(currentAsOf(System.currentTimeMillis() + HOUR));
         assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isLessThanOrEqualTo(
                 System.currentTimeMillis());
     }

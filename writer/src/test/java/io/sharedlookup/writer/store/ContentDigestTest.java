@@ -93,7 +93,7 @@ class ContentDigestTest {
     void theManifestCarriesTheDigestOfItsOffsets_andAResumeStartsFromIt() throws Exception {
         StoreLayout layout = new StoreLayout(dir);
         Map<String, String> content = new HashMap<>(Map.of("1", "Ada", "2", "Grace"));
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             GenerationFile g = writer.createGeneration(GenerationSizing.forExpected(100, 4, 8));
             content.forEach((k, v) -> g.put(k, v, TIMEOUT));
             assertThat(writer.publish(g, "users", Map.of(0, 2L), true, Map.of()).contentDigest())
@@ -112,14 +112,14 @@ class ContentDigestTest {
         // A manifest written before the digest existed: the resumed writer computes it from the entries.
         Manifest recorded = Manifest.read(layout.manifest("users"));
         Files.writeString(layout.manifest("users"), recorded.toText().replaceAll("(?m)^content\\.digest=.*$", ""));
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             GenerationFile g = writer.resume();
             assertThat(g.contentDigest()).isEqualTo(digestOf(content));
             g.remove("1", TIMEOUT);
             content.remove("1");
             writer.closeCleanly(g, Map.of(0, 4L), true, true);
         }
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             GenerationFile g = writer.resume();
             assertThat(g.contentDigest()).as("restored from the manifest").isEqualTo(digestOf(content));
             writer.closeCleanly(g, Map.of(0, 4L), true, false);

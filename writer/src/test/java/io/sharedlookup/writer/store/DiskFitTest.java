@@ -69,7 +69,7 @@ class DiskFitTest {
     @Test
     void createGeneration_refusesAGenerationTooBigForTheDisk_beforeCreatingAnyFile() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "big", StorePermissions.DEFAULT);
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "big", StorePermissions.DEFAULT);
              AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> 100_000)) {
             assertThatThrownBy(() -> writer.createGeneration(new GenerationSizing(1_000_000, 16, 200, 2.0), true))
                     .isInstanceOf(IOException.class)
@@ -89,7 +89,7 @@ class DiskFitTest {
     @Test
     void createGeneration_refusesEveryGenerationOnAFullDisk() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "full", StorePermissions.DEFAULT);
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "full", StorePermissions.DEFAULT);
              AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> 0)) {
             assertThatThrownBy(() -> writer.createGeneration(new GenerationSizing(1024, 16, 32, 2.0)))
                     .isInstanceOf(IOException.class).hasMessageContaining("has 0 bytes free");
@@ -107,7 +107,7 @@ class DiskFitTest {
     @Test
     void createGeneration_skipsTheCheck_whenChronicleCannotBeAskedForTheTiers() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "unknown", StorePermissions.DEFAULT);
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "unknown", StorePermissions.DEFAULT);
              AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> 100_000);
              AutoCloseable tiers = DiskFit.pretendTiersUnknown(new IllegalStateException("builder not readable"))) {
             try (GenerationFile generation = writer.createGeneration(new GenerationSizing(1024, 16, 32, 2.0))) {
@@ -121,7 +121,7 @@ class DiskFitTest {
     @Test
     void createGeneration_refusesTiersReadersCannotMap_beforeAskingTheDisk() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "huge", StorePermissions.DEFAULT);
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "huge", StorePermissions.DEFAULT);
              AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> 100_000)) {
             assertThatThrownBy(() -> writer.createGeneration(new GenerationSizing(1024, 16, 32, 2.0, 1536L << 20)))
                     .isInstanceOf(NoRoomForEntryException.class).hasMessageContaining("over what readers can map");

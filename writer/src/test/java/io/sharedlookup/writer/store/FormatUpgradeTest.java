@@ -42,7 +42,7 @@ class FormatUpgradeTest {
     @Test
     void writer_ofAVersion1Namespace_buildsAVersion2GenerationNumberedAfterTheOldOne() throws Exception {
         writeVersion1Namespace();
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT)) {
             assertThat(writer.canResume()).isFalse();
             assertThat(writer.published()).isEmpty();
             GenerationFile g = writer.createGeneration(GenerationSizing.forExpected(10, 4, 4));

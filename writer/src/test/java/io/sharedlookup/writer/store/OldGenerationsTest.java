@@ -34,7 +34,7 @@ class OldGenerationsTest {
      */
     @Test
     void aPublishKeepsTheGenerationItReplacesAfterASkippedNumberAndTheNextOneDeletesIt() throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
+        NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
         opened.add(writer);
         GenerationFile first = publishedWithOneEntry(writer);
         // What a generation whose reverse index could not be created used to leave: its sequence file, one number up.
@@ -54,7 +54,7 @@ class OldGenerationsTest {
         assertThat(second.file()).exists();
     }
 
-    private GenerationFile publishedWithOneEntry(NamespaceWriter writer) throws Exception {
+    private GenerationFile publishedWithOneEntry(NamespaceDirectory writer) throws Exception {
         GenerationFile g = writer.createGeneration(GenerationSizing.forExpected(10, 4, 8), false);
         opened.add(0, g); // closed before the writer
         g.put("1", "Ada", 1_000_000_000L);

@@ -28,7 +28,7 @@ class ResumeOnFullDiskTest {
         TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "one", "2", "two"));
         published.writer.closeCleanly(published.generation, Map.of(0, 2L), true, false);
 
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             assertThat(writer.canResume()).isTrue();
             GenerationFile generation;
             // The manifest is rewritten through a new file: with no room for it (here: no file may grow past 16

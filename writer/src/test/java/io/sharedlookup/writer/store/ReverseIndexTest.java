@@ -26,7 +26,7 @@ class ReverseIndexTest {
 
     @Test
     void followsPutsAndRemovesAndFallsBackToScanningForVeryCommonValues() throws Exception {
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(dir), "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(dir), "users", StorePermissions.DEFAULT)) {
             GenerationFile g = writer.createGeneration(GenerationSizing.forExpected(1000, 6, 6), true);
             g.put("1", "Ada", TIMEOUT);
             g.put("2", "Ada", TIMEOUT);

@@ -103,8 +103,8 @@ class SnapshotsTest {
         }
 
         StoreLayout layout = new StoreLayout(seeded);
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT);
-             NamespaceWriter items = NamespaceWriter.open(layout, "items", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT);
+             NamespaceDirectory items = NamespaceDirectory.open(layout, "items", StorePermissions.DEFAULT)) {
             assertThat(Snapshots.seed(snapshot, writer, ANY)).isTrue();
             assertThat(Snapshots.seed(snapshot, writer, ANY)).as("never over a namespace the store has").isFalse();
             assertThat(Snapshots.seed(snapshot, items, ANY)).as("no snapshot of it").isFalse();
@@ -112,7 +112,7 @@ class SnapshotsTest {
         assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(seeded)))
                 .as("a store root created for a seed has the store's directory mode").isEqualTo("rwxr-x---");
         Map<String, String> copied = TestStores.contents(snapshot, "users");
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             assertThat(writer.canResume()).isTrue();
             GenerationFile g = writer.resume();
             assertThat(ContentDigest.hex(g.contentDigest()))
@@ -140,7 +140,7 @@ class SnapshotsTest {
     @Test
     void aSeedDirectoryThatIsGone_seedsNothingAndSaysSo() throws Exception {
         Path gone = dir.resolve("gone");
-        try (NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(dir.resolve("seeded")), "users",
+        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(dir.resolve("seeded")), "users",
                 StorePermissions.DEFAULT);
              CapturedLog log = CapturedLog.of(Snapshots.class)) {
             assertThat(Snapshots.seed(gone, writer, ANY)).isFalse();
@@ -190,7 +190,7 @@ class SnapshotsTest {
             Snapshots.take(dir.resolve("store"), "users", snapshot, StorePermissions.DEFAULT);
         }
         StoreLayout layout = new StoreLayout(dir.resolve("seeded"));
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             assertThat(Snapshots.seed(snapshot, writer, ANY)).isTrue();
         }
         try (SharedLookupStore store = SharedLookupStore.open(layout.storeDir())) {
@@ -211,7 +211,7 @@ class SnapshotsTest {
     private void assertRefusedLeavingNothing(Path snapshot, Function<Manifest, Optional<String>> refusal,
                                              Class<? extends Exception> failure, String why) throws Exception {
         StoreLayout layout = new StoreLayout(dir.resolve("seeded"));
-        try (NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             assertThatThrownBy(() -> Snapshots.seed(snapshot, writer, refusal)).isInstanceOf(failure)
                     .hasMessageContaining(why);
             assertThat(writer.published()).isEmpty();

@@ -1,16 +1,12 @@
 package io.sharedlookup.writer.namespace;
 
-import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.GenerationUnusableException;
-import io.sharedlookup.writer.store.NamespaceWriter;
-import io.sharedlookup.writer.store.TiersExhaustedException;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -20,31 +16,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One namespace's generations, driven by the ingest thread only: decides resume or rebuild ({@link ResumeDecision}),
- * applies records, sizes a rebuilt generation ({@link InitialSizing}), grows and replaces generations
- * ({@link Growth}), publishes, checkpoints and closes ({@link Generations}).
+ * One namespace as the ingest thread drives it (the ingest thread only): decides resume or rebuild
+ * ({@link ResumeDecision}), applies records ({@link TargetWrites}) and says what became of each ({@link Applied}),
+ * sizes a rebuilt generation ({@link InitialSizing}), grows and replaces generations ({@link Growth}); its
+ * generations' life, from creation to publishing, checkpointing and closing, is {@link GenerationLife}'s.
  *
  * <p>Growth and lock-replacement copies run on the ingest thread between records: nothing is consumed while a copy
  * runs, so no update can be lost or reordered, and readers keep reading the published generation meanwhile.
  */
-public final class NamespaceSink {
-    private static final Logger log = LoggerFactory.getLogger(NamespaceSink.class);
+public final class NamespaceIngest {
+    private static final Logger log = LoggerFactory.getLogger(NamespaceIngest.class);
     /** Live processes hold segment locks for microseconds; longer means a killed process left one held. */
     static final long WRITE_LOCK_NANOS = 500_000_000L;
 
     private final TopicBinding binding;
-    private final NamespaceWriter writer;
+    /** Asked what is published and may be resumed, and given the skipped-records file; a generation changes only
+     * through {@link #life}. */
+    private final NamespaceDirectory directory;
     private final WriterMetrics metrics;
     private final Map<String, String> attributes;
     private final String nsLabel;
     private final LastError lastError = new LastError();
     private final SkippedRecords skipped = new SkippedRecords();
-    private final Generations generations;
+    private final GenerationLife life;
     private final SampleBudget sampleBudget;
     private final InitialSizing initialSizing;
     /** Records held back for the sample, not yet applied to the generation built from it (see applyHeldBack). */
     private final java.util.ArrayDeque<String[]> heldBack = new java.util.ArrayDeque<>();
     private final Growth growth;
+    private final TargetWrites writes;
     private long lastUpdateMillis;
     /** Why the operator asked for a rebuild ({@code --rebuild}); null once the rebuilt generation is published. */
     private String requestedRebuild;
@@ -55,9 +55,9 @@ public final class NamespaceSink {
      * @param attributes the settings this writer records with each generation; a change of any of them at restart
      *                   means a rebuild
      */
-    public NamespaceSink(TopicBinding binding, NamespaceWriter writer, WriterMetrics metrics,
+    public NamespaceIngest(TopicBinding binding, NamespaceDirectory directory, WriterMetrics metrics,
                          Map<String, String> attributes) {
-        this(binding, writer, metrics, attributes, SampleBudget.shared(1));
+        this(binding, directory, metrics, attributes, SampleBudget.shared(1));
     }
 
     /**
@@ -65,17 +65,18 @@ public final class NamespaceSink {
      *                     means a rebuild
      * @param sampleBudget the heap budget for records held back while sampling, shared by all the writer's namespaces
      */
-    public NamespaceSink(TopicBinding binding, NamespaceWriter writer, WriterMetrics metrics,
+    public NamespaceIngest(TopicBinding binding, NamespaceDirectory directory, WriterMetrics metrics,
                          Map<String, String> attributes, SampleBudget sampleBudget) {
         this.sampleBudget = sampleBudget;
         this.initialSizing = new InitialSizing(sampleBudget);
         this.binding = binding;
-        this.writer = writer;
+        this.directory = directory;
         this.metrics = metrics;
         this.attributes = Map.copyOf(attributes);
         this.nsLabel = binding.namespace();
-        this.generations = new Generations(writer, binding.topic(), nsLabel, this.attributes, lastError);
-        this.growth = new Growth(generations, writer, metrics, lastError, nsLabel);
+        this.life = new GenerationLife(directory, binding.topic(), nsLabel, this.attributes, lastError);
+        this.growth = new Growth(life, metrics, lastError, nsLabel);
+        this.writes = new TargetWrites(life, growth, lastError, metrics, nsLabel);
         // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
         for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
                 metrics.oversize, metrics.corruptRecords, metrics.rebuilds, metrics.growths, metrics.replacements,
@@ -95,7 +96,7 @@ public final class NamespaceSink {
 
     /** Writes the skipped-records file when records were skipped since the last call (ingest thread). */
     public void writeSkippedRecords() {
-        skipped.writeIfChanged(writer, nsLabel);
+        skipped.writeIfChanged(directory, nsLabel);
     }
 
     /**
@@ -121,19 +122,18 @@ public final class NamespaceSink {
                                     String topicId) {
         ResumeDecision decision = requestedRebuild != null ? ResumeDecision.rebuild(requestedRebuild)
                 : ResumeDecision.decide(
-                        writer.published().map(m -> ResumeDecision.Published.of(m, writer.canResume())),
-                        writer.rebuildReason(), binding.topic(), attributes,
+                        directory.published().map(m -> ResumeDecision.Published.of(m, directory.canResume())),
+                        directory.rebuildReason(), binding.topic(), attributes,
                         new ResumeDecision.TopicLog(beginning, end, retentionMillis, topicId),
                         System.currentTimeMillis());
-        generations.recordTopicId(topicId);
-        generations.setDeleteRetention(retentionMillis);
+        life.recordTopicId(topicId);
+        life.setDeleteRetention(retentionMillis);
         String refusal = decision.rebuildReason();
         if (decision.resume()) {
             try {
-                GenerationFile live = writer.resume();
-                generations.resumed(live);
+                GenerationFile live = life.resume();
                 recordTopicId(topicId);
-                Manifest m = writer.published().orElseThrow();
+                Manifest m = directory.published().orElseThrow();
                 // Averages are not recorded with a generation: sample them from it, so that a replacement or a
                 // bigger generation built before this run has seen records is sized for the entries it must hold
                 // (the 16/32-byte fallbacks made such a copy overflow Chronicle's tiers).
@@ -141,7 +141,7 @@ public final class NamespaceSink {
                 // Its largest entry is not known (not seen in this run): learnt as copies meet entries they refuse
                 // (each then starts again sized for it), not taken from the file's limit, which would keep every
                 // later generation's tiers as long as this one's even once its large values are gone.
-                generations.setSizing(new GenerationSizing(m.capacity(), averages[0], averages[1],
+                life.setSizing(new GenerationSizing(m.capacity(), averages[0], averages[1],
                         GenerationSizing.MAX_BLOAT_FACTOR, 0));
                 metrics.resumes.labelValues(nsLabel).inc();
                 log.info("Namespace '{}': resuming generation {} from stored offsets {}", nsLabel, m.generation(),
@@ -174,10 +174,10 @@ public final class NamespaceSink {
     public Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end,
                                       String topicId, long retentionMillis) {
         growth.startOver();
-        generations.dropForRebuild();
-        generations.recordTopicId(topicId);
+        life.dropForRebuild();
+        life.recordTopicId(topicId);
         if (retentionMillis >= 0) {
-            generations.setDeleteRetention(retentionMillis);
+            life.setDeleteRetention(retentionMillis);
         }
         initialSizing.clear();
         heldBack.forEach(r -> sampleBudget.release(SampleBudget.cost(r[0], r[1])));
@@ -204,115 +204,66 @@ public final class NamespaceSink {
             return;
         }
         try {
-            writer.recordAttribute(ResumeDecision.TOPIC_ID, topicId);
+            life.recordAttribute(ResumeDecision.TOPIC_ID, topicId);
         } catch (IOException e) {
             log.warn("Namespace '{}': cannot record the topic's id in its manifest now ({}); the next publish does",
                     nsLabel, e.toString());
         }
     }
 
-    /** Applies one decoded record: {@code value == null} removes. */
-    public void apply(String key, String value, Positions positions) {
+    /**
+     * Applies one decoded record: {@code value == null} removes. Held for the sample while sampling.
+     *
+     * @return {@link Applied#DONE} when it is applied or held; otherwise what the ingest thread must do about it
+     *         (skip it, pause the topic and read it again, or rebuild)
+     */
+    public Applied apply(String key, String value, Positions positions) {
         lastUpdateMillis = System.currentTimeMillis();
         if (initialSizing.sampling()) {
             if (initialSizing.hold(key, value)) {
-                if (initialSizing.full()) {
-                    finishSampling(positions);
-                }
-                return;
+                return initialSizing.full() ? finishSampling(positions) : Applied.DONE;
             }
-            finishSampling(positions); // the heap budget for samples is spent: sized from what is held, then applied
+            // the heap budget for samples is spent: sized from what is held, then applied
+            Applied sampled = finishSampling(positions);
+            if (sampled.halts()) {
+                return sampled;
+            }
         }
-        applyHeldBack(positions); // records read before this one come first
-        growth.checkWithinBatch(positions);
-        applyToTarget(key, value, positions);
+        Applied earlier = applyHeldBack(positions); // records read before this one come first
+        if (earlier.halts()) {
+            return earlier;
+        }
+        Applied checked = growth.checkWithinBatch(positions);
+        return checked.halts() ? checked : writes.apply(key, value, positions);
     }
 
     /** The generation a parallel pass of {@code records} records may fill now, or null: see {@link ParallelFill#of}. */
     public ParallelFill parallelFill(int records) {
         lastUpdateMillis = System.currentTimeMillis(); // asked only for a batch with records for this namespace
-        return ParallelFill.of(generations, growth, lastError, initialSizing.sampling() || !heldBack.isEmpty(), records);
+        return ParallelFill.of(life, growth, lastError, initialSizing.sampling() || !heldBack.isEmpty(), records);
     }
 
-    /** Applies a record to the generation records go to, growing it when a put finds no room. */
-    private void applyToTarget(String key, String value, Positions positions) {
-        try {
-            applyTo(generations.target(), key, value, positions);
-            growth.alsoWriteToCopy(key, value);
-        } catch (TiersExhaustedException e) {
-            growth.growBecauseFull(positions);
-            applyTo(generations.target(), key, value, positions);
-        } catch (LockTimeoutException e) {
-            growth.replaceLocked(e, positions);
-            applyTo(generations.target(), key, value, positions);
-        }
-    }
-
-    private void applyTo(GenerationFile target, String key, String value, Positions positions) {
-        try {
-            writer.requireMarkedOpen(target);
-        } catch (IOException e) {
-            throw diskFull("cannot mark the manifest open before changing the resumed generation", e);
-        }
-        if (value == null) {
-            if (target.remove(key, growth.writeLockNanos())) {
-                generations.markDirty();
-            }
-            lastError.stallOver(); // a tombstone may have been what stalled (requireMarkedOpen above)
-            return;
-        }
-        try {
-            if (target.put(key, value, growth.writeLockNanos())) {
-                generations.markDirty();
-            }
-        } catch (EntryTooLargeException e) {
-            if (target == generations.target() && growth.makeRoomFor(key, value, positions)) {
-                applyTo(generations.target(), key, value, positions); // made for this entry: a second refusal skips
-                return;
-            }
-            metrics.oversize.labelValues(nsLabel).inc();
-            lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
-            throw new RecordSkippedException(e.getMessage());
-        } catch (GenerationUnusableException e) {
-            throw new RebuildNeededException(e.getMessage());
-        } catch (RuntimeException e) {
-            IOException io = GenerationFile.ioCause(e);
-            if (io == null) {
-                throw e;
-            }
-            // Chronicle extends the file for an extra tier and the file system said no (disk full, file size
-            // limit). Nothing was written (GenerationFile cut the file back to its allocated part); the record is
-            // read again soon, and readers keep what was published meanwhile.
-            throw diskFull("cannot extend generation " + target.file().getFileName(), io);
-        }
-        growth.countStored(key, value);
-        lastError.stallOver();
-    }
-
-    /** The file system refused what a record needs ({@code what}): the record waits, retried every 2 s. */
-    private StalledException diskFull(String what, IOException refusal) {
-        return lastError.stall(what + " (" + refusal.getMessage() + "); free disk space, the writer retries every "
-                + Growth.DISK_FULL_RETRY_MILLIS / 1000 + " s by itself", Growth.DISK_FULL_RETRY_MILLIS);
-    }
-
-    /** Creates the rebuild's generation, sized from the sample, and applies the records held back for it. */
-    private void finishSampling(Positions positions) {
-        GenerationSizing sizing = initialSizing.sizing(writer.usableSpace());
-        generations.setSizing(sizing);
+    /**
+     * Creates the rebuild's generation, sized from the sample, and applies the records held back for it.
+     *
+     * @return {@link Applied#DONE}, or why the records held back cannot all be applied now
+     */
+    private Applied finishSampling(Positions positions) {
+        GenerationSizing sizing = initialSizing.sizing(life.usableSpace());
+        life.setSizing(sizing);
         GenerationFile building;
         try {
-            building = writer.createGeneration(sizing, generations.reverseIndex());
+            building = life.startBuilding(sizing);
         } catch (IOException e) {
-            throw lastError.stall("cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage(),
-                    StalledException.PAUSE_MILLIS);
+            return lastError.stall("cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage(),
+                    Applied.Stalled.PAUSE_MILLIS);
         }
-        generations.startBuilding(building);
         lastError.stallOver(); // the pause was for this generation: over even when no record was held back for it
         log.info("Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)", nsLabel,
                 building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
                 Math.round(sizing.averageValueBytes()));
         heldBack.addAll(initialSizing.finish());
-        applyHeldBack(positions);
+        return applyHeldBack(positions);
     }
 
     /**
@@ -320,60 +271,74 @@ public final class NamespaceSink {
      * applied already (they were read and held), so none may be lost: when one cannot be applied now (a stall), it
      * and those after it stay held back for the next record or batch, and no generation is published before they
      * are all in it.
+     *
+     * @return {@link Applied#DONE}, or the stall or rebuild that stopped them
      */
-    private void applyHeldBack(Positions positions) {
+    private Applied applyHeldBack(Positions positions) {
         while (!heldBack.isEmpty()) {
             String[] record = heldBack.peekFirst();
-            try {
-                applyToTarget(record[0], record[1], positions);
-            } catch (RecordSkippedException skipped) {
-                if (skipped.isError()) { // counted in applyTo; its offset is no longer known here
-                    log.error("Namespace '{}': skipped a record read while sampling: {}", nsLabel, skipped.getMessage());
-                }
+            Applied applied = writes.apply(record[0], record[1], positions);
+            if (applied.halts()) {
+                return applied;
+            }
+            if (applied instanceof Applied.Skipped skipped && skipped.error()) {
+                // counted in TargetWrites; its offset is no longer known here
+                log.error("Namespace '{}': skipped a record read while sampling: {}", nsLabel, skipped.reason());
             }
             heldBack.pollFirst();
             sampleBudget.release(SampleBudget.cost(record[0], record[1]));
         }
+        return Applied.DONE;
     }
 
     /**
      * After a poll batch is fully applied ({@code positions} are exact): finishes sampling, publishes a rebuilt
      * generation once caught up, grows when needed.
+     *
+     * @return {@link Applied#DONE}, or the stall or rebuild that stopped the records held back for the sample
      */
-    public void afterBatch(boolean nowCaughtUp, Positions positions) {
-        generations.setCaughtUp(nowCaughtUp);
+    public Applied afterBatch(boolean nowCaughtUp, Positions positions) {
+        life.setCaughtUp(nowCaughtUp);
         if (initialSizing.sampling() && nowCaughtUp) {
-            finishSampling(positions);
+            Applied sampled = finishSampling(positions);
+            if (sampled.halts()) {
+                return sampled;
+            }
         }
         if (!heldBack.isEmpty() && !lastError.stalledAt(System.nanoTime())) {
-            applyHeldBack(positions); // after a stall that left some held back, once its pause is over
+            // after a stall that left some held back, once its pause is over
+            Applied earlier = applyHeldBack(positions);
+            if (earlier.halts()) {
+                return earlier;
+            }
         }
-        if (generations.building() != null && nowCaughtUp && heldBack.isEmpty()) {
-            generations.publishBuilt(positions);
-            if (generations.building() == null) {
+        if (life.building() != null && nowCaughtUp && heldBack.isEmpty()) {
+            life.publishBuilt(positions);
+            if (life.building() == null) {
                 requestedRebuild = null; // done: a later start (the broker lost and back) resumes it
             }
         }
         growth.afterBatch(positions, initialSizing.sampling());
+        return Applied.DONE;
     }
 
     /** Records progress of a live generation for readers (content version) and for a later resume. */
     public void checkpoint(Positions positions) {
-        generations.checkpoint(positions);
+        life.checkpoint(positions);
     }
 
     public boolean isPublishedAndCaughtUp() {
-        return generations.isPublishedAndCaughtUp();
+        return life.isPublishedAndCaughtUp();
     }
 
     /** The published manifest's {@code updated.at}: since when its offsets are known current; UNKNOWN when none. */
     public long publishedCurrentAsOfMillis() {
-        return writer.published().map(Manifest::updatedAtMillis).orElse(Positions.UNKNOWN);
+        return directory.published().map(Manifest::updatedAtMillis).orElse(Positions.UNKNOWN);
     }
 
     /** Whether readers see what this writer applies: a generation is published and no rebuild replaces it. */
     public boolean isLive() {
-        return generations.isLive();
+        return life.isLive();
     }
 
     /**
@@ -383,11 +348,11 @@ public final class NamespaceSink {
     public void close(Positions positions) {
         try {
             growth.cancelQuietly();
-            generations.closeCleanly(positions);
+            life.closeCleanly(positions);
         } catch (IOException | RuntimeException e) {
             log.error("Namespace '{}': clean close failed, the next start rebuilds: {}", nsLabel, e.toString());
             try {
-                writer.close();
+                life.releaseDirectory();
             } catch (IOException ignored) {
                 // the OS releases the lock at exit anyway
             }
@@ -398,7 +363,7 @@ public final class NamespaceSink {
     public void abandon() {
         try {
             growth.cancelQuietly();
-            generations.release();
+            life.release();
         } catch (IOException | RuntimeException e) {
             log.warn("Namespace '{}': releasing failed: {}", nsLabel, e.toString());
         }
@@ -409,8 +374,8 @@ public final class NamespaceSink {
      * time its positions were last current with the topic ({@link Positions#currentAsOfMillis}); updates the gauges.
      */
     public NamespaceStatus status(Map<Integer, Long> lag, String notReadyReason, long currentAsOfMillis) {
-        GenerationFile t = generations.target();
-        long generation = writer.published().map(Manifest::generation).orElse(0L);
+        GenerationFile t = life.target();
+        long generation = directory.published().map(Manifest::generation).orElse(0L);
         long entries = t == null ? initialSizing.sampled() : t.size();
         long capacity = t == null ? 0 : t.capacity();
         NamespaceStatus.State state;
@@ -419,9 +384,9 @@ public final class NamespaceSink {
         String error = lastError.shown(growthWaits);
         if (lastError.stalledAt(now) || growthWaits && lastError.failing(LastError.GROWTH) != null) {
             state = NamespaceStatus.State.STALLED;
-        } else if (generations.building() != null || initialSizing.sampling()) {
+        } else if (life.building() != null || initialSizing.sampling()) {
             state = NamespaceStatus.State.REBUILDING;
-        } else if (generations.live() != null) {
+        } else if (life.live() != null) {
             state = NamespaceStatus.State.LIVE;
         } else {
             state = NamespaceStatus.State.STARTING;
@@ -435,7 +400,7 @@ public final class NamespaceSink {
                 .forEach(p -> metrics.lag.remove(nsLabel, Integer.toString(p)));
         lag.forEach((p, l) -> metrics.lag.labelValues(nsLabel, Integer.toString(p)).set(l));
         lagPartitions = Set.copyOf(lag.keySet());
-        Manifest published = writer.published().orElse(null);
+        Manifest published = directory.published().orElse(null);
         Long digest = published == null ? null : published.contentDigest();
         if (digest != null) {
             metrics.contentDigest.labelValues(nsLabel).set(digest & WriterMetrics.DIGEST_GAUGE_MASK);

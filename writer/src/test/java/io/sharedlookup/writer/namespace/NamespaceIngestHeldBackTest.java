@@ -1,14 +1,13 @@
 package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.store.GenerationFile;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The records a rebuild reads while it samples are held back until the generation sized from them exists. Their
  * offsets count as applied once read, so none of them may be lost, reordered or missing from a published generation.
  */
-class NamespaceSinkHeldBackTest {
+class NamespaceIngestHeldBackTest {
     /** Far longer than the sample's average: no tier that already holds its share of small entries has room for it. */
     private static final String LONG = "x".repeat(8000);
 
@@ -47,19 +46,19 @@ class NamespaceSinkHeldBackTest {
         Map<Integer, Long> beginning = Map.of(0, 0L);
         Map<Integer, Long> end = Map.of(0, (long) topic.size());
         Positions positions = t -> end;
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "held", StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
-        sink.start(beginning, end, -1, null);
+        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "held", StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
+        ingest.start(beginning, end, -1, null);
         for (String[] r : topic) {
-            sink.apply(r[0], r[1], positions);
+            ingest.apply(r[0], r[1], positions);
         }
 
         // The file system lets the generation be created at the size the sample asks for, and no longer (as a full
         // disk would): the replay stalls at the long value.
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(createdLength(topic, beginning, end, probe))) {
-            assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class)
-                    .hasMessageContaining("cannot extend generation");
-            NamespaceStatus stalled = sink.status(Map.of(), null, Positions.UNKNOWN);
+            assertThat(ingest.afterBatch(true, positions)).isInstanceOfSatisfying(Applied.Stalled.class,
+                    stalled -> assertThat(stalled.reason()).contains("cannot extend generation"));
+            NamespaceStatus stalled = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
             assertThat(stalled.lastError()).contains("cannot extend generation").contains("free disk space");
             assertThat(stalled.entries()).as("stalled at the long value (else the sample no longer makes it need "
@@ -67,21 +66,21 @@ class NamespaceSinkHeldBackTest {
 
             // Still full when the pause is over: the next batch's end tries again and is refused again. Nothing
             // after the long value overtakes it, and nothing is published meanwhile.
-            batchEnds("a retry after the pause, refused again").until(() -> stallsAgain(sink, positions));
-            assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).entries()).as("nothing overtook the long value").isEqualTo(995);
-            assertThat(writer.published()).as("published with records held back").isEmpty();
+            batchEnds("a retry after the pause, refused again").until(() -> stallsAgain(ingest, positions));
+            assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).entries()).as("nothing overtook the long value").isEqualTo(995);
+            assertThat(directory.published()).as("published with records held back").isEmpty();
         }
 
         // Room again: once the pause is over, a batch's end applies the held-back records, then publishes.
         batchEnds("the publish").until(() -> {
-            sink.afterBatch(true, positions);
-            return writer.published().isPresent();
+            ingest.afterBatch(true, positions);
+            return directory.published().isPresent();
         });
-        NamespaceStatus recovered = sink.status(Map.of(), null, Positions.UNKNOWN);
+        NamespaceStatus recovered = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(recovered.state()).isEqualTo(NamespaceStatus.State.LIVE);
         assertThat(recovered.lastError()).isNull();
-        assertThat(writer.published().orElseThrow().offsets()).isEqualTo(end);
-        sink.close(positions);
+        assertThat(directory.published().orElseThrow().offsets()).isEqualTo(end);
+        ingest.close(positions);
         Map<String, String> readable = TestStores.contents(store, "held");
         assertThat(readable).hasSize(995).containsEntry("key-995", LONG).containsEntry("key-994", "v")
                 .doesNotContainKey("key-2");
@@ -90,22 +89,17 @@ class NamespaceSinkHeldBackTest {
 
     /**
      * Waits for {@code what} while batches end caught up every 100 ms, as the ingest loop ends one after every poll;
-     * on the test's thread, since a sink is only ever driven by one thread.
+     * on the test's thread, since a namespace is only ever driven by one thread.
      */
     private static ConditionFactory batchEnds(String what) {
         return await(what).atMost(Duration.ofSeconds(10)).pollInSameThread().pollInterval(Duration.ofMillis(100));
     }
 
-    private static boolean stallsAgain(NamespaceSink sink, Positions positions) {
-        try {
-            sink.afterBatch(true, positions);
-            return false;
-        } catch (StalledException again) {
-            return true;
-        }
+    private static boolean stallsAgain(NamespaceIngest ingest, Positions positions) {
+        return ingest.afterBatch(true, positions) instanceof Applied.Stalled;
     }
 
-    /** How long the sink's generation for {@code records} is when created: a probe sized from the same sample. */
+    /** How long the ingest's generation for {@code records} is when created: a probe sized from the same sample. */
     private static long createdLength(List<String[]> records, Map<Integer, Long> beginning, Map<Integer, Long> end,
                                       Path probe) throws Exception {
         InitialSizing sample = new InitialSizing(SampleBudget.shared(1));

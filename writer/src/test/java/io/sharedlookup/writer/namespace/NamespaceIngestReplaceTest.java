@@ -3,7 +3,7 @@ package io.sharedlookup.writer.namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,23 +14,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A synchronous replacement (growth within a batch) whose publish fails leaves no generation file behind. */
-class NamespaceSinkReplaceTest {
+class NamespaceIngestReplaceTest {
     @TempDir
     Path store;
 
     @Test
     void aGrowthWhosePublishFailsDeletesTheGenerationItBuilt() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
+        NamespaceDirectory directory = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1, null);
+        ingest.start(offsets, offsets, -1, null);
         for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
-        sink.afterBatch(true, positions);
-        assertThat(writer.published()).isPresent();
+        ingest.afterBatch(true, positions);
+        assertThat(directory.published()).isPresent();
         List<String> published = generationFiles(layout);
         assertThat(published).hasSize(1);
 
@@ -40,11 +40,11 @@ class NamespaceSinkReplaceTest {
         Files.createDirectories(manifest.resolve("in-the-way"));
         // One batch past 1.5 x capacity (1024): grown synchronously, within the batch, and its publish fails.
         for (int i = 10; i < 1700; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
-        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).contains("cannot grow");
+        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).contains("cannot grow");
         assertThat(generationFiles(layout)).as("no file left by the failed growth").isEqualTo(published);
-        sink.abandon();
+        ingest.abandon();
     }
 
     private static List<String> generationFiles(StoreLayout layout) throws Exception {

@@ -1,7 +1,6 @@
 package io.sharedlookup.writer.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.testing.OwnFileSizeLimit;
@@ -9,7 +8,7 @@ import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.DiskFit;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import io.sharedlookup.reader.SharedLookupStore;
@@ -21,36 +20,36 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Growth driven by bytes rather than counts: values far larger than the sample the generation was sized with. */
-class NamespaceSinkGrowthTest {
+class NamespaceIngestGrowthTest {
     @TempDir
     Path store;
 
     @Test
     void valuesMuchLargerThanSampledNeverReachChroniclesTierLimit() throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "big", StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
+        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "big", StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1, null);
+        ingest.start(offsets, offsets, -1, null);
         // Sampled: tiny values. The generation is sized for them.
         for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v", positions);
+            ingest.apply("k" + i, "v", positions);
         }
-        sink.afterBatch(true, positions);
+        ingest.afterBatch(true, positions);
         String large = "x".repeat(2000);
         // Then values about 2000x larger than sampled, in batches of 500 (the writer's max.poll.records).
         for (int i = 10; i < 5000; i++) {
-            sink.apply("k" + i, large, positions);
+            ingest.apply("k" + i, large, positions);
             if (i % 500 == 0) {
-                sink.afterBatch(true, positions);
+                ingest.afterBatch(true, positions);
             }
         }
-        sink.afterBatch(true, positions);
-        NamespaceStatus status = sink.status(Map.of(), null, Positions.UNKNOWN);
+        ingest.afterBatch(true, positions);
+        NamespaceStatus status = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(status.entries()).isEqualTo(5000);
         assertThat(status.generation()).isGreaterThan(1);
         assertThat(status.lastError()).isNull();
-        sink.close(positions);
+        ingest.close(positions);
         try (SharedLookupStore reader = SharedLookupStore.open(store)) {
             assertThat(reader.lookup("big").size()).isEqualTo(5000);
             assertThat(reader.lookup("big").get("k4999")).isEqualTo(large);
@@ -81,19 +80,19 @@ class NamespaceSinkGrowthTest {
     /** Ten tiny values (the sample the generation is sized for), then {@code huge} for one of their keys. */
     private void storedInACopyMadeForIt(String namespace, String huge, SharedLookupStore.Builder readers)
             throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
+        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1, null);
+        ingest.start(offsets, offsets, -1, null);
         for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v", positions);
+            ingest.apply("k" + i, "v", positions);
         }
-        sink.afterBatch(true, positions);
-        sink.apply("k3", huge, positions);
-        sink.afterBatch(true, positions);
-        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
-        sink.close(positions);
+        ingest.afterBatch(true, positions);
+        ingest.apply("k3", huge, positions);
+        ingest.afterBatch(true, positions);
+        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
+        ingest.close(positions);
         try (SharedLookupStore reader = readers.open()) {
             assertThat(reader.lookup(namespace).get("k3")).isEqualTo(huge);
             assertThat(reader.lookup(namespace).size()).isEqualTo(10);
@@ -103,31 +102,31 @@ class NamespaceSinkGrowthTest {
     @Test
     void aGenerationThatCannotBeCreatedStallsVisiblyAndRecovers() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceWriter writer = NamespaceWriter.open(layout, "full", StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
+        NamespaceDirectory directory = NamespaceDirectory.open(layout, "full", StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1, null);
+        ingest.start(offsets, offsets, -1, null);
         for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
         // The namespace directory vanishes (as good as a file system that refuses new files): no generation.
         Path dir = layout.namespaceDir("full");
         TempTrees.delete(dir);
-        assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class);
-        NamespaceStatus stalled = sink.status(Map.of(), null, Positions.UNKNOWN);
+        assertThat(ingest.afterBatch(true, positions)).isInstanceOf(Applied.Stalled.class);
+        NamespaceStatus stalled = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
         assertThat(stalled.lastError()).contains("cannot create a generation");
 
         // Room again: the records are read again, the generation is built and published, the error is gone.
         java.nio.file.Files.createDirectories(dir);
-        sink.apply("k10", "v10", positions);
-        sink.afterBatch(true, positions);
-        NamespaceStatus recovered = sink.status(Map.of(), null, Positions.UNKNOWN);
+        ingest.apply("k10", "v10", positions);
+        ingest.afterBatch(true, positions);
+        NamespaceStatus recovered = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(recovered.state()).isEqualTo(NamespaceStatus.State.LIVE);
         assertThat(recovered.lastError()).isNull();
         assertThat(recovered.entries()).isEqualTo(11);
-        sink.close(positions);
+        ingest.close(positions);
     }
 
     /**
@@ -138,24 +137,24 @@ class NamespaceSinkGrowthTest {
     @Test
     void aGenerationThatCannotBeCreatedForAnEmptyTopicStallsAndRecoversWithoutARecord() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceWriter writer = NamespaceWriter.open(layout, "quiet", StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
+        NamespaceDirectory directory = NamespaceDirectory.open(layout, "quiet", StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        sink.start(offsets, offsets, -1, null);
+        ingest.start(offsets, offsets, -1, null);
         Path dir = layout.namespaceDir("quiet");
         TempTrees.delete(dir);
-        assertThatThrownBy(() -> sink.afterBatch(true, positions)).isInstanceOf(StalledException.class);
-        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).contains("cannot create a generation");
+        assertThat(ingest.afterBatch(true, positions)).isInstanceOf(Applied.Stalled.class);
+        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).contains("cannot create a generation");
 
         java.nio.file.Files.createDirectories(dir);
-        sink.afterBatch(true, positions);
-        NamespaceStatus recovered = sink.status(Map.of(), null, Positions.UNKNOWN);
-        assertThat(writer.published()).isPresent();
+        ingest.afterBatch(true, positions);
+        NamespaceStatus recovered = ingest.status(Map.of(), null, Positions.UNKNOWN);
+        assertThat(directory.published()).isPresent();
         assertThat(recovered.state()).isEqualTo(NamespaceStatus.State.LIVE);
         assertThat(recovered.lastError()).isNull();
         assertThat(recovered.entries()).isZero();
-        sink.close(positions);
+        ingest.close(positions);
     }
 
     /**
@@ -166,23 +165,22 @@ class NamespaceSinkGrowthTest {
     @Test
     void aNamespaceTooFullToWaitForGrowthLetsNoRecordInAtThePausesEnd() throws Exception {
         Positions positions = topic -> Map.of(0, 0L);
-        NamespaceSink sink = publishedWithTenEntries("crowded", positions);
-        sink.apply("k10", "v10", positions); // the live generation changing, as it does below
-        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
+        NamespaceIngest ingest = publishedWithTenEntries("crowded", positions);
+        ingest.apply("k10", "v10", positions); // the live generation changing, as it does below
+        long capacity = ingest.status(Map.of(), null, Positions.UNKNOWN).capacity();
 
         try (OwnFileSizeLimit limit = noBiggerGeneration()) {
             int next = 11;
-            StalledException stalled = null;
+            Applied.Stalled stalled = null;
             while (stalled == null && next < 3 * capacity) {
-                try {
-                    sink.apply("k" + next, "v" + next, positions);
-                    next++;
-                } catch (StalledException e) {
+                if (ingest.apply("k" + next, "v" + next, positions) instanceof Applied.Stalled e) {
                     stalled = e;
+                } else {
+                    next++;
                 }
             }
             assertThat(stalled).as("a stall before 3 x capacity %d", capacity).isNotNull();
-            NamespaceStatus full = sink.status(Map.of(), null, Positions.UNKNOWN);
+            NamespaceStatus full = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat((double) full.entries() / capacity).isGreaterThanOrEqualTo(1.8);
             assertThat(full.state()).isEqualTo(NamespaceStatus.State.STALLED);
             assertThat(full.lastError()).contains("cannot grow");
@@ -190,12 +188,12 @@ class NamespaceSinkGrowthTest {
             // The pause is over; the same record is read again while growth still cannot be made.
             String key = "k" + next;
             String value = "v" + next;
-            assertThatThrownBy(() -> sink.apply(key, value, positions)).isInstanceOf(StalledException.class);
-            NamespaceStatus still = sink.status(Map.of(), null, Positions.UNKNOWN);
+            assertThat(ingest.apply(key, value, positions)).isInstanceOf(Applied.Stalled.class);
+            NamespaceStatus still = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(still.entries()).isEqualTo(full.entries());
             assertThat(still.lastError()).isEqualTo(full.lastError());
         }
-        sink.abandon();
+        ingest.abandon();
     }
 
     /**
@@ -206,31 +204,31 @@ class NamespaceSinkGrowthTest {
     void aRebuildForgetsGrowthsFailuresOfTheGenerationItReplaces() throws Exception {
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        NamespaceSink sink = publishedWithTenEntries("again", positions);
-        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
+        NamespaceIngest ingest = publishedWithTenEntries("again", positions);
+        long capacity = ingest.status(Map.of(), null, Positions.UNKNOWN).capacity();
         try (OwnFileSizeLimit limit = noBiggerGeneration()) {
-            for (int next = 10; sink.status(Map.of(), null, Positions.UNKNOWN).lastError() == null && next < 3 * capacity; next++) {
-                sink.apply("k" + next, "v" + next, positions);
+            for (int next = 10; ingest.status(Map.of(), null, Positions.UNKNOWN).lastError() == null && next < 3 * capacity; next++) {
+                ingest.apply("k" + next, "v" + next, positions);
             }
         }
-        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).as("growth failed").contains("cannot grow");
+        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).as("growth failed").contains("cannot grow");
 
         // Room again, and the topic was truncated: the namespace is rebuilt, and its new generation fills up.
-        sink.rebuild("truncated", offsets, offsets, null, -1);
+        ingest.rebuild("truncated", offsets, offsets, null, -1);
         for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
-        sink.afterBatch(true, positions);
+        ingest.afterBatch(true, positions);
         for (int i = 10; i < 2 * capacity; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
-        sink.afterBatch(true, positions);
-        NamespaceStatus grown = sink.status(Map.of(), null, Positions.UNKNOWN);
+        ingest.afterBatch(true, positions);
+        NamespaceStatus grown = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(grown.lastError()).isNull();
         assertThat(grown.state()).isEqualTo(NamespaceStatus.State.LIVE);
         assertThat(grown.capacity()).isGreaterThan(capacity);
         assertThat(grown.entries()).isEqualTo(2 * capacity);
-        sink.close(positions);
+        ingest.close(positions);
     }
 
     /**
@@ -241,33 +239,33 @@ class NamespaceSinkGrowthTest {
     @Test
     void whileGrowthWaitsItsFailureShowsOverALaterCheckpointFailure() throws Exception {
         Positions positions = topic -> Map.of(0, 0L);
-        NamespaceSink sink = publishedWithTenEntries("waiting", positions);
+        NamespaceIngest ingest = publishedWithTenEntries("waiting", positions);
         long lastApply = System.nanoTime();
         try (OwnFileSizeLimit limit = noBiggerGeneration()) {
             // Bounded by the capacity of now, not of the start: on a slow machine the time-throttled free-space look
             // can grow the first generation early into one still under the limit, and the growth after it fails.
-            for (int next = 10; sink.status(Map.of(), null, Positions.UNKNOWN).lastError() == null
-                    && next < 3 * sink.status(Map.of(), null, Positions.UNKNOWN).capacity(); next++) {
+            for (int next = 10; ingest.status(Map.of(), null, Positions.UNKNOWN).lastError() == null
+                    && next < 3 * ingest.status(Map.of(), null, Positions.UNKNOWN).capacity(); next++) {
                 lastApply = System.nanoTime(); // growth fails within the apply that sets lastError, not before it
-                sink.apply("k" + next, "v" + next, positions);
+                ingest.apply("k" + next, "v" + next, positions);
             }
         }
-        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).as("growth failed").contains("cannot grow");
+        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).as("growth failed").contains("cannot grow");
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
-            sink.checkpoint(topic -> Map.of(0, 5000L)); // then the manifest cannot be written either
+            ingest.checkpoint(topic -> Map.of(0, 5000L)); // then the manifest cannot be written either
         }
-        NamespaceStatus waiting = sink.status(Map.of(), null, Positions.UNKNOWN);
+        NamespaceStatus waiting = ingest.status(Map.of(), null, Positions.UNKNOWN);
         Assumptions.assumeTrue(System.nanoTime() - lastApply < Growth.DISK_FULL_RETRY_MILLIS * 1_000_000L * 9 / 10,
                 "growth's retry time had not passed when the status was taken");
         assertThat(waiting.state()).isEqualTo(NamespaceStatus.State.STALLED);
         assertThat(waiting.lastError()).contains("cannot grow");
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            NamespaceStatus after = sink.status(Map.of(), null, Positions.UNKNOWN);
+            NamespaceStatus after = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(after.lastError()).startsWith("cannot write the manifest: ");
             assertThat(after.state()).isEqualTo(NamespaceStatus.State.LIVE);
         });
-        sink.abandon();
+        ingest.abandon();
     }
 
     /**
@@ -278,21 +276,21 @@ class NamespaceSinkGrowthTest {
     @Test
     void aLargeValueWhileABackgroundGrowthRunsIsCopiedIntoTheGrownGeneration() throws Exception {
         Positions positions = topic -> Map.of(0, 0L);
-        NamespaceSink sink = publishedWithTenEntries("busy", positions);
-        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
+        NamespaceIngest ingest = publishedWithTenEntries("busy", positions);
+        long capacity = ingest.status(Map.of(), null, Positions.UNKNOWN).capacity();
         int entries = (int) Math.ceil(capacity * Fill.GROW_AT) + 1;
         for (int i = 10; i < entries; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
-        sink.afterBatch(true, positions); // filled to GROW_AT: a bigger generation is filled in the background
+        ingest.afterBatch(true, positions); // filled to GROW_AT: a bigger generation is filled in the background
         String huge = "x".repeat(300_000);
-        sink.apply("k3", huge, positions);
-        NamespaceStatus grown = sink.status(Map.of(), null, Positions.UNKNOWN);
+        ingest.apply("k3", huge, positions);
+        NamespaceStatus grown = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(grown.capacity()).isGreaterThan(capacity);
         assertThat(grown.lastError()).isNull();
-        sink.afterBatch(true, positions);
-        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
-        sink.close(positions);
+        ingest.afterBatch(true, positions);
+        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
+        ingest.close(positions);
         try (SharedLookupStore reader = SharedLookupStore.open(store)) {
             assertThat(reader.lookup("busy").get("k3")).isEqualTo(huge);
             assertThat(reader.lookup("busy").size()).isEqualTo(entries);
@@ -303,16 +301,16 @@ class NamespaceSinkGrowthTest {
     @Test
     void aLargeValueForATargetDueToGrowIsCopiedIntoTheGrownGeneration() throws Exception {
         Positions positions = topic -> Map.of(0, 0L);
-        NamespaceSink sink = publishedWithTenEntries("due", positions);
-        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
+        NamespaceIngest ingest = publishedWithTenEntries("due", positions);
+        long capacity = ingest.status(Map.of(), null, Positions.UNKNOWN).capacity();
         for (int i = 10; i < capacity * Fill.GROW_AT + 1; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
-        sink.apply("k3", "x".repeat(300_000), positions);
-        NamespaceStatus grown = sink.status(Map.of(), null, Positions.UNKNOWN);
+        ingest.apply("k3", "x".repeat(300_000), positions);
+        NamespaceStatus grown = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(grown.capacity()).isGreaterThan(capacity);
         assertThat(grown.lastError()).isNull();
-        sink.abandon();
+        ingest.abandon();
     }
 
     /**
@@ -328,31 +326,31 @@ class NamespaceSinkGrowthTest {
     }
 
     private void skipsAValueNoGenerationCouldTake() throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), "vast", StorePermissions.DEFAULT);
+        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "vast", StorePermissions.DEFAULT);
         WriterMetrics metrics = new WriterMetrics();
-        NamespaceSink sink = TestSinks.over(writer, metrics);
+        NamespaceIngest ingest = TestNamespaces.over(directory, metrics);
         Map<Integer, Long> end = Map.of(0, 700_000L); // a generation for about a million entries: 256 segments
         Positions positions = topic -> end;
-        sink.start(Map.of(0, 0L), end, -1, null);
+        ingest.start(Map.of(0, 0L), end, -1, null);
         for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
-        sink.afterBatch(true, positions);
-        assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).capacity()).isGreaterThanOrEqualTo(1_000_000);
+        ingest.afterBatch(true, positions);
+        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).capacity()).isGreaterThanOrEqualTo(1_000_000);
 
         String vast = "x".repeat(80 << 20);
-        assertThatThrownBy(() -> sink.apply("k3", vast, positions))
-                .isInstanceOfSatisfying(RecordSkippedException.class, e -> {
-                    assertThat(e.isError()).isTrue();
-                    assertThat(e.getMessage()).contains("'k3'").contains("over 25% of the 42949672960 bytes free")
+        assertThat(ingest.apply("k3", vast, positions))
+                .isInstanceOfSatisfying(Applied.Skipped.class, e -> {
+                    assertThat(e.error()).isTrue();
+                    assertThat(e.reason()).contains("'k3'").contains("over 25% of the 42949672960 bytes free")
                             .contains("--max-value-bytes");
                 });
-        NamespaceStatus after = sink.status(Map.of(), null, Positions.UNKNOWN);
+        NamespaceStatus after = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(after.state()).isNotEqualTo(NamespaceStatus.State.STALLED);
         assertThat(after.lastError()).isNull();
         assertThat(metrics.oversize.labelValues("vast").get()).isEqualTo(1.0);
-        sink.apply("k10", "v10", positions); // the partition carries on
-        sink.close(positions);
+        ingest.apply("k10", "v10", positions); // the partition carries on
+        ingest.close(positions);
         try (SharedLookupStore reader = SharedLookupStore.open(store)) {
             assertThat(reader.lookup("vast").get("k3")).isEqualTo("v3");
             assertThat(reader.lookup("vast").get("k10")).isEqualTo("v10");
@@ -368,7 +366,7 @@ class NamespaceSinkGrowthTest {
     void aGrowthOfAResumedGenerationKeepsTheLargeValueItHolds() throws Exception {
         StoreLayout layout = new StoreLayout(store);
         Positions positions = topic -> Map.of(0, 0L);
-        NamespaceSink first = TestSinks.over(NamespaceWriter.open(layout, "kept", StorePermissions.DEFAULT));
+        NamespaceIngest first = TestNamespaces.over(NamespaceDirectory.open(layout, "kept", StorePermissions.DEFAULT));
         first.start(Map.of(0, 0L), Map.of(0, 0L), -1, null);
         for (int i = 0; i < 1500; i++) { // the averages a resumed generation is sampled for stay small
             first.apply("k" + i, "v" + i, positions);
@@ -379,7 +377,7 @@ class NamespaceSinkGrowthTest {
         first.afterBatch(true, positions);
         first.close(positions);
 
-        NamespaceSink resumed = TestSinks.over(NamespaceWriter.open(layout, "kept", StorePermissions.DEFAULT));
+        NamespaceIngest resumed = TestNamespaces.over(NamespaceDirectory.open(layout, "kept", StorePermissions.DEFAULT));
         resumed.start(Map.of(0, 0L), Map.of(0, 0L), -1, null);
         long capacity = resumed.status(Map.of(), null, Positions.UNKNOWN).capacity();
         int entries = 1501;
@@ -400,16 +398,16 @@ class NamespaceSinkGrowthTest {
         }
     }
 
-    /** A new sink for {@code namespace} whose first generation, sized for and holding ten small entries, is live. */
-    private NamespaceSink publishedWithTenEntries(String namespace, Positions positions) throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
-        sink.start(positions.of(namespace), positions.of(namespace), -1, null);
+    /** A new ingest for {@code namespace} whose first generation, sized for and holding ten small entries, is live. */
+    private NamespaceIngest publishedWithTenEntries(String namespace, Positions positions) throws Exception {
+        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
+        ingest.start(positions.of(namespace), positions.of(namespace), -1, null);
         for (int i = 0; i < 10; i++) {
-            sink.apply("k" + i, "v" + i, positions);
+            ingest.apply("k" + i, "v" + i, positions);
         }
-        sink.afterBatch(true, positions);
-        return sink;
+        ingest.afterBatch(true, positions);
+        return ingest;
     }
 
     /**

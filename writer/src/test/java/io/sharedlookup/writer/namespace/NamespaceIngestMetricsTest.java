@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.TopicBinding;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -16,23 +16,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A namespace's series as Prometheus scrapes them. */
-class NamespaceSinkMetricsTest {
+class NamespaceIngestMetricsTest {
     @TempDir
     Path store;
 
     private final WriterMetrics metrics = new WriterMetrics();
-    private NamespaceSink sink;
+    private NamespaceIngest ingest;
 
-    private NamespaceSink open(String namespace) throws Exception {
-        NamespaceWriter writer = NamespaceWriter.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
-        sink = new NamespaceSink(new TopicBinding(namespace, namespace), writer, metrics, Map.of());
-        return sink;
+    private NamespaceIngest open(String namespace) throws Exception {
+        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        ingest = new NamespaceIngest(new TopicBinding(namespace, namespace), directory, metrics, Map.of());
+        return ingest;
     }
 
     @AfterEach
     void release() {
-        if (sink != null) {
-            sink.abandon();
+        if (ingest != null) {
+            ingest.abandon();
         }
     }
 
@@ -57,7 +57,7 @@ class NamespaceSinkMetricsTest {
     /** A partition that is no longer part of the topic (recreated with fewer) must not report its last lag forever. */
     @Test
     void aPartitionNoLongerInTheTopicLosesItsLagSeries() throws Exception {
-        NamespaceSink users = open("users");
+        NamespaceIngest users = open("users");
         users.status(Map.of(0, 5L, 1, 7L, 2, 9L), null, Positions.UNKNOWN);
         assertThat(scrape()).contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"1\"} 7.0")
                 .contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"2\"} 9.0");

@@ -21,8 +21,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The write side of one namespace: owns its directory while open (an OS file lock, released even by kill -9), creates
- * generations, and publishes them and their metadata through the manifest.
+ * One namespace's directory on disk, as the writer holds it: owns it while open (an OS file lock, released even by
+ * kill -9), numbers and creates generation files, publishes them and their metadata through the manifest, and deletes
+ * the files of old generations. It decides nothing about when: {@code namespace.GenerationLife} does, and is its only
+ * caller once the namespace is open.
  *
  * <p>Protocol: a new generation file is created under a number no manifest has named yet, filled, fsynced, and only
  * then published by replacing the manifest. Readers only ever open the file the manifest names, so a half-built
@@ -37,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * namespace is rebuilt from its topic under a number above every generation on disk, as for a version-1 manifest.
  * Nothing inside the namespace directory is followed if it is a link.
  */
-public final class NamespaceWriter implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(NamespaceWriter.class);
+public final class NamespaceDirectory implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(NamespaceDirectory.class);
 
     private final StoreLayout layout;
     private final String namespace;
@@ -54,9 +56,8 @@ public final class NamespaceWriter implements AutoCloseable {
     private boolean openMarkPending;
     /** The published generation as this writer holds it open (published or resumed by it), for its digest. */
     private GenerationFile publishedFile;
-    /** Generation files numbered below this are due for deletion (a deletion failed); 0 when none are. */
 
-    private NamespaceWriter(StoreLayout layout, String namespace, StorePermissions permissions,
+    private NamespaceDirectory(StoreLayout layout, String namespace, StorePermissions permissions,
                             FileChannel lockChannel, FileLock lock, Manifest published, long generationFloor,
                             String rebuildReason) {
         this.rebuildReason = rebuildReason;
@@ -76,7 +77,7 @@ public final class NamespaceWriter implements AutoCloseable {
      * @throws IllegalStateException when another live writer owns it
      * @throws IOException           when the directory cannot be created or written
      */
-    public static NamespaceWriter open(StoreLayout layout, String namespace, StorePermissions permissions)
+    public static NamespaceDirectory open(StoreLayout layout, String namespace, StorePermissions permissions)
             throws IOException {
         return open(layout, namespace, permissions, 0);
     }
@@ -87,7 +88,7 @@ public final class NamespaceWriter implements AutoCloseable {
      * namespace deleted and built again does not reuse the numbers of the files it replaces (readers tell files
      * apart by identity anyway; people reading logs and introspection should not have to).
      */
-    public static NamespaceWriter open(StoreLayout layout, String namespace, StorePermissions permissions,
+    public static NamespaceDirectory open(StoreLayout layout, String namespace, StorePermissions permissions,
                                        long freshFloor) throws IOException {
         // The store root may be a link (an operator's choice of --store-dir); nothing below it is followed.
         StorePermissions.requireNotWorldWritable(permissions.createDirectory(layout.storeDir()), "Store directory");
@@ -137,7 +138,7 @@ public final class NamespaceWriter implements AutoCloseable {
             channel.close();
             throw e;
         }
-        NamespaceWriter writer = new NamespaceWriter(layout, namespace, permissions, channel, lock, manifest,
+        NamespaceDirectory writer = new NamespaceDirectory(layout, namespace, permissions, channel, lock, manifest,
                 generationFloor, rebuildReason);
         // Without a readable manifest, files up to the floor are kept until a publish deletes them, as usual: a
         // reader may still be serving one of them.

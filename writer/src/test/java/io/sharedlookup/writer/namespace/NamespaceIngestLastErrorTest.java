@@ -11,7 +11,7 @@ import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,32 +27,32 @@ import org.slf4j.LoggerFactory;
  * no longer once a checkpoint succeeds. Before, the error stayed after the volume had room again, on a namespace that
  * was live and checkpointing, until some stall happened to clear it.
  */
-class NamespaceSinkLastErrorTest {
+class NamespaceIngestLastErrorTest {
     @TempDir
     Path store;
 
     @Test
     void aCheckpointThatCannotWriteTheManifestIsShownUntilOneSucceeds() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceSink sink = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
+        NamespaceIngest ingest = TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
         Map<Integer, Long> start = Map.of(0, 0L);
-        sink.start(start, Map.of(0, 1L), -1, null);
-        sink.apply("1", "Ada", topic -> Map.of(0, 1L));
-        sink.afterBatch(true, topic -> Map.of(0, 1L));
-        assertThat(lastError(sink)).isNull();
+        ingest.start(start, Map.of(0, 1L), -1, null);
+        ingest.apply("1", "Ada", topic -> Map.of(0, 1L));
+        ingest.afterBatch(true, topic -> Map.of(0, 1L));
+        assertThat(lastError(ingest)).isNull();
 
         // An update in place needs no room; the manifest that records it does.
-        sink.apply("1", "Ada Lovelace", topic -> Map.of(0, 2L));
+        ingest.apply("1", "Ada Lovelace", topic -> Map.of(0, 2L));
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
-            sink.checkpoint(topic -> Map.of(0, 2L));
+            ingest.checkpoint(topic -> Map.of(0, 2L));
         }
-        assertThat(lastError(sink)).startsWith("cannot write the manifest: ").contains("File too large");
+        assertThat(lastError(ingest)).startsWith("cannot write the manifest: ").contains("File too large");
         assertThat(Manifest.read(layout.manifest("users")).offsets()).isEqualTo(Map.of(0, 1L));
 
-        sink.checkpoint(topic -> Map.of(0, 2L));
+        ingest.checkpoint(topic -> Map.of(0, 2L));
         assertThat(Manifest.read(layout.manifest("users")).offsets()).isEqualTo(Map.of(0, 2L));
-        assertThat(lastError(sink)).as("over once a checkpoint succeeds").isNull();
-        sink.close(topic -> Map.of(0, 2L));
+        assertThat(lastError(ingest)).as("over once a checkpoint succeeds").isNull();
+        ingest.close(topic -> Map.of(0, 2L));
     }
 
     /**
@@ -62,34 +62,34 @@ class NamespaceSinkLastErrorTest {
     @Test
     void aFailedCheckpointIsOverWhenAPublishHasWrittenTheManifestSince() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceSink sink = TestSinks.over(NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT));
+        NamespaceIngest ingest = TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
         Map<Integer, Long> offsets = Map.of(0, 1L);
         Positions positions = topic -> offsets;
-        sink.start(Map.of(0, 0L), offsets, -1, null);
-        sink.apply("000", "v000", positions); // sized as large as the entries below: no growth for lack of bytes
-        sink.afterBatch(true, positions);
-        long capacity = sink.status(Map.of(), null, Positions.UNKNOWN).capacity();
-        sink.apply("1", "v1", positions);
+        ingest.start(Map.of(0, 0L), offsets, -1, null);
+        ingest.apply("000", "v000", positions); // sized as large as the entries below: no growth for lack of bytes
+        ingest.afterBatch(true, positions);
+        long capacity = ingest.status(Map.of(), null, Positions.UNKNOWN).capacity();
+        ingest.apply("1", "v1", positions);
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
-            sink.checkpoint(positions);
+            ingest.checkpoint(positions);
         }
-        assertThat(lastError(sink)).startsWith("cannot write the manifest: ");
+        assertThat(lastError(ingest)).startsWith("cannot write the manifest: ");
 
         // Records fill the generation: it grows in the background, and the bigger one is published after a batch,
         // with the offsets and the caught-up flag a checkpoint would write. Then the topic is quiet.
         for (int i = 2; i < 0.8 * capacity; i++) {
-            sink.apply(Integer.toString(i), "v" + i, positions);
+            ingest.apply(Integer.toString(i), "v" + i, positions);
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-            sink.afterBatch(true, positions);
-            return sink.status(Map.of(), null, Positions.UNKNOWN).capacity() > capacity;
+            ingest.afterBatch(true, positions);
+            return ingest.status(Map.of(), null, Positions.UNKNOWN).capacity() > capacity;
         });
         // A generation grown within the batch (for low free space) is published as not caught up, and the
         // checkpoint below would then write the manifest: not the case this test is about.
         Assumptions.assumeTrue(Manifest.read(layout.manifest("users")).caughtUp(), "grown after a batch");
-        sink.checkpoint(positions);
-        assertThat(lastError(sink)).isNull();
-        sink.close(positions);
+        ingest.checkpoint(positions);
+        assertThat(lastError(ingest)).isNull();
+        ingest.close(positions);
     }
 
     /**
@@ -100,38 +100,38 @@ class NamespaceSinkLastErrorTest {
     @Test
     void aRebuiltGenerationThatCannotBePublishedLogsOneErrorAndIsPublishedLater() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceWriter writer = NamespaceWriter.open(layout, "users", StorePermissions.DEFAULT);
-        NamespaceSink sink = TestSinks.over(writer);
+        NamespaceDirectory directory = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT);
+        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> end = Map.of(0, 1L);
-        sink.start(Map.of(0, 0L), end, -1, null);
-        sink.apply("1", "Ada", topic -> end);
-        Logger generations = (Logger) LoggerFactory.getLogger(Generations.class);
+        ingest.start(Map.of(0, 0L), end, -1, null);
+        ingest.apply("1", "Ada", topic -> end);
+        Logger life = (Logger) LoggerFactory.getLogger(GenerationLife.class);
         ListAppender<ILoggingEvent> log = new ListAppender<>();
         log.start();
-        generations.addAppender(log);
+        life.addAppender(log);
         try {
             // A non-empty directory where the manifest goes: no manifest can be put in its place.
             Path manifest = layout.manifest("users");
             Files.createDirectories(manifest.resolve("in-the-way"));
             for (int poll = 0; poll < 5; poll++) {
-                sink.afterBatch(true, topic -> end);
+                ingest.afterBatch(true, topic -> end);
             }
-            assertThat(writer.published()).isEmpty();
-            assertThat(lastError(sink)).startsWith("cannot publish generation g0000000001.cmap: ");
+            assertThat(directory.published()).isEmpty();
+            assertThat(lastError(ingest)).startsWith("cannot publish generation g0000000001.cmap: ");
             assertThat(log.list).filteredOn(e -> e.getLevel() == Level.ERROR).hasSize(1);
 
             TempTrees.delete(manifest);
-            sink.afterBatch(true, topic -> end);
-            assertThat(writer.published()).isPresent();
-            assertThat(lastError(sink)).isNull();
-            assertThat(sink.status(Map.of(), null, Positions.UNKNOWN).entries()).isEqualTo(1);
+            ingest.afterBatch(true, topic -> end);
+            assertThat(directory.published()).isPresent();
+            assertThat(lastError(ingest)).isNull();
+            assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).entries()).isEqualTo(1);
         } finally {
-            generations.detachAppender(log);
+            life.detachAppender(log);
         }
-        sink.close(topic -> end);
+        ingest.close(topic -> end);
     }
 
-    private static String lastError(NamespaceSink sink) {
-        return sink.status(Map.of(), null, Positions.UNKNOWN).lastError();
+    private static String lastError(NamespaceIngest ingest) {
+        return ingest.status(Map.of(), null, Positions.UNKNOWN).lastError();
     }
 }

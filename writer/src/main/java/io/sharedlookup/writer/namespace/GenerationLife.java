@@ -5,19 +5,22 @@ import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NamespaceWriter;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import java.io.IOException;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A namespace's generations as the ingest thread holds them, and what readers get to see of them: the live one
+ * The life of a namespace's generations, from creation to retirement, as the ingest thread drives it: the live one
  * (published, updated in place), the one being built (during a rebuild; never visible until complete), the sizing the
- * current one was made with; publishing, checkpointing and closing them with the offsets applied.
+ * current one was made with; creating, resuming, publishing, checkpointing, discarding and closing them with the
+ * offsets applied. It is the only caller of the {@link NamespaceDirectory}'s life-cycle operations: {@link Growth},
+ * {@link SynchronousReplacement} and {@link NamespaceIngest} ask it for a new generation, to discard one or to switch
+ * to one, so that one class says in which order a generation is made, shown to readers and let go.
  */
-final class Generations {
-    private static final Logger log = LoggerFactory.getLogger(Generations.class);
+final class GenerationLife {
+    private static final Logger log = LoggerFactory.getLogger(GenerationLife.class);
     /** How the errors of the two recurring manifest writes start: each clears its own once it succeeds. */
     private static final String CHECKPOINT_FAILED = "cannot write the manifest: ";
     /**
@@ -34,7 +37,7 @@ final class Generations {
     static final long MIN_STAMP_REFRESH_MILLIS = 5_000;
     private static final String PUBLISH_FAILED = "cannot publish generation ";
 
-    private final NamespaceWriter writer;
+    private final NamespaceDirectory directory;
     private final String topic;
     /** Recorded with every generation published; the topic's id joins them once known ({@link #recordTopicId}). */
     private Map<String, String> attributes;
@@ -53,9 +56,9 @@ final class Generations {
     /** How often a quiet topic's manifest is restamped: see {@link #stampRefreshFor}. */
     private long stampRefreshMillis = STAMP_REFRESH_MILLIS;
 
-    Generations(NamespaceWriter writer, String topic, String namespace, Map<String, String> attributes,
+    GenerationLife(NamespaceDirectory directory, String topic, String namespace, Map<String, String> attributes,
                 LastError lastError) {
-        this.writer = writer;
+        this.directory = directory;
         this.topic = topic;
         this.nsLabel = namespace;
         this.attributes = attributes;
@@ -110,9 +113,47 @@ final class Generations {
         return Boolean.parseBoolean(attributes.get(StoreLayout.REVERSE_INDEX_ATTRIBUTE));
     }
 
-    /** The published generation, reopened for writing: it is live again. */
-    void resumed(GenerationFile generation) {
-        live = generation;
+    /**
+     * Reopens the published generation for writing ({@link NamespaceDirectory#resume}): it is live again.
+     *
+     * @throws io.sharedlookup.internal.store.StoreFormatException when the generation cannot be opened
+     */
+    GenerationFile resume() throws IOException {
+        live = directory.resume();
+        return live;
+    }
+
+    /**
+     * Creates the next generation file, empty and invisible to readers until it is switched to or published, with a
+     * reverse index beside it when this writer keeps one ({@link #reverseIndex}).
+     */
+    GenerationFile create(GenerationSizing newSizing) throws IOException {
+        return directory.createGeneration(newSizing, reverseIndex());
+    }
+
+    /** Abandons a generation that was never published (a failed or cancelled build or copy) and deletes its files. */
+    void discard(GenerationFile generation) throws IOException {
+        directory.discard(generation);
+    }
+
+    /** Bytes the store's file system has for this namespace now; {@code DiskFit.UNKNOWN} when it cannot say. */
+    long usableSpace() {
+        return directory.usableSpace();
+    }
+
+    /**
+     * Before a change to {@code target}: makes sure the manifest says open when {@code target} is the resumed
+     * generation ({@link NamespaceDirectory#requireMarkedOpen}).
+     *
+     * @throws IOException when the manifest still cannot be written (the change must wait)
+     */
+    void requireMarkedOpen(GenerationFile target) throws IOException {
+        directory.requireMarkedOpen(target);
+    }
+
+    /** Records {@code name=value} among the published manifest's attributes (a setting learnt after it was built). */
+    void recordAttribute(String name, String value) throws IOException {
+        directory.recordAttribute(name, value);
     }
 
     /**
@@ -129,9 +170,13 @@ final class Generations {
         attributes = Map.copyOf(with);
     }
 
-    /** A fresh generation, filled from the beginning of the topic and published once caught up. */
-    void startBuilding(GenerationFile generation) {
-        building = generation;
+    /**
+     * Creates a fresh generation of {@code newSizing}, filled from the beginning of the topic and published once
+     * caught up ({@link #publishBuilt}); records go to it from now on.
+     */
+    GenerationFile startBuilding(GenerationSizing newSizing) throws IOException {
+        building = create(newSizing);
+        return building;
     }
 
     /** Readable content changed: the next checkpoint writes the manifest even if the offsets did not move. */
@@ -162,7 +207,7 @@ final class Generations {
     void dropForRebuild() {
         try {
             if (building != null) {
-                writer.discard(building);
+                discard(building);
             }
         } catch (IOException | RuntimeException e) {
             log.warn("Namespace '{}': cannot delete the unpublished generation {}: {}", nsLabel,
@@ -180,7 +225,7 @@ final class Generations {
     /** Publishes the generation a rebuild filled, once caught up: it becomes the live one. */
     void publishBuilt(Positions positions) {
         try {
-            writer.publish(building, topic, positions.of(topic), true, attributes, currentAsOf(positions));
+            directory.publish(building, topic, positions.of(topic), true, attributes, currentAsOf(positions));
         } catch (IOException e) {
             String error = PUBLISH_FAILED + building.file().getFileName() + ": " + e.getMessage();
             lastError.stepFailed(PUBLISH_FAILED, error);
@@ -202,11 +247,11 @@ final class Generations {
     void switchTo(GenerationFile next, GenerationSizing newSizing, Positions positions, boolean positionsExact)
             throws IOException {
         if (building != null) {
-            writer.discard(building);
+            discard(building);
             building = next;
         } else {
             GenerationFile old = live;
-            writer.publish(next, topic, positions.of(topic), caughtUp && positionsExact, attributes,
+            directory.publish(next, topic, positions.of(topic), caughtUp && positionsExact, attributes,
                     currentAsOf(positions));
             // Published: from here on `next` is the live generation whatever happens, so a failure to close the old
             // one must not reach a caller that would discard `next` as unpublished.
@@ -237,18 +282,18 @@ final class Generations {
         if (asOf != Positions.UNKNOWN) {
             return Math.min(asOf, now);
         }
-        return Math.min(writer.published().map(Manifest::updatedAtMillis).orElse(now), now);
+        return Math.min(directory.published().map(Manifest::updatedAtMillis).orElse(now), now);
     }
 
     /** Records progress of a live generation for readers (content version) and for a later resume. */
     void checkpoint(Positions positions) {
-        writer.retryCleanUp(); // old generation files a publish could not delete; a no-op when there are none
+        directory.retryCleanUp(); // old generation files a publish could not delete; a no-op when there are none
         if (live == null || building != null) {
             return;
         }
         Map<Integer, Long> offsets = positions.of(topic);
         long asOf = currentAsOf(positions);
-        Manifest current = writer.published().orElse(null);
+        Manifest current = directory.published().orElse(null);
         if (!dirty && current != null && current.offsets().equals(offsets) && current.caughtUp() == caughtUp
                 && asOf - current.updatedAtMillis() < stampRefreshMillis) {
             // Nothing new: do not rewrite the manifest readers poll. It says what a checkpoint would (a publish
@@ -257,7 +302,7 @@ final class Generations {
             return;
         }
         try {
-            writer.checkpoint(offsets, caughtUp, dirty, asOf);
+            directory.checkpoint(offsets, caughtUp, dirty, asOf);
             dirty = false;
             lastError.stepSucceeded(CHECKPOINT_FAILED);
         } catch (IOException e) {
@@ -274,25 +319,30 @@ final class Generations {
      */
     void closeCleanly(Positions positions) throws IOException {
         if (building != null) {
-            writer.discard(building);
+            discard(building);
             building = null;
         }
         if (live != null) {
-            writer.closeCleanly(live, positions.of(topic), caughtUp, dirty, currentAsOf(positions));
+            directory.closeCleanly(live, positions.of(topic), caughtUp, dirty, currentAsOf(positions));
             live = null;
         } else {
-            writer.close();
+            directory.close();
         }
     }
 
     /** Lets go of everything without marking the namespace closed: the next start rebuilds. */
     void release() throws IOException {
         if (building != null) {
-            writer.discard(building);
+            discard(building);
         }
         if (live != null) {
             live.close();
         }
-        writer.close();
+        directory.close();
+    }
+
+    /** After a failed clean close: lets go of the namespace's directory (its lock) without writing anything more. */
+    void releaseDirectory() throws IOException {
+        directory.close();
     }
 }
