@@ -1,6 +1,6 @@
 package io.sharedlookup.writer.ingest;
 
-import io.sharedlookup.writer.namespace.NamespaceSink;
+import io.sharedlookup.writer.namespace.NamespaceIngest;
 import io.sharedlookup.writer.namespace.Positions;
 
 /**
@@ -16,7 +16,7 @@ final class Checkpoint implements PeriodicJob {
     private final Positions positions;
     private final TopicPauses pauses;
     private final IngestStatus status;
-    private final CheckpointPacing<NamespaceSink> pacing = new CheckpointPacing<>();
+    private final CheckpointPacing<NamespaceIngest> pacing = new CheckpointPacing<>();
 
     Checkpoint(Reading reading, IngestStatus status) {
         this.byTopic = reading.byTopic;
@@ -27,12 +27,12 @@ final class Checkpoint implements PeriodicJob {
 
     @Override
     public void run(long nowNanos) {
-        for (NamespaceSink sink : byTopic.all()) {
+        for (NamespaceIngest namespace : byTopic.all()) {
             long start = System.nanoTime();
-            if (pacing.due(sink, start)) {
-                sink.checkpoint(positions);
+            if (pacing.due(namespace, start)) {
+                namespace.checkpoint(positions);
                 long end = System.nanoTime();
-                pacing.took(sink, end, end - start);
+                pacing.took(namespace, end, end - start);
             }
         }
         pauses.resumeDue();
