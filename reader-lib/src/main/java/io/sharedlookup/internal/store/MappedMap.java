@@ -1,10 +1,7 @@
 package io.sharedlookup.internal.store;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.util.function.BiPredicate;
 
 /**
  * One of the writer's Chronicle Map files, read in place through read-only mappings, without Chronicle and without
@@ -21,12 +18,7 @@ import java.util.function.BiPredicate;
  * writer may see a half-changed entry, which is detected and retried, never dereferenced outside the mapping. A read
  * that is inconsistent although its segment did not change means the file is damaged ({@link StoreFormatException}).
  *
- * <p>Who does what: {@link MapFileMappings} maps the file and knows where each tier lies; {@link MapLayout} holds the
- * layout's arithmetic and its byte diagram; {@link EntryBytes} decodes an entry's bytes; {@link KeyClassifier} tells a
- * key's shape apart; this class makes the first attempt at a key; {@link GeneralLookup} decides what that attempt
- * leaves undecided; {@link BatchLookup} runs the first attempt over many keys at once; {@link SegmentScans} counts and
- * copies whole segments; {@link RaceWaits} says how {@link GeneralLookup} and {@link SegmentScans} wait after a
- * race with the writer.
+ * <p>Who does what around this class, from mapping the file to scanning it: the package overview.
  *
  * <p>Why the first attempt's methods ({@link #getInto(CharSequence, Utf8Text, long)}, {@link #hashedKey},
  * {@link #probeFirstTier}, {@link #probeOnward}, {@link #decideSlot}, {@link #readFastEntry}) stay together here, each
@@ -36,12 +28,10 @@ import java.util.function.BiPredicate;
  * (spread over more classes or wrappers, it would grow). They read the mappings and the layout's numbers from final
  * fields of this object, copied at open: through another object, each lookup would make one more dependent load.
  */
-public final class MappedMap extends KeyClassifier {
+public final class MappedMap extends MappedMapFile {
     public static final int ABSENT = 0;
     public static final int PRESENT = 1;
     public static final int TIMED_OUT = -1;
-    /** How long a read waits for an extra tier bulk to be mapped, for callers that name no bound. */
-    public static final long DEFAULT_MAPPING_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
     /** From the general path's entry reads: the segment does not parse (torn by a race, or damaged). */
     static final int INCONSISTENT = -2;
@@ -53,8 +43,6 @@ public final class MappedMap extends KeyClassifier {
     static final int OTHER_KEY = 2;
     private static final ThreadLocal<KeyBuffer> KEY = ThreadLocal.withInitial(KeyBuffer::new);
 
-    /** The file's mappings: the cold paths reach the tiers through them. */
-    private final MapFileMappings mappings;
     private final MapLayout layout;
     // the mappings and the layout's numbers the lookup path uses, held here rather than read through the mappings or
     // the layout on every probe (one dependent load fewer per lookup); those without "private" are read by BatchLookup
@@ -77,13 +65,11 @@ public final class MappedMap extends KeyClassifier {
     /** {@code segments - 1} when the segment count is a power of two (a hash's segment is its low bits), else -1. */
     private final int segmentMask;
     private final int segmentShift;
-    // what runs less often: reached through one final field each, off the hot path
-    private final RaceWaits waits;
+    /** The general path, which runs less often: reached through one final field, off the first attempt's path. */
     private final GeneralLookup general;
-    private final SegmentScans scans;
 
     private MappedMap(MapFileMappings mappings) {
-        this.mappings = mappings;
+        super(mappings);
         this.layout = mappings.layout;
         this.headers = mappings.headers;
         this.tiersPerWindow = mappings.tiersPerWindow;
@@ -102,23 +88,12 @@ public final class MappedMap extends KeyClassifier {
         this.entrySpaceOffset = (int) layout.entrySpaceOffset();
         this.segmentMask = Integer.bitCount(layout.segments()) == 1 ? layout.segments() - 1 : -1;
         this.segmentShift = Integer.numberOfTrailingZeros(layout.segments());
-        this.waits = new RaceWaits(layout.segments());
         this.general = new GeneralLookup(mappings, waits);
-        this.scans = new SegmentScans(mappings, waits);
     }
 
     /** {@link #open(Path, Path, MapLayout, long)} waiting up to {@link #DEFAULT_MAPPING_WAIT_NANOS} for a bulk. */
     public static MappedMap open(Path file, Path sequenceFile, MapLayout layout) {
         return open(file, sequenceFile, layout, DEFAULT_MAPPING_WAIT_NANOS);
-    }
-
-    /**
-     * Makes reads of this map wait for a segment mid-change while {@code liveness} says the writer is alive, up to
-     * {@code liveBoundNanos}, rather than give up at the caller's short bound (see {@link SegmentWaits}). Until
-     * called, and with a liveness that is unknown, the short bound holds.
-     */
-    public void followWriter(WriterLiveness liveness, long liveBoundNanos) {
-        waits.follow(liveness, liveBoundNanos);
     }
 
     /**
@@ -129,33 +104,6 @@ public final class MappedMap extends KeyClassifier {
      */
     public static MappedMap open(Path file, Path sequenceFile, MapLayout layout, long mappingWaitNanos) {
         return new MappedMap(MapFileMappings.open(file, sequenceFile, layout, mappingWaitNanos));
-    }
-
-    /** See {@link MapFileMappings#requireCompleteHeader}: used by the writer on a file it reopens. */
-    public static void requireCompleteHeader(FileChannel channel, Path file, long limit) throws IOException {
-        MapFileMappings.requireCompleteHeader(channel, file, limit);
-    }
-
-    /** The identity of {@code file} (device and inode on Linux), which a file replaced under the same name changes. */
-    static Object fileKey(Path file) throws IOException {
-        return MapFileMappings.fileKey(file);
-    }
-
-    /** See {@link MapFileMappings#map}. */
-    static ByteBuffer map(FileChannel channel, long offset, long size) throws IOException {
-        return MapFileMappings.map(channel, offset, size);
-    }
-
-    static void closeQuietly(FileChannel channel) {
-        MapFileMappings.closeQuietly(channel);
-    }
-
-    public Path file() {
-        return mappings.file;
-    }
-
-    public MapLayout layout() {
-        return layout;
     }
 
     /**
@@ -412,31 +360,8 @@ public final class MappedMap extends KeyClassifier {
         return (int) keyField != length ? -1 : base + offset + (int) (keyField >>> 32);
     }
 
-    /** The sum of every segment's sequence counter, which each change moves on: {@link SegmentScans#changeCount}. */
-    public long changeCount() {
-        return scans.changeCount();
-    }
-
-    /** The number of entries, or -1 past the bound: {@link SegmentScans#size}. */
-    public long size(long timeoutNanos) {
-        return scans.size(timeoutNanos);
-    }
-
-    /** Calls {@code action} for every entry while it returns true: {@link SegmentScans#forEachWhile}. */
-    public boolean forEachWhile(BiPredicate<String, String> action, long timeoutNanos) {
-        return scans.forEachWhile(action, timeoutNanos);
-    }
-
     /** {@link MapLayout#entryOffset(long)}, from the numbers held in fields: the entry's offset in its tier, or -1. */
     int entryOffset(long slot) {
         return MapLayout.entryOffset(slot, keyBits, valueMask, chunksPerTier, entrySpaceOffset, chunkSize);
-    }
-
-    /**
-     * Closes the file descriptor kept for mapping extra tier bulks, when this map is given up before use (a generation
-     * whose other file failed to open). Mappings made so far stay valid; the garbage collector releases them.
-     */
-    public void close() {
-        mappings.close();
     }
 }
