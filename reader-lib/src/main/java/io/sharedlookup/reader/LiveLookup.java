@@ -47,13 +47,8 @@ final class LiveLookup implements Lookup {
     private final FailedGeneration failures = new FailedGeneration();
     private volatile PublishedGeneration current;
     private volatile Manifest manifest;
-    /** The live generation's change count as of the last refresh, once followed: see {@link #contentStamp()}. */
-    private volatile long stamp;
-    /**
-     * Whether {@link #contentStamp()} was ever asked for: until then refreshes do not sum the counters (hundreds to
-     * thousands of them, every refresh), which most readers never need.
-     */
-    private volatile boolean stampFollowed;
+    /** What {@link #contentStamp()} answers, taken at each refresh once asked for. */
+    private final ContentStamp stamp;
     private byte[] manifestBytes;
     private boolean closed;
 
@@ -63,6 +58,7 @@ final class LiveLookup implements Lookup {
         this.namespaceDir = layout.namespaceDir(namespace);
         this.lockTimeoutNanos = lockTimeoutNanos;
         this.writer = new WriterWatch(namespace, WriterLiveness.of(namespaceDir), liveWaitNanos);
+        this.stamp = new ContentStamp(namespace, refreshWarnings);
     }
 
     /**
@@ -119,9 +115,7 @@ final class LiveLookup implements Lookup {
             if (!Arrays.equals(bytes, manifestBytes) || current.faulted()) { // faulted: reopen what it names
                 switchTo(bytes, true);
             }
-            if (stampFollowed) {
-                followChanges();
-            }
+            stamp.refresh(current);
         } catch (NoSuchFileException e) {
             refreshWarnings.warn("Namespace '{}': {} disappeared; still serving generation {}",
                     namespace, manifestFile, manifest.generation());
@@ -167,28 +161,6 @@ final class LiveLookup implements Lookup {
         }
         manifest = next;
         manifestBytes = bytes;
-    }
-
-    /**
-     * Takes the live generation's change count, after the content it counts: a stamp read with a result never names
-     * content newer than the result's (a cache keyed by it must not store old results under a new key).
-     */
-    private void followChanges() {
-        PublishedGeneration live = current;
-        if (live != null) {
-            // The generation's number mixed in: version(), generation() and this are read one by one, so a key read
-            // across a switch may pair one generation's stamp with the other's number; mixed, such a pair matches no
-            // key of either generation. Within a generation the stamp stays one-to-one with the count (an odd
-            // multiplier is a bijection of the longs).
-            stamp = (live.changeCount() + spread(live.number())) * 0x9E3779B97F4A7C15L;
-        }
-    }
-
-    /** A 64-bit mix of {@code x} (SplitMix64's finaliser): generations' offsets far apart. */
-    private static long spread(long x) {
-        x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
-        x = (x ^ (x >>> 27)) * 0x94D049BB133111EBL;
-        return x ^ (x >>> 31);
     }
 
     /** Stops following; the generation is unmapped once no call in flight uses it any more. */
@@ -331,27 +303,20 @@ final class LiveLookup implements Lookup {
     @Override
     public long contentStamp() {
         acquire();
-        if (!stampFollowed) {
+        if (!stamp.followed()) {
             followStamp();
         }
-        return stamp;
+        return stamp.value();
     }
 
     /**
-     * Takes the stamp now and at every refresh from now on; the stamp is set before the flag that says so. A lookup
-     * closed meanwhile keeps the stamp it had, and a generation that cannot be read now is read again at the next call,
-     * as the refresh would (a caller of a cache key gets a stamp, not an error).
+     * Follows the stamp from now on ({@link ContentStamp#follow}), under the lock the refresh holds. A lookup closed
+     * meanwhile keeps the stamp it had.
      */
     private synchronized void followStamp() {
-        if (stampFollowed || current == null) {
-            return;
-        }
-        try {
-            followChanges();
-            stampFollowed = true;
-        } catch (RuntimeException | InternalError e) {
-            refreshWarnings.warn("Namespace '{}': cannot read the change counters of generation {}: {}", namespace,
-                    manifest.generation(), e.toString());
+        PublishedGeneration live = current;
+        if (live != null) {
+            stamp.follow(live, manifest);
         }
     }
 
