@@ -60,7 +60,7 @@ public final class EntryRoom {
      * the record). A generation sized from its averages alone is never refused here.
      */
     public static String refusal(GenerationSizing sizing, boolean reverseIndex, long usableDiskBytes) {
-        ChronicleMapBuilder<CharSequence, CharSequence> builder = GenerationFile.builder();
+        ChronicleMapBuilder<CharSequence, CharSequence> builder = GenerationMaps.builder();
         if (!lengthen(builder, sizing)) {
             return null;
         }
@@ -114,7 +114,7 @@ public final class EntryRoom {
      * @throws NoRoomForEntryException as {@link #configure} does, when readers could not map those tiers
      */
     static Tiers tiersOf(GenerationSizing sizing) {
-        ChronicleMapBuilder<CharSequence, CharSequence> builder = GenerationFile.builder();
+        ChronicleMapBuilder<CharSequence, CharSequence> builder = GenerationMaps.builder();
         boolean lengthened = lengthen(builder, sizing);
         Tiers tiers = tiers(builder);
         String why = lengthened ? layoutRefusal(tiers, sizing.largestEntryBytes()) : null;

@@ -19,7 +19,6 @@ import java.util.function.BiPredicate;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.hash.locks.InterProcessReadWriteUpdateLock;
 import net.openhft.chronicle.map.ChronicleMap;
-import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapAbsentEntry;
 import net.openhft.chronicle.map.MapEntry;
@@ -52,8 +51,9 @@ public final class GenerationFile implements AutoCloseable {
      */
     private final AtomicLong entries;
 
-    private GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity,
-                           SegmentCounters counters) {
+    /** Made by {@link GenerationMaps}, which creates or opens the map. */
+    GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity,
+                   SegmentCounters counters) {
         this.file = file;
         this.map = map;
         this.capacity = capacity;
@@ -120,37 +120,10 @@ public final class GenerationFile implements AutoCloseable {
         return reverse == null ? java.util.Optional.empty() : reverse.keysOf(value, timeoutNanos);
     }
 
-    static ChronicleMapBuilder<CharSequence, CharSequence> builder() {
-        // Chronicle's own exit hook would close maps while the writer's shutdown (or a reader's last lookups) still
-        // use them; every owner here closes its generations itself.
-        // No entry checksums: they only serve Chronicle's own recovery, which the writer never runs (a damaged
-        // generation is rebuilt from Kafka), and readers skip them. Measured 3-5% of a put, within the noise of a
-        // shared machine. Files written with checksums still open: Chronicle reads the setting from the header.
-        return ChronicleMapBuilder.of(CharSequence.class, CharSequence.class).skipCloseOnExitHook(true)
-                .checksumEntries(false);
-    }
-
     /** Creates a new, empty generation file; refuses to touch an existing one. */
     public static GenerationFile create(Path file, GenerationSizing sizing, StorePermissions permissions)
             throws IOException {
-        var configured = EntryRoom.configure(builder(), sizing); // first: a NoRoomForEntryException leaves no file
-        // Created empty so that permissions are right before anything is mapped, and an existing file is never reused
-        Files.createFile(file, permissions.fileAttributes());
-        try {
-            permissions.applyToFile(file);
-            ChronicleMap<CharSequence, CharSequence> map = configured.createPersistedTo(file.toFile());
-            try {
-                return new GenerationFile(file, map, sizing.entries(),
-                        SegmentCounters.create(file, map.segments(), permissions));
-            } catch (IOException | RuntimeException e) {
-                map.close();
-                throw e;
-            }
-        } catch (IOException | RuntimeException | Error e) {
-            Files.deleteIfExists(file);
-            Files.deleteIfExists(SequenceFile.of(file));
-            throw ChronicleFailures.ofCreate(file, e);
-        }
+        return GenerationMaps.create(file, sizing, permissions);
     }
 
     /**
@@ -160,20 +133,7 @@ public final class GenerationFile implements AutoCloseable {
      * @throws StoreFormatException when the file is missing, empty, truncated or corrupt
      */
     public static GenerationFile open(Path file, long capacity) {
-        GenerationFileCheck.requireWhole(file);
-        try {
-            ChronicleMap<CharSequence, CharSequence> map = builder().createPersistedTo(file.toFile());
-            try {
-                return new GenerationFile(file, map, capacity, SegmentCounters.open(file, map.segments()));
-            } catch (IOException | RuntimeException e) {
-                map.close();
-                throw e;
-            }
-        } catch (IOException | RuntimeException e) {
-            throw ChronicleFailures.ofOpen(file, e);
-        } catch (Error e) {
-            throw ChronicleFailures.ofOpen(file, e);
-        }
+        return GenerationMaps.open(file, capacity);
     }
 
     public Path file() {

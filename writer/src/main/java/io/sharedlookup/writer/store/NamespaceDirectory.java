@@ -6,15 +6,9 @@ import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -45,8 +39,7 @@ public final class NamespaceDirectory implements AutoCloseable {
     private final StoreLayout layout;
     private final String namespace;
     private final StorePermissions permissions;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final NamespaceLock lock;
     private final long generationFloor;
     private final String rebuildReason;
     /** One WARN a minute at most per namespace for files that cannot be deleted, however often it is retried. */
@@ -58,16 +51,14 @@ public final class NamespaceDirectory implements AutoCloseable {
     private GenerationFile publishedFile;
 
     private NamespaceDirectory(StoreLayout layout, String namespace, StorePermissions permissions,
-                            FileChannel lockChannel, FileLock lock, Manifest published, long generationFloor,
-                            String rebuildReason) {
-        this.rebuildReason = rebuildReason;
+                            NamespaceLock lock, ManifestAtOpen found) {
+        this.rebuildReason = found.rebuildReason();
         this.layout = layout;
         this.namespace = namespace;
         this.permissions = permissions;
-        this.lockChannel = lockChannel;
         this.lock = lock;
-        this.published = published;
-        this.generationFloor = generationFloor;
+        this.published = found.published();
+        this.generationFloor = found.generationFloor();
         this.oldGenerations = new OldGenerations(layout.namespaceDir(namespace), namespace);
     }
 
@@ -93,75 +84,17 @@ public final class NamespaceDirectory implements AutoCloseable {
         // The store root may be a link (an operator's choice of --store-dir); nothing below it is followed.
         StorePermissions.requireNotWorldWritable(permissions.createDirectory(layout.storeDir()), "Store directory");
         Path dir = permissions.createOwnDirectory(layout.namespaceDir(namespace));
-        Path lockFile = layout.writerLock(namespace);
-        requireRegularOrAbsent(lockFile);
-        FileChannel channel = permissions.openOrCreate(lockFile);
-        FileLock lock;
+        NamespaceLock lock = NamespaceLock.take(layout.writerLock(namespace), namespace, permissions);
+        ManifestAtOpen found;
         try {
-            lock = channel.tryLock();
-        } catch (OverlappingFileLockException e) {
-            lock = null;
+            found = ManifestAtOpen.read(layout.manifest(namespace), dir, namespace, freshFloor);
         } catch (IOException | RuntimeException e) {
-            channel.close();
+            lock.close();
             throw e;
         }
-        if (lock == null) {
-            channel.close();
-            throw new IllegalStateException("Another writer owns namespace '" + namespace + "' (" + lockFile
-                    + " is locked): run one writer per store directory and namespace");
-        }
-        Manifest manifest = null;
-        long generationFloor = 0;
-        String rebuildReason = null;
-        Path manifestFile = layout.manifest(namespace);
-        try {
-            manifest = ManifestFiles.read(manifestFile);
-        } catch (NoSuchFileException e) {
-            // a new namespace, or one whose directory was deleted to rebuild it
-            generationFloor = Math.max(freshFloor, OldGenerations.highestIn(dir));
-        } catch (Manifest.OldFormatException e) {
-            // Written by a release whose readers went through Chronicle: build a version-2 generation from the topic.
-            // Its number follows the old one, so readers of either release never mistake one for the other.
-            log.warn("Namespace '{}' is store format version 1; rebuilding it from the topic as version {}",
-                    namespace, Manifest.FORMAT_VERSION);
-            generationFloor = Math.max(e.generation(), OldGenerations.highestIn(dir));
-            rebuildReason = "its manifest is store format version 1";
-        } catch (ManifestFiles.UnreadableManifestException e) {
-            // Empty after a power loss, garbage, a link: Kafka has everything, so rebuild this namespace from its topic.
-            // Numbered above every generation on disk, so that no number is ever used for two different files.
-            generationFloor = Math.max(freshFloor, OldGenerations.highestIn(dir));
-            rebuildReason = "its manifest " + manifestFile + " is unreadable: " + e.getMessage();
-            log.warn("Namespace '{}': manifest {} is unreadable ({}); rebuilding the namespace from its topic as "
-                    + "generation {} or later", namespace, manifestFile, e.getMessage(), generationFloor + 1);
-        } catch (IOException | RuntimeException e) {
-            lock.release();
-            channel.close();
-            throw e;
-        }
-        NamespaceDirectory writer = new NamespaceDirectory(layout, namespace, permissions, channel, lock, manifest,
-                generationFloor, rebuildReason);
-        // Without a readable manifest, files up to the floor are kept until a publish deletes them, as usual: a
-        // reader may still be serving one of them.
-        writer.oldGenerations.deleteLeftovers(manifest != null ? manifest.generation()
-                : generationFloor > 0 ? generationFloor : -1);
+        NamespaceDirectory writer = new NamespaceDirectory(layout, namespace, permissions, lock, found);
+        writer.oldGenerations.deleteLeftovers(found.newestInUse());
         return writer;
-    }
-
-    /** The writer's own files must be regular files: a link is never followed, a FIFO would block the open. */
-    private static void requireRegularOrAbsent(Path file) throws IOException {
-        BasicFileAttributes a;
-        try {
-            a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        } catch (NoSuchFileException e) {
-            return;
-        }
-        if (a.isSymbolicLink()) {
-            throw new UnsafeStoreException(file + " is a symbolic link, and the writer never follows links inside "
-                    + "the store: delete it (rm " + file + ") and start the writer again");
-        }
-        if (!a.isRegularFile()) {
-            throw new UnsafeStoreException(file + " is not a regular file: delete it and start the writer again");
-        }
     }
 
     /**
@@ -378,13 +311,7 @@ public final class NamespaceDirectory implements AutoCloseable {
     /** Releases the namespace without marking it closed (the next writer will rebuild). */
     @Override
     public void close() throws IOException {
-        try {
-            if (lock.isValid()) {
-                lock.release();
-            }
-        } finally {
-            lockChannel.close();
-        }
+        lock.close();
     }
 
     private long nextContentVersion() {

@@ -27,7 +27,7 @@ class EntryRoomTest {
     void aTierOverWhatReadersMapIsRefusedAndNeverMade() {
         GenerationSizing huge = sized(1024, 1536 * MIB);
         assertThat(EntryRoom.refusal(huge, false, 0)).contains("over what readers can map");
-        assertThatThrownBy(() -> EntryRoom.configure(GenerationFile.builder(), huge))
+        assertThatThrownBy(() -> EntryRoom.configure(GenerationMaps.builder(), huge))
                 .isInstanceOf(NoRoomForEntryException.class).hasMessageContaining("over what readers can map");
     }
 
@@ -40,7 +40,7 @@ class EntryRoomTest {
         assertThat(EntryRoom.refusal(sized(1024, 900 * MIB), false, 0)).as("4 segments, one tier a bulk").isNull();
         GenerationSizing manySegments = sized(20_000_000, 5 * MIB);
         assertThat(EntryRoom.refusal(manySegments, false, 0)).isNull();
-        assertThatCode(() -> EntryRoom.configure(GenerationFile.builder(), manySegments)).doesNotThrowAnyException();
+        assertThatCode(() -> EntryRoom.configure(GenerationMaps.builder(), manySegments)).doesNotThrowAnyException();
         assertThat(EntryRoom.tiersOf(manySegments).bulkBytes()).isGreaterThan(2L << 30);
     }
 
