@@ -1,7 +1,6 @@
 package io.sharedlookup.writer.namespace;
 
 import io.sharedlookup.internal.store.LockTimeoutException;
-import io.sharedlookup.internal.store.RateLimitedLog;
 import io.sharedlookup.internal.store.Utf8;
 import io.sharedlookup.writer.WriterMetrics;
 import io.sharedlookup.writer.store.EntryRoom;
@@ -10,7 +9,6 @@ import io.sharedlookup.writer.store.EntryTooLargeException;
 import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
-import io.sharedlookup.writer.store.NoRoomForEntryException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.function.BiConsumer;
@@ -20,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Moving a namespace to a new generation by copying its current one: growth into a bigger one when it fills up (in
  * the background, or at once past {@link #GROW_NOW_AT} or when a put finds no room), and replacement by a copy of the
- * same size when a segment lock was left held. Decides when (fill ratio, Chronicle's free space) and, when that
- * fails, when to try again: every retry deadline is a {@link System#nanoTime()}, so a stepped wall clock moves none.
+ * same size when a segment lock was left held. Decides when (fill ratio, Chronicle's free space); when that fails,
+ * {@link GrowthRetry} says when to try again.
  *
  * <p>Copies run on the ingest thread between records, or on a {@link BackgroundCopy} thread while the ingest thread
  * writes every record to both generations: no update can be lost or reordered, and readers keep reading the published
@@ -41,26 +39,18 @@ final class Growth {
      * than that, and each look may also ask Chronicle for its free space (see {@link FreeSpaceLooks}).
      */
     private static final int RECORDS_PER_CHECK = 64;
-    private static final long GROWTH_RETRY_MILLIS = 30_000;
-    /**
-     * How soon a topic paused because the file system refused to extend a generation is tried again: a failed try
-     * costs one refused allocation, and the writer should carry on soon after space is freed.
-     */
-    static final long DISK_FULL_RETRY_MILLIS = 2_000;
 
     private final GenerationLife life;
     private final WriterMetrics metrics;
     private final LastError lastError;
     private final String nsLabel;
-    private final RateLimitedLog growthFailures = new RateLimitedLog(log, 60_000);
+    private final GrowthRetry retry;
 
     final FreeSpaceLooks freeSpace = new FreeSpaceLooks(); // also asked before a parallel pass (ParallelFill)
     private final SynchronousReplacement replacement;
     /** A bigger generation being filled in the background from the target; records go to both meanwhile. */
     private BackgroundCopy growing;
     private int opsSinceCheck;
-    /** Growth is not tried again before this {@link System#nanoTime()} (a stepped wall clock cannot move it). */
-    private long nextGrowthAttemptNanos = System.nanoTime();
     /** The last check stalled because the target is too full to wait for growth's retry: check the next record too. */
     private boolean stalledTooFull;
     /** What was stored: the averages a bigger generation is sized with, and the largest entry it must take. */
@@ -71,6 +61,7 @@ final class Growth {
         this.metrics = metrics;
         this.lastError = lastError;
         this.nsLabel = namespace;
+        this.retry = new GrowthRetry(lastError, namespace);
         this.replacement = new SynchronousReplacement(life, sizes, namespace);
     }
 
@@ -164,8 +155,8 @@ final class Growth {
             grown();
             return Applied.DONE;
         } catch (IOException | RuntimeException io) {
-            return lastError.stall(growthFailed("generation full and cannot grow to " + bigger.entries() + " entries",
-                    io), retryMillis(io));
+            return lastError.stall(retry.growthFailed("generation full and cannot grow to " + bigger.entries()
+                    + " entries", io), GrowthRetry.retryMillis(io));
         }
     }
 
@@ -189,8 +180,7 @@ final class Growth {
         }
         String what = "cannot make a generation that takes an entry of " + bytes + " bytes";
         if (deferred(System.nanoTime())) { // a copy failed a moment ago: not a whole copy per record
-            return lastError.stall(what + " before growth's retry time",
-                    Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L));
+            return lastError.stall(what + " before growth's retry time", retry.millisUntilRetry());
         }
         GenerationFile t = life.target();
         boolean grow = growing != null || (double) t.size() / t.capacity() >= Fill.GROW_AT;
@@ -218,7 +208,7 @@ final class Growth {
             }
             return Applied.DONE;
         } catch (IOException | RuntimeException e) {
-            return lastError.stall(growthFailed(what, e), retryMillis(e));
+            return lastError.stall(retry.growthFailed(what, e), GrowthRetry.retryMillis(e));
         }
     }
 
@@ -251,7 +241,7 @@ final class Growth {
 
     /** Whether growth waits for its retry time at {@code nowNanos} (the status then says STALLED). */
     boolean deferred(long nowNanos) {
-        return nowNanos - nextGrowthAttemptNanos < 0;
+        return retry.deferred(nowNanos);
     }
 
     /** Abandons a background copy and deletes its file, without retrying later: the namespace stops or rebuilds. */
@@ -270,7 +260,7 @@ final class Growth {
         cancelQuietly();
         stalledTooFull = false;
         opsSinceCheck = 0;
-        nextGrowthAttemptNanos = System.nanoTime();
+        retry.reset();
         sizes.clear();
     }
 
@@ -285,7 +275,7 @@ final class Growth {
         try {
             next = life.create(bigger);
         } catch (IOException | RuntimeException e) {
-            growthFailed("cannot create a generation of " + bigger.entries() + " entries", e);
+            retry.growthFailed("cannot create a generation of " + bigger.entries() + " entries", e);
             return;
         }
         log.info("Namespace '{}': generation {} holds {} of {} entries; filling {} for {} in the background",
@@ -307,7 +297,7 @@ final class Growth {
             replace(bigger, positions, batchComplete);
             grown();
         } catch (IOException | RuntimeException e) {
-            growthFailed("cannot grow to " + bigger.entries() + " entries", e);
+            retry.growthFailed("cannot grow to " + bigger.entries() + " entries", e);
             if (ratio >= STALL_AT) {
                 return stallWhileFull();
             }
@@ -317,7 +307,7 @@ final class Growth {
 
     private Applied.Stalled stallWhileFull() {
         stalledTooFull = true;
-        long retryMillis = Math.max(1, (nextGrowthAttemptNanos - System.nanoTime()) / 1_000_000L);
+        long retryMillis = retry.millisUntilRetry();
         // growth's own failure, rather than whatever else lastError shows (a failing checkpoint, say)
         String error = lastError.failing(LastError.GROWTH);
         if (error == null) { // rare: a switch ended growth's failure while its retry time still stands
@@ -326,12 +316,6 @@ final class Growth {
                     + " entries) and growth is retried later";
         }
         return lastError.stall(error, retryMillis);
-    }
-
-    /** Growth failed with {@code error}: kept for a stall, and shown unless a stall's message is. */
-    private String failed(String error) {
-        lastError.stepFailed(LastError.GROWTH, error);
-        return error;
     }
 
     /** Copies the target synchronously into a generation of {@code newSizing} and switches to it. */
@@ -357,16 +341,14 @@ final class Growth {
                 nsLabel, entryBytes, copy.to.file().getFileName());
     }
 
-    /** Abandons a background copy, deletes its file and retries growth after {@link #GROWTH_RETRY_MILLIS}. */
+    /** Abandons a background copy, deletes its file and retries growth later ({@link GrowthRetry#abandoned}). */
     private void cancel(String why) {
         if (growing == null) {
             return;
         }
         dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file,
                 e.toString()));
-        defer(GROWTH_RETRY_MILLIS);
-        String error = failed("growth abandoned (retrying in " + GROWTH_RETRY_MILLIS / 1000 + " s): " + why);
-        log.warn("Namespace '{}': {}", nsLabel, error);
+        retry.abandoned(why);
     }
 
     /** Stops the background copy and deletes its file; {@code undeletable} hears of a file that stays. */
@@ -401,9 +383,7 @@ final class Growth {
             life.switchTo(copy.to, copy.sizing, positions, positionsExact);
         } catch (IOException | RuntimeException e) {
             replacement.discardUnpublished(copy.to);
-            defer(GROWTH_RETRY_MILLIS);
-            String error = failed("cannot publish the grown generation: " + e.getMessage());
-            log.error("Namespace '{}': {}", nsLabel, error);
+            retry.publishFailed(e);
             return false;
         }
         grown();
@@ -414,36 +394,5 @@ final class Growth {
     private void grown() {
         metrics.growths.labelValues(nsLabel).inc();
         lastError.stepSucceeded(LastError.GROWTH);
-    }
-
-    private void defer(long millis) {
-        nextGrowthAttemptNanos = System.nanoTime() + millis * 1_000_000L;
-    }
-
-    /**
-     * Growth failed: when the file system refused the bigger file (disk full), it is tried again as soon as a
-     * refused extension is, since freeing space is all it takes and a refused try costs nothing; otherwise after
-     * {@link #GROWTH_RETRY_MILLIS}. Logged at most once a minute (a full disk retries every few seconds).
-     *
-     * @return the error, also shown as the namespace's last error unless a stall's is
-     */
-    private String growthFailed(String what, Throwable e) {
-        long retryMillis = retryMillis(e);
-        defer(retryMillis);
-        String error = failed(what + " (retrying in " + retryMillis / 1000 + " s): " + e.getMessage());
-        if (e instanceof NoRoomForEntryException) {
-            // A stored entry no generation readers can map would take: it is kept, in the old generation, rather than
-            // dropped by a copy; the namespace stalls once that one is full. Every retry says so.
-            log.error("Namespace '{}': {}; the generation is kept as it is. Free disk, or shorten that value in the "
-                    + "topic; lower --max-value-bytes so that such values are skipped before they are stored", nsLabel,
-                    error);
-        } else {
-            growthFailures.warn("Namespace '{}': {}", nsLabel, error);
-        }
-        return error;
-    }
-
-    private static long retryMillis(Throwable e) {
-        return GenerationFile.ioCause(e) != null ? DISK_FULL_RETRY_MILLIS : GROWTH_RETRY_MILLIS;
     }
 }

@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One namespace as the ingest thread drives it (the ingest thread only): decides resume or rebuild
  * ({@link ResumeDecision}), applies records ({@link TargetWrites}) and says what became of each ({@link Applied}),
- * sizes a rebuilt generation ({@link InitialSizing}), grows and replaces generations ({@link Growth}); its
- * generations' life, from creation to publishing, checkpointing and closing, is {@link GenerationLife}'s.
+ * sizes a rebuilt generation ({@link InitialSizing}) and applies what was read meanwhile ({@link HeldBackRecords}),
+ * grows and replaces generations ({@link Growth}); its generations' life, from creation to publishing, checkpointing
+ * and closing, is {@link GenerationLife}'s.
  *
  * <p>Growth and lock-replacement copies run on the ingest thread between records: nothing is consumed while a copy
  * runs, so no update can be lost or reordered, and readers keep reading the published generation meanwhile.
@@ -39,10 +40,9 @@ public final class NamespaceIngest {
     private final LastError lastError = new LastError();
     private final SkippedRecords skipped = new SkippedRecords();
     private final GenerationLife life;
-    private final SampleBudget sampleBudget;
     private final InitialSizing initialSizing;
-    /** Records held back for the sample, not yet applied to the generation built from it (see applyHeldBack). */
-    private final java.util.ArrayDeque<String[]> heldBack = new java.util.ArrayDeque<>();
+    /** Records held back for the sample, not yet applied to the generation built from it. */
+    private final HeldBackRecords heldBack;
     private final Growth growth;
     private final TargetWrites writes;
     private long lastUpdateMillis;
@@ -67,7 +67,6 @@ public final class NamespaceIngest {
      */
     public NamespaceIngest(TopicBinding binding, NamespaceDirectory directory, WriterMetrics metrics,
                          Map<String, String> attributes, SampleBudget sampleBudget) {
-        this.sampleBudget = sampleBudget;
         this.initialSizing = new InitialSizing(sampleBudget);
         this.binding = binding;
         this.directory = directory;
@@ -77,6 +76,7 @@ public final class NamespaceIngest {
         this.life = new GenerationLife(directory, binding.topic(), nsLabel, this.attributes, lastError);
         this.growth = new Growth(life, metrics, lastError, nsLabel);
         this.writes = new TargetWrites(life, growth, lastError, metrics, nsLabel);
+        this.heldBack = new HeldBackRecords(sampleBudget, writes, nsLabel);
         // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
         for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
                 metrics.oversize, metrics.corruptRecords, metrics.rebuilds, metrics.growths, metrics.replacements,
@@ -180,7 +180,6 @@ public final class NamespaceIngest {
             life.setDeleteRetention(retentionMillis);
         }
         initialSizing.clear();
-        heldBack.forEach(r -> sampleBudget.release(SampleBudget.cost(r[0], r[1])));
         heldBack.clear();
         lastError.clear();
         return rebuildFrom(reason, beginning, end);
@@ -229,7 +228,7 @@ public final class NamespaceIngest {
                 return sampled;
             }
         }
-        Applied earlier = applyHeldBack(positions); // records read before this one come first
+        Applied earlier = heldBack.apply(positions); // records read before this one come first
         if (earlier.halts()) {
             return earlier;
         }
@@ -263,32 +262,7 @@ public final class NamespaceIngest {
                 building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
                 Math.round(sizing.averageValueBytes()));
         heldBack.addAll(initialSizing.finish());
-        return applyHeldBack(positions);
-    }
-
-    /**
-     * Applies the records held back for the sample, in order, each removed once applied. Their offsets count as
-     * applied already (they were read and held), so none may be lost: when one cannot be applied now (a stall), it
-     * and those after it stay held back for the next record or batch, and no generation is published before they
-     * are all in it.
-     *
-     * @return {@link Applied#DONE}, or the stall or rebuild that stopped them
-     */
-    private Applied applyHeldBack(Positions positions) {
-        while (!heldBack.isEmpty()) {
-            String[] record = heldBack.peekFirst();
-            Applied applied = writes.apply(record[0], record[1], positions);
-            if (applied.halts()) {
-                return applied;
-            }
-            if (applied instanceof Applied.Skipped skipped && skipped.error()) {
-                // counted in TargetWrites; its offset is no longer known here
-                log.error("Namespace '{}': skipped a record read while sampling: {}", nsLabel, skipped.reason());
-            }
-            heldBack.pollFirst();
-            sampleBudget.release(SampleBudget.cost(record[0], record[1]));
-        }
-        return Applied.DONE;
+        return heldBack.apply(positions);
     }
 
     /**
@@ -307,7 +281,7 @@ public final class NamespaceIngest {
         }
         if (!heldBack.isEmpty() && !lastError.stalledAt(System.nanoTime())) {
             // after a stall that left some held back, once its pause is over
-            Applied earlier = applyHeldBack(positions);
+            Applied earlier = heldBack.apply(positions);
             if (earlier.halts()) {
                 return earlier;
             }

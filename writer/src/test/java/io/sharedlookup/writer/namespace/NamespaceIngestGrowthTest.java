@@ -255,7 +255,7 @@ class NamespaceIngestGrowthTest {
             ingest.checkpoint(topic -> Map.of(0, 5000L)); // then the manifest cannot be written either
         }
         NamespaceStatus waiting = ingest.status(Map.of(), null, Positions.UNKNOWN);
-        Assumptions.assumeTrue(System.nanoTime() - lastApply < Growth.DISK_FULL_RETRY_MILLIS * 1_000_000L * 9 / 10,
+        Assumptions.assumeTrue(System.nanoTime() - lastApply < GrowthRetry.DISK_FULL_RETRY_MILLIS * 1_000_000L * 9 / 10,
                 "growth's retry time had not passed when the status was taken");
         assertThat(waiting.state()).isEqualTo(NamespaceStatus.State.STALLED);
         assertThat(waiting.lastError()).contains("cannot grow");
