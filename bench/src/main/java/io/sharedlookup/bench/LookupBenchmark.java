@@ -3,9 +3,7 @@ package io.sharedlookup.bench;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.reader.ValueBuffer;
-import io.sharedlookup.testing.Ports;
 import io.sharedlookup.testing.TempTrees;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -41,7 +39,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Pipeline;
 
 /**
  * Lookup latency on the same data, every peer in the same run, over a matrix of what users have: {@code shape}, the
@@ -351,73 +348,20 @@ public class LookupBenchmark {
     /** A {@code redis-server} of its own on a free loopback port, no persistence, loaded through a pipeline. */
     @State(Scope.Benchmark)
     public static class Redis {
-        Path dir;
-        Process server;
-        int port;
+        RedisBenchServer server;
 
         @Setup(Level.Trial)
         public void start(LookupBenchmark bench) throws Exception {
-            String binary = redisServer();
-            if (binary == null) {
-                throw new IllegalStateException("redis-server is not installed (not on the PATH): cannot run redisGet");
-            }
-            dir = Files.createTempDirectory("redis-bench");
-            port = Ports.freePort();
-            server = new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                    "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--loglevel", "warning")
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (true) {
-                try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-                    jedis.ping();
-                    break;
-                } catch (RuntimeException notYet) {
-                    if (!server.isAlive() || System.nanoTime() > deadline) {
-                        throw new IllegalStateException("redis-server did not start; see " + dir.resolve("redis.log"),
-                                notYet);
-                    }
-                    Thread.sleep(50);
-                }
-            }
-            try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-                Pipeline pipeline = jedis.pipelined();
-                KeyShapes shape = bench.keyShape();
-                for (int i = 0; i < bench.entries; i++) {
-                    pipeline.set(shape.key(i), KeyShapes.value(i, bench.valueBytes));
-                    if (i % 10_000 == 9_999) {
-                        pipeline.sync();
-                    }
-                }
-                pipeline.sync();
-                if (jedis.dbSize() != bench.entries) {
-                    throw new IllegalStateException("Redis holds " + jedis.dbSize() + " keys, expected " + bench.entries);
-                }
-            }
+            server = RedisBenchServer.start();
+            server.load(bench.keyShape(), bench.valueBytes, bench.entries);
         }
 
         @TearDown(Level.Trial)
         public void stop() throws Exception {
             if (server != null) {
-                server.destroy();
-                if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                    server.destroyForcibly().waitFor();
-                }
-            }
-            if (dir != null) {
-                TempTrees.delete(dir);
+                server.stop();
             }
         }
-    }
-
-    /** The {@code redis-server} binary on the PATH, or null. */
-    static String redisServer() {
-        for (String part : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path candidate = Path.of(part, "redis-server");
-            if (Files.isExecutable(candidate)) {
-                return candidate.toString();
-            }
-        }
-        return null;
     }
 
     /** One connection per thread. */
@@ -427,7 +371,7 @@ public class LookupBenchmark {
 
         @Setup(Level.Trial)
         public void connect(Redis redis) {
-            jedis = new Jedis("127.0.0.1", redis.port);
+            jedis = new Jedis("127.0.0.1", redis.server.port());
         }
 
         @TearDown(Level.Trial)

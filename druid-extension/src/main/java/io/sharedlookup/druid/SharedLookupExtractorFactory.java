@@ -10,8 +10,6 @@ import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.NamespaceNotFoundException;
 import io.sharedlookup.reader.SharedLookupException;
 import io.sharedlookup.reader.SharedLookupStore;
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -55,8 +53,8 @@ public final class SharedLookupExtractorFactory implements LookupExtractorFactor
     @Nullable
     private final String storeDir;
     private final boolean injective;
+    private final LookupStoreDirectory storeDirectory;
     private final Path resolvedStoreDir;
-    private final String storeDirOrigin;
     private final long initializationTimeoutMillis;
     private final int maxReverseLookupKeys;
     private final long closeDelayMillis;
@@ -108,45 +106,11 @@ public final class SharedLookupExtractorFactory implements LookupExtractorFactor
         this.initializationTimeoutMillis = Math.max(0, settings.getInitializationTimeoutMillis());
         this.maxReverseLookupKeys = settings.getMaxReverseLookupKeys();
         this.closeDelayMillis = settings.getCloseDelayMillis();
-        String dir = this.storeDir != null ? this.storeDir : settings.getStoreDir();
-        this.storeDirOrigin = this.storeDir != null ? "\"storeDir\" of the lookup spec"
-                : "druid.sharedLookup.storeDir, or its default " + SharedLookupConfig.DEFAULT_STORE_DIR;
-        this.resolvedStoreDir = parseStoreDir(namespace, dir, storeDirOrigin);
+        this.storeDirectory = LookupStoreDirectory.resolve(namespace, this.storeDir, settings);
+        this.resolvedStoreDir = storeDirectory.path();
         MaxStaleness max = MaxStaleness.parse(namespace, maxStaleness);
         this.staleness = max == null ? null : new StalenessCheck(namespace, max, contentAge);
         this.extractor = new SharedLookupExtractor(this);
-    }
-
-    /** The spec's syntax only: what is on this node's disk is checked by {@link #start()}. */
-    private static Path parseStoreDir(String namespace, String dir, String origin) {
-        try {
-            return Path.of(dir).toAbsolutePath().normalize();
-        } catch (InvalidPathException e) {
-            throw new IllegalArgumentException("sharedLookup '" + namespace + "': store directory \"" + dir
-                    + "\" (" + origin + ") is not a valid path: " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * The store directory must be there and readable. Checked when the lookup starts, not when its spec is read: Druid
-     * reads every lookup of its snapshot file at node start in one go, and a spec that throws there stops the node
-     * from starting, where a start that throws skips this lookup alone.
-     */
-    private void requireReadableStoreDir() {
-        Path path = resolvedStoreDir;
-        if (!Files.isDirectory(path)) {
-            throw storeDirProblem("does not exist on this node: mount the writer's store volume there, or set "
-                    + "\"storeDir\" to where it is mounted");
-        }
-        if (!Files.isReadable(path) || !Files.isExecutable(path)) {
-            throw storeDirProblem("is not readable by the Druid process: add its user to the writer's group (store "
-                    + "files are group-readable)");
-        }
-    }
-
-    private IllegalStateException storeDirProblem(String problem) {
-        return new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: store directory "
-                + resolvedStoreDir + " (" + storeDirOrigin + ") " + problem);
     }
 
     /**
@@ -236,7 +200,7 @@ public final class SharedLookupExtractorFactory implements LookupExtractorFactor
             }
             lookup = null;
             initialized = false;
-            requireReadableStoreDir();
+            storeDirectory.requireReadable();
             SharedLookupStore acquired;
             try {
                 acquired = SharedStores.acquire(resolvedStoreDir, namespace);
