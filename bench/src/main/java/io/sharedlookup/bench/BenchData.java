@@ -1,9 +1,9 @@
 package io.sharedlookup.bench;
 
+import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.NamespaceDirectory;
-import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -18,8 +18,7 @@ import java.util.concurrent.TimeUnit;
 final class BenchData {
     static final String NAMESPACE = "users";
 
-    private BenchData() {
-    }
+    private BenchData() {}
 
     static String key(int i) {
         return Integer.toString(1_000_000 + i);
@@ -47,8 +46,14 @@ final class BenchData {
     /** Like {@link #writeStoreInOwnJvm(Path, int, boolean)}, with ids of {@code shape} ({@link KeyShapes#key}). */
     static void writeStoreInOwnJvm(Path dir, int entries, boolean reverseIndex, KeyShapes shape) throws IOException {
         List<String> command = javaCommandLikeThisOne("-Xmx2g");
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchData.class.getName(),
-                dir.toString(), Integer.toString(entries), Boolean.toString(reverseIndex), shape.param));
+        command.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                BenchData.class.getName(),
+                dir.toString(),
+                Integer.toString(entries),
+                Boolean.toString(reverseIndex),
+                shape.param));
         Process writer = new ProcessBuilder(command).inheritIO().start();
         try {
             int exit = writer.waitFor();
@@ -68,10 +73,13 @@ final class BenchData {
      * JVM's {@code --add-…} flags, which Chronicle Map needs in a writer.
      */
     static List<String> javaCommandLikeThisOne(String maxHeap) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), maxHeap, "-Dchronicle.analytics.disable=true"));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                maxHeap,
+                "-Dchronicle.analytics.disable=true"));
         command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-")).toList());
+                .filter(a -> a.startsWith("--add-"))
+                .toList());
         return command;
     }
 
@@ -87,9 +95,11 @@ final class BenchData {
 
     /** Like {@link #writeStore(Path, int, boolean)}, with ids of {@code shape} and values {@link #value}. */
     static void writeStore(Path dir, int entries, boolean reverseIndex, KeyShapes shape) throws IOException {
-        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(dir), NAMESPACE, StorePermissions.DEFAULT)) {
-            GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(entries,
-                    shape.key(entries / 2).getBytes(StandardCharsets.UTF_8).length, 15),
+        try (NamespaceDirectory writer =
+                NamespaceDirectory.open(new StoreLayout(dir), NAMESPACE, StorePermissions.DEFAULT)) {
+            GenerationFile generation = writer.createGeneration(
+                    GenerationSizing.forExpected(
+                            entries, shape.key(entries / 2).getBytes(StandardCharsets.UTF_8).length, 15),
                     reverseIndex);
             long timeout = TimeUnit.SECONDS.toNanos(1);
             for (int i = 0; i < entries; i++) {

@@ -37,8 +37,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class BootstrapFeed {
     static final String TOPIC = "boot";
 
-    private BootstrapFeed() {
-    }
+    private BootstrapFeed() {}
 
     public static void main(String[] args) throws Exception {
         if (args[0].equals("--consume")) {
@@ -65,23 +64,33 @@ public final class BootstrapFeed {
             }
         } finally {
             try (var paths = Files.walk(dataDir)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                paths.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
             }
         }
     }
 
     private static void consume(String servers, boolean keep) {
         long start = System.nanoTime();
-        Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500, ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 8388608);
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                servers,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest",
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                500,
+                ConsumerConfig.FETCH_MAX_BYTES_CONFIG,
+                8388608);
         Map<String, String> map = new HashMap<>();
         long count = 0;
         long chars = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = consumer.partitionsFor(TOPIC).stream()
-                    .map((PartitionInfo p) -> new TopicPartition(p.topic(), p.partition())).toList();
+                    .map((PartitionInfo p) -> new TopicPartition(p.topic(), p.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);

@@ -38,8 +38,7 @@ import java.util.stream.Collectors;
 public final class BootstrapHarness {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private BootstrapHarness() {
-    }
+    private BootstrapHarness() {}
 
     public static void main(String[] args) throws Exception {
         Path writerJar = Path.of(args[0]);
@@ -49,14 +48,18 @@ public final class BootstrapHarness {
         Path store = Files.createTempDirectory("bootstrap-store");
         Path logs = Files.createTempDirectory("bootstrap-logs");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        // The broker and the Kafka client for the feed and the bare consumers: the demo jar (the writer's has no broker).
+        // The broker and the Kafka client for the feed and the bare consumers: the demo jar (the writer's has no
+        // broker).
         String feedCp = demoJar + File.pathSeparator + codeSource();
         List<Process> processes = new ArrayList<>();
         try {
-            Process feed = new ProcessBuilder(java, "-Xmx512m", "-cp", feedCp, BootstrapFeed.class.getName(),
-                    Long.toString(records)).redirectError(logs.resolve("feed.err").toFile()).start();
+            Process feed = new ProcessBuilder(
+                            java, "-Xmx512m", "-cp", feedCp, BootstrapFeed.class.getName(), Long.toString(records))
+                    .redirectError(logs.resolve("feed.err").toFile())
+                    .start();
             processes.add(feed);
-            String[] boot = expect(reader(feed), "BOOTSTRAP ", feed, logs.resolve("feed.err")).split(" ");
+            String[] boot = expect(reader(feed), "BOOTSTRAP ", feed, logs.resolve("feed.err"))
+                    .split(" ");
             String servers = boot[1];
             System.out.printf("bootstrap: %s records produced in %s ms%n", boot[2], boot[3]);
 
@@ -67,7 +70,8 @@ public final class BootstrapHarness {
 
             // The bare consumer first, then the writer: both read a log the broker has just written (page cache).
             out.put("bareConsumer", consumer(java, feedCp, servers, "decode", records, logs));
-            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpClient client =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             Map<String, Object> bootstrap = writer(java, writerJar, servers, store, client, records, logs);
             bootstrap.remove("log");
             out.put("writerBootstrap", bootstrap);
@@ -77,23 +81,43 @@ public final class BootstrapHarness {
             // 6. Restart: the writer again on the store it just closed cleanly (the resume path), against a consumer
             // re-reading the topic into a HashMap, what Druid's Kafka lookup does at every start.
             Map<String, Object> resume = writer(java, writerJar, servers, store, client, records, logs);
-            resume.put("resumed", Files.readString(Path.of((String) resume.remove("log")))
-                    .contains("resuming generation"));
+            resume.put(
+                    "resumed",
+                    Files.readString(Path.of((String) resume.remove("log"))).contains("resuming generation"));
             out.put("writerResume", resume);
             out.put("hashMapConsumer", consumer(java, feedCp, servers, "hashmap", records, logs));
             // And a reader JVM from process start to its first lookup on that store.
             // Twice: on one application jar holding reader-lib and Chronicle (the writer's shaded jar plus this class),
             // and on the benchmarks' class path of 127 entries (reader-lib, Druid, LMDB, Redis, JMH...).
-            out.put("readerStart", readerStarts(java, feedCp, "the writer's shaded jar (reader-lib, Chronicle)", store,
-                    records, 3, logs));
-            out.put("readerStartBenchClassPath", readerStarts(java, System.getProperty("java.class.path"),
-                    "the benchmarks' (reader-lib plus Druid, LMDB, Redis clients, JMH)", store, records, 3, logs));
+            out.put(
+                    "readerStart",
+                    readerStarts(
+                            java, feedCp, "the writer's shaded jar (reader-lib, Chronicle)", store, records, 3, logs));
+            out.put(
+                    "readerStartBenchClassPath",
+                    readerStarts(
+                            java,
+                            System.getProperty("java.class.path"),
+                            "the benchmarks' (reader-lib plus Druid, LMDB, Redis clients, JMH)",
+                            store,
+                            records,
+                            3,
+                            logs));
             // And without Chronicle's native bindings (JNA, jnr-ffi, affinity), as docs/reader.md allows a reader.
-            String withoutNative = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            String withoutNative = Arrays.stream(
+                            System.getProperty("java.class.path").split(File.pathSeparator))
                     .filter(e -> !e.matches(".*/(jna|jna-platform|jnr-[a-z0-9]+|jffi|affinity)-[^/]*\\.jar"))
                     .collect(Collectors.joining(File.pathSeparator));
-            out.put("readerStartWithoutNativeBindings", readerStarts(java, withoutNative,
-                    "the benchmarks' without JNA, jnr-ffi and affinity", store, records, 3, logs));
+            out.put(
+                    "readerStartWithoutNativeBindings",
+                    readerStarts(
+                            java,
+                            withoutNative,
+                            "the benchmarks' without JNA, jnr-ffi and affinity",
+                            store,
+                            records,
+                            3,
+                            logs));
 
             String json = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
             Files.createDirectories(result.toAbsolutePath().getParent());
@@ -112,14 +136,15 @@ public final class BootstrapHarness {
     }
 
     /** {@code runs} reader JVMs one after another, each from process start to its first lookup (ms). */
-    private static Map<String, Object> readerStarts(String java, String classPath, String classPathName, Path store,
-            long records, int runs, Path logs) throws Exception {
+    private static Map<String, Object> readerStarts(
+            String java, String classPath, String classPathName, Path store, long records, int runs, Path logs)
+            throws Exception {
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-Dchronicle.analytics.disable=true"));
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-")).toList());
+                .filter(a -> a.startsWith("--add-"))
+                .toList());
         String key = BenchData.key((int) (records / 2));
-        cmd.addAll(List.of("-cp", classPath, ReaderStart.class.getName(),
-                store.toString(), BootstrapFeed.TOPIC, key));
+        cmd.addAll(List.of("-cp", classPath, ReaderStart.class.getName(), store.toString(), BootstrapFeed.TOPIC, key));
         List<Long> millis = new ArrayList<>();
         for (int i = 0; i < runs; i++) {
             Path err = logs.resolve("reader-" + i + ".err");
@@ -151,15 +176,18 @@ public final class BootstrapHarness {
     }
 
     /** A peer consumer in a fresh JVM: process start to its CONSUMED line. */
-    static Map<String, Object> consumer(String java, String feedCp, String servers, String mode, long records,
-            Path logs) throws Exception {
+    static Map<String, Object> consumer(
+            String java, String feedCp, String servers, String mode, long records, Path logs) throws Exception {
         // The HashMap copy needs ~150 B per record on the heap (10M records: ~1.5 GB); 1 GB covers the rest.
         String heap = "-Xmx" + (1024 + records * 300 / (1 << 20)) + "m";
         long start = System.nanoTime();
-        Process p = new ProcessBuilder(java, heap, "-cp", feedCp, BootstrapFeed.class.getName(), "--consume",
-                servers, mode).redirectError(logs.resolve("consume-" + mode + ".err").toFile()).start();
+        Process p = new ProcessBuilder(
+                        java, heap, "-cp", feedCp, BootstrapFeed.class.getName(), "--consume", servers, mode)
+                .redirectError(logs.resolve("consume-" + mode + ".err").toFile())
+                .start();
         try {
-            String[] line = expect(reader(p), "CONSUMED ", p, logs.resolve("consume-" + mode + ".err")).split(" ");
+            String[] line = expect(reader(p), "CONSUMED ", p, logs.resolve("consume-" + mode + ".err"))
+                    .split(" ");
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             long count = Long.parseLong(line[1]);
             if (count != records) {
@@ -177,16 +205,38 @@ public final class BootstrapHarness {
     }
 
     /** Starts the writer on {@code store}, waits for /ready, stops it cleanly (SIGTERM); the time to /ready. */
-    static Map<String, Object> writer(String java, Path writerJar, String servers, Path store, HttpClient client,
-            long records, Path logs, String... extraArgs) throws Exception {
+    static Map<String, Object> writer(
+            String java,
+            Path writerJar,
+            String servers,
+            Path store,
+            HttpClient client,
+            long records,
+            Path logs,
+            String... extraArgs)
+            throws Exception {
         int port = Ports.freePort();
         Path log = logs.resolve("writer-" + System.nanoTime() + ".log");
         long start = System.nanoTime();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-Dchronicle.analytics.disable=true", "-jar",
-                writerJar.toString(), "--bootstrap-servers", servers, "--topic", BootstrapFeed.TOPIC,
-                "--store-dir", store.toString(), "--http-port", Integer.toString(port)));
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx512m",
+                "-Dchronicle.analytics.disable=true",
+                "-jar",
+                writerJar.toString(),
+                "--bootstrap-servers",
+                servers,
+                "--topic",
+                BootstrapFeed.TOPIC,
+                "--store-dir",
+                store.toString(),
+                "--http-port",
+                Integer.toString(port)));
         command.addAll(List.of(extraArgs));
-        Process writer = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process writer = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         try {
             WriterProcesses.awaitReady(client, "http://127.0.0.1:" + port, writer, log, 1800);
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -202,7 +252,12 @@ public final class BootstrapHarness {
     }
 
     static String codeSource() throws Exception {
-        return Path.of(BootstrapHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        return Path.of(BootstrapHarness.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
+                .toString();
     }
 
     static BufferedReader reader(Process p) {

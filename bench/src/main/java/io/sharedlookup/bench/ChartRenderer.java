@@ -36,8 +36,7 @@ public final class ChartRenderer {
     private static final int WIDTH = 1000;
     private static final int HEIGHT = 560;
 
-    private ChartRenderer() {
-    }
+    private ChartRenderer() {}
 
     public static void main(String[] args) throws IOException {
         if (args.length < 2) {
@@ -86,8 +85,12 @@ public final class ChartRenderer {
     }
 
     private static Path renderMemory(String base, JsonNode root, Path outDir) throws IOException {
-        String title = String.format("%s: %,d entries, %d JVMs (store file %.0f MB)", base,
-                root.path("entries").asLong(), root.path("jvms").asInt(), root.path("storeFileBytes").asDouble() / 1e6);
+        String title = String.format(
+                "%s: %,d entries, %d JVMs (store file %.0f MB)",
+                base,
+                root.path("entries").asLong(),
+                root.path("jvms").asInt(),
+                root.path("storeFileBytes").asDouble() / 1e6);
         CategoryChart chart = chart(title, "MB");
         List<String> categories = List.of("heap used per JVM", "total PSS of the JVMs");
         Map<String, String> roles = new LinkedHashMap<>();
@@ -118,8 +121,11 @@ public final class ChartRenderer {
         }
         chart.getStyler().setYAxisMin(floor(min));
         for (JsonNode rate : root.path("rates")) {
-            chart.addSeries(String.format("%,d updates/s", rate.path("updatesPerSecond").asInt()), categories,
-                    List.of(positive(rate.path("p50Micros").asDouble() / 1000),
+            chart.addSeries(
+                    String.format("%,d updates/s", rate.path("updatesPerSecond").asInt()),
+                    categories,
+                    List.of(
+                            positive(rate.path("p50Micros").asDouble() / 1000),
                             positive(rate.path("p99Micros").asDouble() / 1000),
                             positive(rate.path("p999Micros").asDouble() / 1000)));
         }
@@ -128,20 +134,29 @@ public final class ChartRenderer {
 
     private static Path renderHttp(String base, JsonNode root, Path outDir) throws IOException {
         JsonNode fixed = root.path("fixedRate");
-        CategoryChart chart = chart(String.format("%s: writer HTTP /lookup at %,d requests/s, open loop (log scale)",
-                base, fixed.path("requestsPerSecond").asInt()), "ms");
+        CategoryChart chart = chart(
+                String.format(
+                        "%s: writer HTTP /lookup at %,d requests/s, open loop (log scale)",
+                        base, fixed.path("requestsPerSecond").asInt()),
+                "ms");
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setYAxisMin(floor(positive(fixed.path("p50Micros").asDouble() / 1000)));
-        chart.addSeries(root.path("connections").asInt() + " keep-alive connections", List.of("p50", "p99", "p99.9"),
-                List.of(positive(fixed.path("p50Micros").asDouble() / 1000),
+        chart.addSeries(
+                root.path("connections").asInt() + " keep-alive connections",
+                List.of("p50", "p99", "p99.9"),
+                List.of(
+                        positive(fixed.path("p50Micros").asDouble() / 1000),
                         positive(fixed.path("p99Micros").asDouble() / 1000),
                         positive(fixed.path("p999Micros").asDouble() / 1000)));
         return save(chart, outDir.resolve("bench-" + base + ".png"));
     }
 
     private static Path renderBootstrap(String base, JsonNode root, Path outDir) throws IOException {
-        CategoryChart chart = chart(String.format("%s: %,d records, process start to done", base,
-                root.path("records").asLong()), "s");
+        CategoryChart chart = chart(
+                String.format(
+                        "%s: %,d records, process start to done",
+                        base, root.path("records").asLong()),
+                "s");
         Map<String, String> peers = new LinkedHashMap<>();
         peers.put("bareConsumer", "bare KafkaConsumer, decode only");
         peers.put("writerBootstrap", "writer, empty store to /ready");
@@ -153,7 +168,10 @@ public final class ChartRenderer {
             JsonNode row = root.path(peer.getKey());
             String field = row.has("millisFromProcessStart") ? "millisFromProcessStart" : "medianMillis";
             if (row.has(field)) {
-                chart.addSeries(peer.getValue(), List.of("seconds"), List.of(row.path(field).asDouble() / 1000));
+                chart.addSeries(
+                        peer.getValue(),
+                        List.of("seconds"),
+                        List.of(row.path(field).asDouble() / 1000));
             }
         }
         return save(chart, outDir.resolve("bench-" + base + ".png"));
@@ -164,18 +182,31 @@ public final class ChartRenderer {
         Map<String, String> modes = new LinkedHashMap<>();
         modes.put("mapLookup", "map lookup (HashMap on the heap)");
         modes.put("sharedLookup", "sharedLookup (off-heap store)");
-        String setting = String.format("%s entries, %s rows, %s ids, -Xmx%s, %d MB/s allocated alongside, %d s",
-                count(root.path("entries").asText()), count(root.path("rows").asText()),
-                count(root.path("ids").asText()), root.path("heap").asText(),
-                root.path("allocationMBPerSecond").asInt(), root.path("measureSeconds").asInt());
+        String setting = String.format(
+                "%s entries, %s rows, %s ids, -Xmx%s, %d MB/s allocated alongside, %d s",
+                count(root.path("entries").asText()),
+                count(root.path("rows").asText()),
+                count(root.path("ids").asText()),
+                root.path("heap").asText(),
+                root.path("allocationMBPerSecond").asInt(),
+                root.path("measureSeconds").asInt());
         JsonNode map = root.path("mapLookup");
         JsonNode shared = root.path("sharedLookup");
         int panel = WIDTH * 2 / 3;
-        CategoryChart latency = chart(String.format("groupBy latency, log scale (queries: %,d vs %,d)",
-                map.path("queries").asLong(), shared.path("queries").asLong()), "ms", panel);
-        CategoryChart gc = chart(String.format("GC pauses while measuring (%d vs %d; full: %d vs %d)",
-                map.path("gc").path("pauses").asInt(), shared.path("gc").path("pauses").asInt(),
-                map.path("gc").path("fullPauses").asInt(), shared.path("gc").path("fullPauses").asInt()), "ms",
+        CategoryChart latency = chart(
+                String.format(
+                        "groupBy latency, log scale (queries: %,d vs %,d)",
+                        map.path("queries").asLong(), shared.path("queries").asLong()),
+                "ms",
+                panel);
+        CategoryChart gc = chart(
+                String.format(
+                        "GC pauses while measuring (%d vs %d; full: %d vs %d)",
+                        map.path("gc").path("pauses").asInt(),
+                        shared.path("gc").path("pauses").asInt(),
+                        map.path("gc").path("fullPauses").asInt(),
+                        shared.path("gc").path("fullPauses").asInt()),
+                "ms",
                 panel);
         CategoryChart heap = chart("heap after GC", "MB", panel);
         double min = Double.MAX_VALUE;
@@ -188,25 +219,36 @@ public final class ChartRenderer {
             JsonNode row = root.path(mode.getKey());
             String outcome = row.path("outcome").asText();
             String label = mode.getValue() + ("completed".equals(outcome) ? "" : ": " + outcome);
-            latency.addSeries(label, List.of("p50", "p99", "max"), List.of(
-                    Math.max(positive(row.path("p50Millis").asDouble()), floor(min)),
-                    Math.max(positive(row.path("p99Millis").asDouble()), floor(min)),
-                    Math.max(positive(row.path("maxMillis").asDouble()), floor(min))));
+            latency.addSeries(
+                    label,
+                    List.of("p50", "p99", "max"),
+                    List.of(
+                            Math.max(positive(row.path("p50Millis").asDouble()), floor(min)),
+                            Math.max(positive(row.path("p99Millis").asDouble()), floor(min)),
+                            Math.max(positive(row.path("maxMillis").asDouble()), floor(min))));
             JsonNode pauses = row.path("gc");
-            gc.addSeries(label, List.of("total", "longest"),
-                    List.of(pauses.path("pauseTotalMillis").asDouble(), pauses.path("pauseMaxMillis").asDouble()));
-            heap.addSeries(label, List.of("after load", "highest after a GC", "live at the end"), List.of(
-                    row.path("heapAfterLoadMB").asDouble(), Math.max(0, pauses.path("heapAfterGcMaxMB").asDouble()),
-                    row.path("liveHeapAfterFinalFullGcMB").asDouble()));
+            gc.addSeries(
+                    label,
+                    List.of("total", "longest"),
+                    List.of(
+                            pauses.path("pauseTotalMillis").asDouble(),
+                            pauses.path("pauseMaxMillis").asDouble()));
+            heap.addSeries(
+                    label,
+                    List.of("after load", "highest after a GC", "live at the end"),
+                    List.of(
+                            row.path("heapAfterLoadMB").asDouble(),
+                            Math.max(0, pauses.path("heapAfterGcMaxMB").asDouble()),
+                            row.path("liveHeapAfterFinalFullGcMB").asDouble()));
         }
-        java.awt.image.BufferedImage image = new java.awt.image.BufferedImage(panel * 3, HEIGHT + 40,
-                java.awt.image.BufferedImage.TYPE_INT_RGB);
+        java.awt.image.BufferedImage image =
+                new java.awt.image.BufferedImage(panel * 3, HEIGHT + 40, java.awt.image.BufferedImage.TYPE_INT_RGB);
         java.awt.Graphics2D g = image.createGraphics();
         g.setColor(java.awt.Color.WHITE);
         g.fillRect(0, 0, image.getWidth(), image.getHeight());
         g.setColor(java.awt.Color.BLACK);
-        g.setRenderingHint(java.awt.RenderingHints.KEY_TEXT_ANTIALIASING,
-                java.awt.RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+        g.setRenderingHint(
+                java.awt.RenderingHints.KEY_TEXT_ANTIALIASING, java.awt.RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
         g.setFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.BOLD, 16));
         g.drawString(base + ": " + setting, 12, 26);
         int x = 0;
@@ -228,7 +270,11 @@ public final class ChartRenderer {
     }
 
     private static CategoryChart chart(String title, String unit, int width) {
-        CategoryChart chart = new CategoryChartBuilder().width(width).height(HEIGHT).title(title).yAxisTitle(unit)
+        CategoryChart chart = new CategoryChartBuilder()
+                .width(width)
+                .height(HEIGHT)
+                .title(title)
+                .yAxisTitle(unit)
                 .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
@@ -265,5 +311,4 @@ public final class ChartRenderer {
         }
         return n;
     }
-
 }

@@ -30,8 +30,15 @@ import java.util.SplittableRandom;
 public final class DruidQueryPairs {
     private static final String PREFIX = DruidQueryBenchmark.class.getName() + ".";
     /** Every query through every peer; {@link #MAP_PEER} names the same query through the map lookup. */
-    private static final List<String> BENCHMARKS = List.of("groupByMapLookup", "groupBySharedLookup", "topNMapLookup",
-            "topNSharedLookup", "filterMapLookup", "filterSharedLookupReverseIndex", "filterSharedLookupScan");
+    private static final List<String> BENCHMARKS = List.of(
+            "groupByMapLookup",
+            "groupBySharedLookup",
+            "topNMapLookup",
+            "topNSharedLookup",
+            "filterMapLookup",
+            "filterSharedLookupReverseIndex",
+            "filterSharedLookupScan");
+
     private static final int[] MAP_PEER = {0, 0, 2, 2, 4, 4, 4};
     private static final int FILTER_MAP = 4;
     private static final int FILTER_REVERSE_INDEX = 5;
@@ -124,8 +131,8 @@ public final class DruidQueryPairs {
         };
     }
 
-    private static ObjectNode row(KeyShapes shape, int rows, int ids, int b, double[][] millis, int warmupSeconds,
-            double loadBefore) {
+    private static ObjectNode row(
+            KeyShapes shape, int rows, int ids, int b, double[][] millis, int warmupSeconds, double loadBefore) {
         ObjectNode row = PairedRows.JSON.createObjectNode();
         row.put("benchmark", PREFIX + BENCHMARKS.get(b));
         row.put("mode", "avgt");
@@ -150,25 +157,34 @@ public final class DruidQueryPairs {
 
     /** One line for the console: each query's map figure and the shared lookup's ratio with its interval. */
     private static String summary(KeyShapes shape, int rows, int ids, ArrayNode results, double loadBefore) {
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%s, %d rows, %d ids:", shape.param, rows,
-                ids));
+        StringBuilder line =
+                new StringBuilder(String.format(Locale.ROOT, "%s, %d rows, %d ids:", shape.param, rows, ids));
         for (int b = 0; b < BENCHMARKS.size(); b++) {
             ObjectNode row = (ObjectNode) results.get(b);
             double ms = row.path("primaryMetric").path("score").asDouble();
             if (MAP_PEER[b] == b) {
                 line.append(String.format(Locale.ROOT, "%n  %s %.2f ms", BENCHMARKS.get(b), ms));
             } else {
-                line.append(String.format(Locale.ROOT, "%n  %s %.2f ms, %.3f x the map [%.3f, %.3f]",
-                        BENCHMARKS.get(b), ms, row.path("ratio").asDouble(), row.path("ratioLow").asDouble(),
+                line.append(String.format(
+                        Locale.ROOT,
+                        "%n  %s %.2f ms, %.3f x the map [%.3f, %.3f]",
+                        BENCHMARKS.get(b),
+                        ms,
+                        row.path("ratio").asDouble(),
+                        row.path("ratioLow").asDouble(),
                         row.path("ratioHigh").asDouble()));
             }
             if (b == FILTER_REVERSE_INDEX) {
-                line.append(String.format(Locale.ROOT, ", lead %.1f x [%.1f, %.1f]", row.path("lead").asDouble(),
-                        row.path("leadLow").asDouble(), row.path("leadHigh").asDouble()));
+                line.append(String.format(
+                        Locale.ROOT,
+                        ", lead %.1f x [%.1f, %.1f]",
+                        row.path("lead").asDouble(),
+                        row.path("leadLow").asDouble(),
+                        row.path("leadHigh").asDouble()));
             }
         }
-        return line.append(String.format(Locale.ROOT, "%n  (load average %.2f -> %.2f)", loadBefore,
-                PairedRows.load())).toString();
+        return line.append(String.format(Locale.ROOT, "%n  (load average %.2f -> %.2f)", loadBefore, PairedRows.load()))
+                .toString();
     }
 
     private static int positive(String text, String what) {

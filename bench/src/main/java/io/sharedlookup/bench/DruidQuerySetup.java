@@ -76,8 +76,8 @@ final class DruidQuerySetup implements AutoCloseable {
      */
     DruidQuerySetup(int rows, int ids, KeyShapes shape) throws Exception {
         if (rows < 1 || ids < 2) {
-            throw new IllegalArgumentException("rows must be at least 1 and ids at least 2 (got rows=" + rows
-                    + ", ids=" + ids + ")");
+            throw new IllegalArgumentException(
+                    "rows must be at least 1 and ids at least 2 (got rows=" + rows + ", ids=" + ids + ")");
         }
         this.rows = rows;
         this.ids = ids;
@@ -134,8 +134,8 @@ final class DruidQuerySetup implements AutoCloseable {
     private SharedLookupExtractorFactory sharedFactory(Path store, boolean reverseIndex) throws IOException {
         Files.createDirectories(store);
         BenchData.writeStoreInOwnJvm(store, ids, reverseIndex, shape);
-        SharedLookupExtractorFactory factory = new SharedLookupExtractorFactory(BenchData.NAMESPACE,
-                store.toString(), false, new SharedLookupConfig(store.toString(), 10_000));
+        SharedLookupExtractorFactory factory = new SharedLookupExtractorFactory(
+                BenchData.NAMESPACE, store.toString(), false, new SharedLookupConfig(store.toString(), 10_000));
         if (!factory.start()) {
             throw new IllegalStateException("sharedLookup did not start on " + store);
         }
@@ -154,8 +154,8 @@ final class DruidQuerySetup implements AutoCloseable {
         SplittableRandom random = new SplittableRandom(5);
         for (int i = 0; i < rows; i++) {
             String id = i % 100 == 99 ? "missing-" + (i % 1000) : shape.key(random.nextInt(ids));
-            list.add(new MapBasedInputRow(day + i % 86_400_000L, List.of("user_id"),
-                    Map.of("user_id", id, "amount", (long) (i % 17))));
+            list.add(new MapBasedInputRow(
+                    day + i % 86_400_000L, List.of("user_id"), Map.of("user_id", id, "amount", (long) (i % 17))));
         }
         return list;
     }
@@ -165,9 +165,10 @@ final class DruidQuerySetup implements AutoCloseable {
                 .setDataSource(DATASOURCE)
                 .setQuerySegmentSpec(INTERVAL)
                 .setGranularity(Granularities.ALL)
-                .setDimensions(new LookupDimensionSpec("user_id", "name", null, false, null, BenchData.NAMESPACE, null,
-                        lookups))
-                .setAggregatorSpecs(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
+                .setDimensions(new LookupDimensionSpec(
+                        "user_id", "name", null, false, null, BenchData.NAMESPACE, null, lookups))
+                .setAggregatorSpecs(
+                        new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                 .build();
     }
 
@@ -177,8 +178,8 @@ final class DruidQuerySetup implements AutoCloseable {
                 .dataSource(DATASOURCE)
                 .intervals(INTERVAL)
                 .granularity(Granularities.ALL)
-                .dimension(new LookupDimensionSpec("user_id", "name", null, false, null, BenchData.NAMESPACE, null,
-                        lookups))
+                .dimension(new LookupDimensionSpec(
+                        "user_id", "name", null, false, null, BenchData.NAMESPACE, null, lookups))
                 .metric("amount")
                 .threshold(100)
                 .aggregators(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
@@ -192,12 +193,16 @@ final class DruidQuerySetup implements AutoCloseable {
      * which is what {@link #groupByName} measures.
      */
     private static Query<?> rowsOfName(LookupExtractorFactoryContainerProvider lookups, String name) {
-        LookupExtractor lookup = lookups.get(BenchData.NAMESPACE).orElseThrow().getLookupExtractorFactory().get();
+        LookupExtractor lookup = lookups.get(BenchData.NAMESPACE)
+                .orElseThrow()
+                .getLookupExtractorFactory()
+                .get();
         return Druids.newTimeseriesQueryBuilder()
                 .dataSource(DATASOURCE)
                 .intervals(INTERVAL)
                 .granularity(Granularities.ALL)
-                .filters(new SelectorDimFilter("user_id", name, new LookupExtractionFn(lookup, false, null, null, true)))
+                .filters(
+                        new SelectorDimFilter("user_id", name, new LookupExtractionFn(lookup, false, null, null, true)))
                 .aggregators(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                 .build();
     }
@@ -213,7 +218,8 @@ final class DruidQuerySetup implements AutoCloseable {
         }
         String name = BenchData.value(ids / 3);
         List<Object> filtered = filter(mapLookup, name);
-        if (filtered.isEmpty() || !filtered.equals(filter(sharedLookup, name))
+        if (filtered.isEmpty()
+                || !filtered.equals(filter(sharedLookup, name))
                 || !filtered.equals(filter(sharedLookupWithoutReverseIndex, name))) {
             throw new IllegalStateException("filter on a looked-up name through sharedLookup differs from Druid's");
         }

@@ -27,17 +27,21 @@ public final class FreshnessFeed {
     static final String TOPIC = "fresh";
     static final int KEYS = 64;
 
-    private FreshnessFeed() {
-    }
+    private FreshnessFeed() {}
 
     public static void main(String[] args) throws Exception {
         Path dataDir = Files.createTempDirectory("freshness-kafka");
         try (EmbeddedKafka kafka = EmbeddedKafka.start(dataDir)) {
             FeedTopics.createCompacted(kafka.bootstrapServers(), TOPIC, 1, Map.of());
-            Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                    ProducerConfig.LINGER_MS_CONFIG, 0, ProducerConfig.ACKS_CONFIG, "all");
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(),
-                    new StringSerializer())) {
+            Map<String, Object> config = Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    kafka.bootstrapServers(),
+                    ProducerConfig.LINGER_MS_CONFIG,
+                    0,
+                    ProducerConfig.ACKS_CONFIG,
+                    "all");
+            try (KafkaProducer<String, String> producer =
+                    new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
                 System.out.println("BOOTSTRAP " + kafka.bootstrapServers());
                 System.out.flush();
                 BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

@@ -52,17 +52,23 @@ import org.HdrHistogram.Recorder;
 public final class FreshnessHarness {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private FreshnessHarness() {
-    }
+    private FreshnessHarness() {}
 
     /**
      * The writer runs with the sidecar JVM settings docs/writer.md recommends (and the container image sets), so that
      * its footprint at these update rates is measured as shipped: heap at most 64 MB, and the resident memory outside
      * the mapped store sampled during every phase.
      */
-    static final List<String> WRITER_SIDECAR_FLAGS = List.of("-Xms32m", "-Xmx64m", "-XX:MaxMetaspaceSize=96m",
-            "-XX:ReservedCodeCacheSize=48m", "-XX:+UseSerialGC", "-XX:CICompilerCount=2", "-Xss512k",
-            "-XX:MaxDirectMemorySize=32m", "-Dchronicle.analytics.disable=true");
+    static final List<String> WRITER_SIDECAR_FLAGS = List.of(
+            "-Xms32m",
+            "-Xmx64m",
+            "-XX:MaxMetaspaceSize=96m",
+            "-XX:ReservedCodeCacheSize=48m",
+            "-XX:+UseSerialGC",
+            "-XX:CICompilerCount=2",
+            "-Xss512k",
+            "-XX:MaxDirectMemorySize=32m",
+            "-Dchronicle.analytics.disable=true");
 
     /** Samples a process's resident memory every 200 ms on a thread of its own, keeping the maxima. */
     private static final class FootprintSampler {
@@ -72,18 +78,20 @@ public final class FreshnessHarness {
         private volatile long maxOutsideStore;
 
         private FootprintSampler(long pid, Path store) {
-            thread = new Thread(() -> {
-                while (running) {
-                    try {
-                        ResidentMemory m = ResidentMemory.of(pid, store);
-                        maxTotal = Math.max(maxTotal, m.totalBytes());
-                        maxOutsideStore = Math.max(maxOutsideStore, m.outsideDirBytes());
-                        Thread.sleep(200);
-                    } catch (IOException | InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "footprint-sampler");
+            thread = new Thread(
+                    () -> {
+                        while (running) {
+                            try {
+                                ResidentMemory m = ResidentMemory.of(pid, store);
+                                maxTotal = Math.max(maxTotal, m.totalBytes());
+                                maxOutsideStore = Math.max(maxOutsideStore, m.outsideDirBytes());
+                                Thread.sleep(200);
+                            } catch (IOException | InterruptedException e) {
+                                return;
+                            }
+                        }
+                    },
+                    "footprint-sampler");
             thread.setDaemon(true);
         }
 
@@ -124,36 +132,55 @@ public final class FreshnessHarness {
         Path logs = Files.createTempDirectory("freshness-logs");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> addFlags = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-")).toList();
+                .filter(a -> a.startsWith("--add-"))
+                .toList();
         List<Process> processes = new ArrayList<>();
         try {
             // 1. Broker and producer.
             List<String> feedCmd = new ArrayList<>(List.of(java, "-Xmx512m"));
-            feedCmd.addAll(List.of("-cp", demoJar + File.pathSeparator + codeSource(),
-                    FreshnessFeed.class.getName()));
-            Process feed = new ProcessBuilder(feedCmd).redirectError(logs.resolve("feed.err").toFile()).start();
+            feedCmd.addAll(List.of("-cp", demoJar + File.pathSeparator + codeSource(), FreshnessFeed.class.getName()));
+            Process feed = new ProcessBuilder(feedCmd)
+                    .redirectError(logs.resolve("feed.err").toFile())
+                    .start();
             processes.add(feed);
             BufferedReader feedOut = reader(feed);
             PrintWriter feedIn = new PrintWriter(feed.getOutputStream(), true, StandardCharsets.UTF_8);
-            String bootstrap = expect(feedOut, "BOOTSTRAP ", feed, logs.resolve("feed.err")).substring(10);
+            String bootstrap = expect(feedOut, "BOOTSTRAP ", feed, logs.resolve("feed.err"))
+                    .substring(10);
 
             // 2. The writer, as deployed.
             int httpPort = Ports.freePort();
             List<String> writerCmd = new ArrayList<>(List.of(java));
             writerCmd.addAll(WRITER_SIDECAR_FLAGS);
-            writerCmd.addAll(List.of("-jar", writerJar.toString(), "--bootstrap-servers", bootstrap,
-                    "--topic", FreshnessFeed.TOPIC, "--store-dir", store.toString(),
-                    "--http-port", Integer.toString(httpPort)));
+            writerCmd.addAll(List.of(
+                    "-jar",
+                    writerJar.toString(),
+                    "--bootstrap-servers",
+                    bootstrap,
+                    "--topic",
+                    FreshnessFeed.TOPIC,
+                    "--store-dir",
+                    store.toString(),
+                    "--http-port",
+                    Integer.toString(httpPort)));
             Process writer = new ProcessBuilder(writerCmd)
-                    .redirectErrorStream(true).redirectOutput(logs.resolve("writer.log").toFile()).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(logs.resolve("writer.log").toFile())
+                    .start();
             processes.add(writer);
 
             // 3. The reader, in a JVM of its own.
             List<String> readerCmd = new ArrayList<>(List.of(java, "-Xmx256m", "-Dchronicle.analytics.disable=true"));
             readerCmd.addAll(addFlags);
-            readerCmd.addAll(List.of("-cp", System.getProperty("java.class.path"), FreshnessHarness.class.getName(),
-                    "--reader", store.toString()));
-            Process reader = new ProcessBuilder(readerCmd).redirectError(logs.resolve("reader.err").toFile()).start();
+            readerCmd.addAll(List.of(
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    FreshnessHarness.class.getName(),
+                    "--reader",
+                    store.toString()));
+            Process reader = new ProcessBuilder(readerCmd)
+                    .redirectError(logs.resolve("reader.err").toFile())
+                    .start();
             processes.add(reader);
             BufferedReader readerOut = reader(reader);
             PrintWriter readerIn = new PrintWriter(reader.getOutputStream(), true, StandardCharsets.UTF_8);
@@ -165,7 +192,8 @@ public final class FreshnessHarness {
             // Warm-up, not recorded: the writer's, the reader's and the producer's code paths get compiled.
             int warmRate = rates.stream().max(Integer::compare).orElseThrow();
             feedIn.println("RATE " + warmRate + " " + Math.min(seconds, 3));
-            long last = Long.parseLong(expect(feedOut, "SENT ", feed, logs.resolve("feed.err")).split(" ")[2]);
+            long last = Long.parseLong(
+                    expect(feedOut, "SENT ", feed, logs.resolve("feed.err")).split(" ")[2]);
             // Each phase starts with the writer caught up, so no backlog of the one before is counted.
             caughtUp(readerIn, readerOut, reader, logs, last);
 
@@ -181,13 +209,15 @@ public final class FreshnessHarness {
                 expect(readerOut, "STARTED", reader, logs.resolve("reader.err"));
                 feedIn.println("RATE " + rate + " " + seconds);
                 FootprintSampler footprint = FootprintSampler.start(writer.pid(), store);
-                String[] sentLine = expect(feedOut, "SENT ", feed, logs.resolve("feed.err")).split(" ");
+                String[] sentLine =
+                        expect(feedOut, "SENT ", feed, logs.resolve("feed.err")).split(" ");
                 footprint.stop();
                 long sent = Long.parseLong(sentLine[1]);
                 last = Long.parseLong(sentLine[2]);
                 long behind = caughtUp(readerIn, readerOut, reader, logs, last);
                 readerIn.println("STOP");
-                String[] r = expect(readerOut, "RESULT ", reader, logs.resolve("reader.err")).split(" ");
+                String[] r = expect(readerOut, "RESULT ", reader, logs.resolve("reader.err"))
+                        .split(" ");
                 Map<String, Object> row = new LinkedHashMap<>();
                 row.put("updatesPerSecond", rate);
                 row.put("loadAverageAtStart", loadAtStart);
@@ -232,7 +262,8 @@ public final class FreshnessHarness {
     private static long caughtUp(PrintWriter readerIn, BufferedReader readerOut, Process reader, Path logs, long last)
             throws IOException {
         readerIn.println("WAIT " + last);
-        String[] r = expect(readerOut, "CAUGHTUP ", reader, logs.resolve("reader.err")).split(" ");
+        String[] r = expect(readerOut, "CAUGHTUP ", reader, logs.resolve("reader.err"))
+                .split(" ");
         if (!r[1].equals("true")) {
             throw new IllegalStateException("the reader did not see record " + last + " within 120 s; see " + logs);
         }
@@ -240,7 +271,12 @@ public final class FreshnessHarness {
     }
 
     private static String codeSource() throws Exception {
-        return Path.of(FreshnessHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        return Path.of(FreshnessHarness.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
+                .toString();
     }
 
     private static BufferedReader reader(Process p) {
@@ -255,8 +291,8 @@ public final class FreshnessHarness {
                 return line;
             }
         }
-        throw new IllegalStateException("process ended (" + p.info().command().orElse("?") + ") before '" + prefix
-                + "'; see " + log);
+        throw new IllegalStateException(
+                "process ended (" + p.info().command().orElse("?") + ") before '" + prefix + "'; see " + log);
     }
 
     /** The reader JVM: waits for the namespace, then measures between START and STOP lines on stdin. */
@@ -302,38 +338,40 @@ public final class FreshnessHarness {
         AtomicLong maxSeen = new AtomicLong(-1);
         AtomicLong lockTimeouts = new AtomicLong();
         Lookup live = lookup;
-        Thread sweeper = new Thread(() -> {
-            while (true) {
-                boolean record = measuring.get();
-                long from = fromSeq.get();
-                for (int i = 0; i < keys.length; i++) {
-                    try {
-                        if (!live.getInto(keys[i], value)) {
-                            continue;
+        Thread sweeper = new Thread(
+                () -> {
+                    while (true) {
+                        boolean record = measuring.get();
+                        long from = fromSeq.get();
+                        for (int i = 0; i < keys.length; i++) {
+                            try {
+                                if (!live.getInto(keys[i], value)) {
+                                    continue;
+                                }
+                            } catch (LookupTimeoutException e) {
+                                // The writer held the key's segment past the reader's lock bound (descheduled on a busy
+                                // host): counted, and the key is read again on the next sweep, as an application would.
+                                lockTimeouts.incrementAndGet();
+                                continue;
+                            }
+                            long now = System.nanoTime();
+                            int colon = value.indexOf(":");
+                            long seq = Long.parseLong(value, 0, colon, 10);
+                            if (seq > lastSeq[i]) {
+                                if (record && seq >= from) {
+                                    long sent = Long.parseLong(value, colon + 1, value.length(), 10);
+                                    recorder.recordValue(Math.max(0, now - sent) / 1000);
+                                }
+                                lastSeq[i] = seq;
+                                if (seq > maxSeen.get()) {
+                                    maxSeen.set(seq);
+                                }
+                            }
                         }
-                    } catch (LookupTimeoutException e) {
-                        // The writer held the key's segment past the reader's lock bound (descheduled on a busy
-                        // host): counted, and the key is read again on the next sweep, as an application would.
-                        lockTimeouts.incrementAndGet();
-                        continue;
+                        LockSupport.parkNanos(100_000);
                     }
-                    long now = System.nanoTime();
-                    int colon = value.indexOf(":");
-                    long seq = Long.parseLong(value, 0, colon, 10);
-                    if (seq > lastSeq[i]) {
-                        if (record && seq >= from) {
-                            long sent = Long.parseLong(value, colon + 1, value.length(), 10);
-                            recorder.recordValue(Math.max(0, now - sent) / 1000);
-                        }
-                        lastSeq[i] = seq;
-                        if (seq > maxSeen.get()) {
-                            maxSeen.set(seq);
-                        }
-                    }
-                }
-                LockSupport.parkNanos(100_000);
-            }
-        }, "freshness-sweeper");
+                },
+                "freshness-sweeper");
         sweeper.setDaemon(true);
         sweeper.start();
 
@@ -357,8 +395,13 @@ public final class FreshnessHarness {
             } else if (line.equals("STOP")) {
                 measuring.set(false);
                 Histogram h = recorder.getIntervalHistogram();
-                System.out.printf("RESULT %d %d %d %d %d %d%n", h.getTotalCount(), h.getValueAtPercentile(50),
-                        h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(),
+                System.out.printf(
+                        "RESULT %d %d %d %d %d %d%n",
+                        h.getTotalCount(),
+                        h.getValueAtPercentile(50),
+                        h.getValueAtPercentile(99),
+                        h.getValueAtPercentile(99.9),
+                        h.getMaxValue(),
                         lockTimeouts.getAndSet(0));
             }
             System.out.flush();

@@ -48,10 +48,10 @@ final class GcStoryChild {
     static final String DATASOURCE = "events";
     /** Share of the background allocation kept for {@link #MEDIUM_LIFETIME_SECONDS} (the rest dies at once). */
     static final double MEDIUM_SHARE = 0.2;
+
     static final int MEDIUM_LIFETIME_SECONDS = 5;
 
-    private GcStoryChild() {
-    }
+    private GcStoryChild() {}
 
     /** Runs one child: {@code mode} is {@code map} or {@code shared}, {@code args} as the coordinator passes them. */
     static void run(String mode, String[] args) throws Exception {
@@ -73,8 +73,8 @@ final class GcStoryChild {
             }
             factory = new MapLookupExtractorFactory(users, false);
         } else {
-            SharedLookupExtractorFactory shared = new SharedLookupExtractorFactory(BenchData.NAMESPACE,
-                    store.toString(), false, new SharedLookupConfig(store.toString(), 10_000));
+            SharedLookupExtractorFactory shared = new SharedLookupExtractorFactory(
+                    BenchData.NAMESPACE, store.toString(), false, new SharedLookupConfig(store.toString(), 10_000));
             if (!shared.start()) {
                 throw new IllegalStateException("sharedLookup did not start on " + store);
             }
@@ -92,7 +92,8 @@ final class GcStoryChild {
         for (int i = 0; i < 2; i++) {
             System.gc();
         }
-        long heapAfterLoad = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        long heapAfterLoad =
+                ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
         say(String.format("heap after load and full GC: %,d MB", heapAfterLoad >> 20));
 
         Allocator allocator = new Allocator(allocRate);
@@ -105,7 +106,8 @@ final class GcStoryChild {
         if (first.size() < ids / 2) {
             throw new IllegalStateException("the groupBy returned " + first.size() + " rows for " + ids + " ids");
         }
-        String checksum = first.size() + ":" + Integer.toHexString(first.toString().hashCode());
+        String checksum =
+                first.size() + ":" + Integer.toHexString(first.toString().hashCode());
         first = null;
 
         say("PHASE warm-up");
@@ -185,9 +187,10 @@ final class GcStoryChild {
                 .setDataSource(DATASOURCE)
                 .setQuerySegmentSpec(new MultipleIntervalSegmentSpec(List.of(Intervals.of("2024-01-01/2024-01-02"))))
                 .setGranularity(Granularities.ALL)
-                .setDimensions(new LookupDimensionSpec("user_id", "name", null, false, null, BenchData.NAMESPACE, null,
-                        lookups))
-                .setAggregatorSpecs(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
+                .setDimensions(new LookupDimensionSpec(
+                        "user_id", "name", null, false, null, BenchData.NAMESPACE, null, lookups))
+                .setAggregatorSpecs(
+                        new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                 .build();
     }
 

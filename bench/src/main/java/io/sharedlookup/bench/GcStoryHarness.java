@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,8 +55,7 @@ public final class GcStoryHarness {
             "\\[([0-9.]+)s\\].*?GC\\(\\d+\\) (Pause .*?) ([0-9.]+)([KMG])->([0-9.]+)([KMG])\\(([0-9.]+)([KMG])\\) "
                     + "([0-9.]+)ms");
 
-    private GcStoryHarness() {
-    }
+    private GcStoryHarness() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].startsWith("--child=")) {
@@ -95,8 +93,9 @@ public final class GcStoryHarness {
             System.out.printf("store of %,d entries written in %.1f s%n", entries, (System.nanoTime() - t0) / 1e9);
             t0 = System.nanoTime();
             File segment = buildSegment(work.resolve("segment"), rows, ids, entries);
-            System.out.printf("segment of %,d rows, %,d ids built in %.1f s: %s%n", rows, ids,
-                    (System.nanoTime() - t0) / 1e9, segment);
+            System.out.printf(
+                    "segment of %,d rows, %,d ids built in %.1f s: %s%n",
+                    rows, ids, (System.nanoTime() - t0) / 1e9, segment);
 
             List<String> flags = childFlags(heap);
             out.put("childJvmFlags", flags);
@@ -105,17 +104,17 @@ public final class GcStoryHarness {
             Map<String, Object> shared;
             if (together) { // the smoke form: both at once, to save a JVM start; figures then mean nothing
                 out.put("childrenRunTogether", true);
-                var mapRun = java.util.concurrent.CompletableFuture.supplyAsync(() -> uncheckedRunChild("map",
-                        flags, work, store, segment, entries, ids, warmup, measure, allocRate, limitSeconds));
-                shared = runChild("shared", flags, work, store, segment, entries, ids, warmup, measure, allocRate,
-                        limitSeconds);
+                var mapRun = java.util.concurrent.CompletableFuture.supplyAsync(() -> uncheckedRunChild(
+                        "map", flags, work, store, segment, entries, ids, warmup, measure, allocRate, limitSeconds));
+                shared = runChild(
+                        "shared", flags, work, store, segment, entries, ids, warmup, measure, allocRate, limitSeconds);
                 map = mapRun.join();
             } else {
-                map = runChild("map", flags, work, store, segment, entries, ids, warmup, measure, allocRate,
-                        limitSeconds);
+                map = runChild(
+                        "map", flags, work, store, segment, entries, ids, warmup, measure, allocRate, limitSeconds);
                 out.put("loadAverageBetween", loadAverage());
-                shared = runChild("shared", flags, work, store, segment, entries, ids, warmup, measure, allocRate,
-                        limitSeconds);
+                shared = runChild(
+                        "shared", flags, work, store, segment, entries, ids, warmup, measure, allocRate, limitSeconds);
             }
             out.put("mapLookup", map);
             out.put("sharedLookup", shared);
@@ -141,9 +140,16 @@ public final class GcStoryHarness {
 
     /** The same flags for both children: a fixed heap, default G1, exit on OOM, GC log; Druid's engine's needs. */
     private static List<String> childFlags(String heap) {
-        return List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
-                "-Duser.timezone=UTC", "-Dfile.encoding=UTF-8", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED");
+        return List.of(
+                "-Xms" + heap,
+                "-Xmx" + heap,
+                "-XX:+UseG1GC",
+                "-XX:+ExitOnOutOfMemoryError",
+                "-Duser.timezone=UTC",
+                "-Dfile.encoding=UTF-8",
+                "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-opens=java.base/java.lang=ALL-UNNAMED");
     }
 
     private static String loadAverage() {
@@ -165,8 +171,8 @@ public final class GcStoryHarness {
         SplittableRandom random = new SplittableRandom(5);
         for (int i = 0; i < rows; i++) {
             String id = i % 100 == 99 ? "missing-" + (i % 1000) : BenchData.key(random.nextInt(ids) * stride);
-            list.add(new MapBasedInputRow(day + i % 86_400_000L, List.of("user_id"),
-                    Map.of("user_id", id, "amount", (long) (i % 17))));
+            list.add(new MapBasedInputRow(
+                    day + i % 86_400_000L, List.of("user_id"), Map.of("user_id", id, "amount", (long) (i % 17))));
         }
         return IndexBuilder.create()
                 .tmpDir(dir.toFile())
@@ -174,15 +180,26 @@ public final class GcStoryHarness {
                 .schema(IncrementalIndexSchema.builder()
                         .withMinTimestamp(day)
                         .withDimensionsSpec(new DimensionsSpec(List.of(new StringDimensionSchema("user_id"))))
-                        .withMetrics(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
+                        .withMetrics(
+                                new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                         .withRollup(false)
                         .build())
                 .rows(list)
                 .buildMMappedIndexFile();
     }
 
-    private static Map<String, Object> uncheckedRunChild(String mode, List<String> flags, Path work, Path store,
-            File segment, int entries, int ids, int warmup, int measure, int allocRate, long limitSeconds) {
+    private static Map<String, Object> uncheckedRunChild(
+            String mode,
+            List<String> flags,
+            Path work,
+            Path store,
+            File segment,
+            int entries,
+            int ids,
+            int warmup,
+            int measure,
+            int allocRate,
+            long limitSeconds) {
         try {
             return runChild(mode, flags, work, store, segment, entries, ids, warmup, measure, allocRate, limitSeconds);
         } catch (Exception e) {
@@ -190,17 +207,36 @@ public final class GcStoryHarness {
         }
     }
 
-    private static Map<String, Object> runChild(String mode, List<String> flags, Path work, Path store, File segment,
-            int entries, int ids, int warmup, int measure, int allocRate, long limitSeconds) throws Exception {
+    private static Map<String, Object> runChild(
+            String mode,
+            List<String> flags,
+            Path work,
+            Path store,
+            File segment,
+            int entries,
+            int ids,
+            int warmup,
+            int measure,
+            int allocRate,
+            long limitSeconds)
+            throws Exception {
         Path gcLog = work.resolve("gc-" + mode + ".log");
         Path stderr = work.resolve("child-" + mode + ".err");
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(flags);
         cmd.add("-Xlog:gc:file=" + gcLog + ":uptime");
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), GcStoryHarness.class.getName(),
-                "--child=" + mode, store.toString(), segment.toString(), Integer.toString(entries),
-                Integer.toString(ids), Integer.toString(warmup), Integer.toString(measure),
+        cmd.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                GcStoryHarness.class.getName(),
+                "--child=" + mode,
+                store.toString(),
+                segment.toString(),
+                Integer.toString(entries),
+                Integer.toString(ids),
+                Integer.toString(warmup),
+                Integer.toString(measure),
                 Integer.toString(allocRate)));
         System.out.printf("== %s lookup JVM: %s%n", mode, String.join(" ", flags));
         String loadBefore = loadAverage();
@@ -264,16 +300,20 @@ public final class GcStoryHarness {
             for (String line : Files.readAllLines(gcLog)) {
                 Matcher m = PAUSE.matcher(line);
                 if (m.find()) {
-                    pauses.add(new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(9)),
-                            mb(m.group(5), m.group(6))});
+                    pauses.add(new double[] {
+                        Double.parseDouble(m.group(1)), Double.parseDouble(m.group(9)), mb(m.group(5), m.group(6))
+                    });
                     kinds.add(m.group(2).trim());
                 }
             }
         }
         double from = windowStart >= 0 ? windowStart : 0;
         double to = windowEnd >= 0 ? windowEnd : Double.MAX_VALUE;
-        row.put("gcWindow", windowStart >= 0 ? (windowEnd >= 0 ? "measurement" : "measurement start to exit")
-                : "whole run (the measurement never started)");
+        row.put(
+                "gcWindow",
+                windowStart >= 0
+                        ? (windowEnd >= 0 ? "measurement" : "measurement start to exit")
+                        : "whole run (the measurement never started)");
         row.put("gc", pauseStats(pauses, kinds, from, to));
         row.put("gcWholeRun", pauseStats(pauses, kinds, 0, Double.MAX_VALUE));
         if (!"completed".equals(row.get("outcome"))) {
@@ -309,7 +349,8 @@ public final class GcStoryHarness {
             count++;
             total += p[1];
             max = Math.max(max, p[1]);
-            String kind = kinds.get(i).replaceAll(" \\(G1[^)]*\\)$", "").replaceAll(" \\((System.gc|Heap Dump)[^)]*\\)$", "");
+            String kind =
+                    kinds.get(i).replaceAll(" \\(G1[^)]*\\)$", "").replaceAll(" \\((System.gc|Heap Dump)[^)]*\\)$", "");
             if (kind.startsWith("Pause Full")) {
                 full++;
             }

@@ -40,8 +40,7 @@ public final class HttpHarness {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int KEYS = 5000;
 
-    private HttpHarness() {
-    }
+    private HttpHarness() {}
 
     public static void main(String[] args) throws Exception {
         Path demoJar = Path.of(args[0]);
@@ -54,12 +53,23 @@ public final class HttpHarness {
         Path log = Files.createTempFile("http-writer", ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         int port = Ports.freePort();
-        Process writer = new ProcessBuilder(java, "-Xmx512m", "-Dchronicle.analytics.disable=true", "-jar",
-                demoJar.toString(), "--store-dir", store.toString(), "--http-port",
-                Integer.toString(port)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process writer = new ProcessBuilder(
+                        java,
+                        "-Xmx512m",
+                        "-Dchronicle.analytics.disable=true",
+                        "-jar",
+                        demoJar.toString(),
+                        "--store-dir",
+                        store.toString(),
+                        "--http-port",
+                        Integer.toString(port))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         try {
             String base = "http://127.0.0.1:" + port;
-            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpClient client =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             long readyMillis = WriterProcesses.awaitReady(client, base, writer, log, 180);
             System.out.println("http: writer ready after " + readyMillis + " ms");
             String prefix = base + "/lookup/users/";
@@ -97,7 +107,8 @@ public final class HttpHarness {
     }
 
     private static HttpRequest request(String prefix, long i) {
-        return HttpRequest.newBuilder(URI.create(prefix + (1 + (i * 7919) % KEYS))).timeout(Duration.ofSeconds(10))
+        return HttpRequest.newBuilder(URI.create(prefix + (1 + (i * 7919) % KEYS)))
+                .timeout(Duration.ofSeconds(10))
                 .build();
     }
 
@@ -115,19 +126,21 @@ public final class HttpHarness {
             int first = t;
             Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
             perThread.add(h);
-            Thread thread = new Thread(() -> {
-                for (long i = first; i < count; i += connections) {
-                    long due = start + i * period;
-                    long wait;
-                    while ((wait = due - System.nanoTime()) > 0) {
-                        LockSupport.parkNanos(wait);
-                    }
-                    if (!get(client, prefix, i)) {
-                        failures.incrementAndGet();
-                    }
-                    h.recordValue(Math.max(0, System.nanoTime() - due));
-                }
-            }, "http-client-" + t);
+            Thread thread = new Thread(
+                    () -> {
+                        for (long i = first; i < count; i += connections) {
+                            long due = start + i * period;
+                            long wait;
+                            while ((wait = due - System.nanoTime()) > 0) {
+                                LockSupport.parkNanos(wait);
+                            }
+                            if (!get(client, prefix, i)) {
+                                failures.incrementAndGet();
+                            }
+                            h.recordValue(Math.max(0, System.nanoTime() - due));
+                        }
+                    },
+                    "http-client-" + t);
             thread.start();
             threads.add(thread);
         }
@@ -151,16 +164,18 @@ public final class HttpHarness {
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < connections; t++) {
             long first = t;
-            Thread thread = new Thread(() -> {
-                long i = first;
-                while (System.nanoTime() < end) {
-                    if (!get(client, prefix, i)) {
-                        failures.incrementAndGet();
-                    }
-                    done.incrementAndGet();
-                    i += connections;
-                }
-            }, "http-max-" + t);
+            Thread thread = new Thread(
+                    () -> {
+                        long i = first;
+                        while (System.nanoTime() < end) {
+                            if (!get(client, prefix, i)) {
+                                failures.incrementAndGet();
+                            }
+                            done.incrementAndGet();
+                            i += connections;
+                        }
+                    },
+                    "http-max-" + t);
             thread.start();
             threads.add(thread);
         }
@@ -176,7 +191,8 @@ public final class HttpHarness {
 
     private static boolean get(HttpClient client, String prefix, long i) {
         try {
-            int status = client.send(request(prefix, i), HttpResponse.BodyHandlers.ofString()).statusCode();
+            int status = client.send(request(prefix, i), HttpResponse.BodyHandlers.ofString())
+                    .statusCode();
             return status == 200 || status == 404; // 404: a user the demo feed just deleted
         } catch (Exception e) {
             return false;

@@ -24,8 +24,7 @@ import org.knowm.xchart.CategoryChart;
  * its own, where the renderer's other charts each read one harness's object.
  */
 final class JmhCharts {
-    private JmhCharts() {
-    }
+    private JmhCharts() {}
 
     /** Renders a JMH results file (an array of rows); returns the PNG files written. */
     static List<Path> render(String base, JsonNode rows, Path outDir) throws IOException {
@@ -39,22 +38,39 @@ final class JmhCharts {
         List<Path> written = new ArrayList<>();
         for (var mode : byMode.entrySet()) {
             Map<String, Map<String, JsonNode>> configs = mode.getValue();
-            String unit = anyRow(configs).path("primaryMetric").path("scoreUnit").asText();
+            String unit =
+                    anyRow(configs).path("primaryMetric").path("scoreUnit").asText();
             String title = base + ": " + modeName(mode.getKey());
             if (!mode.getKey().equals("sample")) { // sample mode: its percentiles, below, not its mean again
-                written.add(bars(outDir.resolve("bench-" + base + "-" + mode.getKey() + ".png"), title, unit,
-                        configs, true, row -> row.path("primaryMetric").path("score").asDouble(Double.NaN)));
+                written.add(bars(
+                        outDir.resolve("bench-" + base + "-" + mode.getKey() + ".png"),
+                        title,
+                        unit,
+                        configs,
+                        true,
+                        row -> row.path("primaryMetric").path("score").asDouble(Double.NaN)));
             }
-            if (anyRow(configs).path("secondaryMetrics").has("gc.alloc.rate.norm") && mode.getKey().equals("avgt")) {
-                written.add(bars(outDir.resolve("bench-" + base + "-alloc.png"), base + ": bytes allocated per call",
-                        "B/op", configs, false, row -> row.path("secondaryMetrics").path("gc.alloc.rate.norm")
-                                .path("score").asDouble(Double.NaN)));
+            if (anyRow(configs).path("secondaryMetrics").has("gc.alloc.rate.norm")
+                    && mode.getKey().equals("avgt")) {
+                written.add(bars(
+                        outDir.resolve("bench-" + base + "-alloc.png"),
+                        base + ": bytes allocated per call",
+                        "B/op",
+                        configs,
+                        false,
+                        row -> row.path("secondaryMetrics")
+                                .path("gc.alloc.rate.norm")
+                                .path("score")
+                                .asDouble(Double.NaN)));
             }
             if (mode.getKey().equals("sample")) {
                 for (var config : configs.entrySet()) {
-                    written.add(percentiles(outDir.resolve("bench-" + base + "-percentiles-"
-                            + config.getKey().replaceAll("[^A-Za-z0-9]+", "-") + ".png"),
-                            base + ": latency percentiles, " + config.getKey(), unit, config.getValue()));
+                    written.add(percentiles(
+                            outDir.resolve("bench-" + base + "-percentiles-"
+                                    + config.getKey().replaceAll("[^A-Za-z0-9]+", "-") + ".png"),
+                            base + ": latency percentiles, " + config.getKey(),
+                            unit,
+                            config.getValue()));
                 }
             }
         }
@@ -69,8 +85,14 @@ final class JmhCharts {
      * Grouped bars: x = configuration, one series per benchmark; logarithmic when allowed and values span > 30x
      * (then a missing or zero value is drawn at the axis floor; XChart's log axis rejects both).
      */
-    private static Path bars(Path file, String title, String unit, Map<String, Map<String, JsonNode>> configs,
-            boolean allowLog, Metric metric) throws IOException {
+    private static Path bars(
+            Path file,
+            String title,
+            String unit,
+            Map<String, Map<String, JsonNode>> configs,
+            boolean allowLog,
+            Metric metric)
+            throws IOException {
         List<String> categories = new ArrayList<>(configs.keySet());
         Map<String, List<Double>> series = new TreeMap<>();
         for (Map<String, JsonNode> byBenchmark : configs.values()) {
@@ -116,13 +138,23 @@ final class JmhCharts {
         chart.getStyler().setYAxisLogarithmic(true);
         double min = Double.MAX_VALUE;
         for (JsonNode row : byBenchmark.values()) {
-            min = Math.min(min, positive(row.path("primaryMetric").path("scorePercentiles").path("50.0").asDouble()));
+            min = Math.min(
+                    min,
+                    positive(row.path("primaryMetric")
+                            .path("scorePercentiles")
+                            .path("50.0")
+                            .asDouble()));
         }
         chart.getStyler().setYAxisMin(floor(min));
         for (var b : byBenchmark.entrySet()) {
             JsonNode p = b.getValue().path("primaryMetric").path("scorePercentiles");
-            chart.addSeries(b.getKey(), categories, List.of(positive(p.path("50.0").asDouble()),
-                    positive(p.path("99.0").asDouble()), positive(p.path("99.9").asDouble())));
+            chart.addSeries(
+                    b.getKey(),
+                    categories,
+                    List.of(
+                            positive(p.path("50.0").asDouble()),
+                            positive(p.path("99.0").asDouble()),
+                            positive(p.path("99.9").asDouble())));
         }
         return save(chart, file);
     }
@@ -138,14 +170,18 @@ final class JmhCharts {
             if (label.length() > 0) {
                 label.append(", ");
             }
-            label.append(p.getKey().equals("entries") ? count(p.getValue().asText()) + " entries"
-                    : p.getKey() + "=" + p.getValue().asText());
+            label.append(
+                    p.getKey().equals("entries")
+                            ? count(p.getValue().asText()) + " entries"
+                            : p.getKey() + "=" + p.getValue().asText());
         });
         int threads = row.path("threads").asInt(1);
         if (label.length() > 0) {
             label.append(", ");
         }
-        return label.append(threads).append(threads == 1 ? " thread" : " threads").toString();
+        return label.append(threads)
+                .append(threads == 1 ? " thread" : " threads")
+                .toString();
     }
 
     private static String shortName(String benchmark) {

@@ -28,8 +28,8 @@ final class KeyPool {
         keys = new CharSequence[entries];
         for (int i = 0; i < entries; i++) {
             char[] chars = shape.keyChars(i);
-            keys[i] = shape == KeyShapes.BUILDER ? new StringBuilder(chars.length).append(chars)
-                    : String.valueOf(chars);
+            keys[i] =
+                    shape == KeyShapes.BUILDER ? new StringBuilder(chars.length).append(chars) : String.valueOf(chars);
         }
     }
 
@@ -52,8 +52,10 @@ final class KeyPool {
             return MethodHandles.privateLookupIn(String.class, MethodHandles.lookup())
                     .findVarHandle(String.class, "hash", int.class);
         } catch (ReflectiveOperationException | IllegalAccessError e) {
-            throw new IllegalStateException("cannot clear String's cached hash between lookups: run the benchmark "
-                    + "JVM with --add-opens=java.base/java.lang=ALL-UNNAMED (LookupBenchmark's forks have it)", e);
+            throw new IllegalStateException(
+                    "cannot clear String's cached hash between lookups: run the benchmark "
+                            + "JVM with --add-opens=java.base/java.lang=ALL-UNNAMED (LookupBenchmark's forks have it)",
+                    e);
         }
     }
 }

@@ -32,8 +32,8 @@ enum KeyShapes {
                 return shape;
             }
         }
-        throw new IllegalArgumentException("unknown key shape '" + param
-                + "': use one of numeric7, ascii20, uuid, nonascii, builder");
+        throw new IllegalArgumentException(
+                "unknown key shape '" + param + "': use one of numeric7, ascii20, uuid, nonascii, builder");
     }
 
     /** The shape whose stored data this one reads: {@link #BUILDER} reads {@link #ASCII20}'s store. */
@@ -51,8 +51,8 @@ enum KeyShapes {
         return switch (data()) {
             case NUMERIC7 -> Integer.toString(1_000_000 + i);
             case ASCII20 -> ascii20(i);
-            case UUID36 -> new UUID(mix(i) & ~0xF000L | 0x4000L, mix(~i) & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L)
-                    .toString();
+            case UUID36 ->
+                new UUID(mix(i) & ~0xF000L | 0x4000L, mix(~i) & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L).toString();
             case NON_ASCII -> nonAscii(i);
             default -> throw new AssertionError(this);
         };
@@ -68,8 +68,8 @@ enum KeyShapes {
             v.append("Customer ").append(i).append(" of region ").append(i % 97).append("; ");
         }
         if (v.length() < bytes || bytes < 10) {
-            throw new IllegalArgumentException("value size " + bytes + " B: use at least 10 (the benchmark uses "
-                    + "10, 40, 200 and 2000)");
+            throw new IllegalArgumentException(
+                    "value size " + bytes + " B: use at least 10 (the benchmark uses " + "10, 40, 200 and 2000)");
         }
         v.setLength(bytes);
         return v.toString();

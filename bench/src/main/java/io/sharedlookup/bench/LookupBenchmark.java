@@ -5,7 +5,6 @@ import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.reader.ValueBuffer;
 import io.sharedlookup.testing.TempTrees;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -14,8 +13,6 @@ import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,16 +64,24 @@ import redis.clients.jedis.Jedis;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {
-        "-Xmx6g", "-Dchronicle.analytics.disable=true",
-        "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
-        "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-        "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-        "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-        "--add-opens=java.base/java.util=ALL-UNNAMED",
-        // lmdbjava's fast ByteBuffer proxy sets a direct buffer's address field.
-        "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {
+            "-Xmx6g",
+            "-Dchronicle.analytics.disable=true",
+            "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+            "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            // lmdbjava's fast ByteBuffer proxy sets a direct buffer's address field.
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED"
+        })
 @State(Scope.Benchmark)
 public class LookupBenchmark {
     @Param({"1000000"})
@@ -257,8 +262,10 @@ public class LookupBenchmark {
             dir = Files.createTempDirectory("lmdb-bench");
             // MDB_NOTLS: read transactions are not tied to the thread that created them (JMH may set up a thread's
             // state on another thread than the one measuring).
-            env = Env.create().setMapSize(64L * 1024 * 1024 + (256L + 2L * bench.valueBytes) * bench.entries)
-                    .setMaxDbs(1).setMaxReaders(64)
+            env = Env.create()
+                    .setMapSize(64L * 1024 * 1024 + (256L + 2L * bench.valueBytes) * bench.entries)
+                    .setMaxDbs(1)
+                    .setMaxReaders(64)
                     .open(dir.toFile(), EnvFlags.MDB_NOTLS, EnvFlags.MDB_NOSYNC);
             db = env.openDbi(BenchData.NAMESPACE, DbiFlags.MDB_CREATE);
             ByteBuffer key = ByteBuffer.allocateDirect(env.getMaxKeySize());
@@ -266,8 +273,12 @@ public class LookupBenchmark {
             KeyShapes shape = bench.keyShape();
             try (Txn<ByteBuffer> txn = env.txnWrite()) {
                 for (int i = 0; i < bench.entries; i++) {
-                    key.clear().put(shape.key(i).getBytes(StandardCharsets.UTF_8)).flip();
-                    value.clear().put(KeyShapes.value(i, bench.valueBytes).getBytes(StandardCharsets.UTF_8)).flip();
+                    key.clear()
+                            .put(shape.key(i).getBytes(StandardCharsets.UTF_8))
+                            .flip();
+                    value.clear()
+                            .put(KeyShapes.value(i, bench.valueBytes).getBytes(StandardCharsets.UTF_8))
+                            .flip();
                     db.put(txn, key, value);
                 }
                 txn.commit();
@@ -384,5 +395,4 @@ public class LookupBenchmark {
     public String redisGet(Caller caller, RedisClient redis) {
         return redis.jedis.get(KeyPool.asString(nextKey(caller)));
     }
-
 }

@@ -30,8 +30,7 @@ public final class LookupCpuTimeHarness {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static boolean chained;
 
-    private LookupCpuTimeHarness() {
-    }
+    private LookupCpuTimeHarness() {}
 
     public static void main(String[] args) throws Exception {
         int entries = Integer.parseInt(args[0]);
@@ -63,23 +62,36 @@ public final class LookupCpuTimeHarness {
                     shared[round] = s;
                     buffered[round] = b;
                     heap[round] = h;
-                    System.out.printf("round %d: getInto %.0f ns, getInto(ValueBuffer) %.0f ns, "
-                            + "ConcurrentHashMap.get %.0f ns, ratios %.2f and %.2f%n", round, s, b, h, s / h, b / h);
+                    System.out.printf(
+                            "round %d: getInto %.0f ns, getInto(ValueBuffer) %.0f ns, "
+                                    + "ConcurrentHashMap.get %.0f ns, ratios %.2f and %.2f%n",
+                            round, s, b, h, s / h, b / h);
                 }
             }
             double[] bufferRatios = new double[rounds];
             for (int i = 0; i < rounds; i++) {
                 bufferRatios[i] = buffered[i] / heap[i];
             }
-            System.out.printf("getInto(ValueBuffer) median %.0f ns (best %.0f), ratio median %.2f (range %.2f-%.2f)%n",
+            System.out.printf(
+                    "getInto(ValueBuffer) median %.0f ns (best %.0f), ratio median %.2f (range %.2f-%.2f)%n",
                     median(buffered), min(buffered), median(bufferRatios), min(bufferRatios), max(bufferRatios));
             double[] ratios = new double[rounds];
             for (int i = 0; i < rounds; i++) {
                 ratios[i] = shared[i] / heap[i];
             }
-            System.out.printf("%d entries%s, %d rounds: getInto median %.0f ns (best %.0f), ConcurrentHashMap.get median "
-                            + "%.0f ns (best %.0f), ratio median %.2f (range %.2f-%.2f)%n", entries, chained ? " chained" : "", rounds,
-                    median(shared), min(shared), median(heap), min(heap), median(ratios), min(ratios), max(ratios));
+            System.out.printf(
+                    "%d entries%s, %d rounds: getInto median %.0f ns (best %.0f), ConcurrentHashMap.get median "
+                            + "%.0f ns (best %.0f), ratio median %.2f (range %.2f-%.2f)%n",
+                    entries,
+                    chained ? " chained" : "",
+                    rounds,
+                    median(shared),
+                    min(shared),
+                    median(heap),
+                    min(heap),
+                    median(ratios),
+                    min(ratios),
+                    max(ratios));
         }
     }
 

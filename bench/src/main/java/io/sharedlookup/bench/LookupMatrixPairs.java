@@ -37,8 +37,9 @@ import java.util.SplittableRandom;
 public final class LookupMatrixPairs {
     static final int BATCH = LookupBenchmark.BATCH;
     private static final String PREFIX = LookupBenchmark.class.getName() + ".";
-    private static final String[] BENCHMARKS = {LookupMatrixReport.MAP, "sharedLookupGetIntoValueBuffer",
-        "sharedLookupGetAllIntoBatchOf8"};
+    private static final String[] BENCHMARKS = {
+        LookupMatrixReport.MAP, "sharedLookupGetIntoValueBuffer", "sharedLookupGetAllIntoBatchOf8"
+    };
     private static final ObjectMapper JSON = PairedRows.JSON;
 
     private final Map<String, String> map;
@@ -80,8 +81,8 @@ public final class LookupMatrixPairs {
                 throw new IllegalStateException("the store " + dir + " holds " + lookup.size() + " entries, expected "
                         + entries + ": delete it so that the next run writes it again");
             }
-            LookupMatrixPairs cell = new LookupMatrixPairs(LookupBenchmark.heapCopy(shape, valueBytes, entries),
-                    lookup, new KeyPool(shape, entries));
+            LookupMatrixPairs cell = new LookupMatrixPairs(
+                    LookupBenchmark.heapCopy(shape, valueBytes, entries), lookup, new KeyPool(shape, entries));
             Windows measured = cell.measure(triples, window, warmupSeconds);
             double[][] nanos = measured.nanos();
             ArrayNode rows = JSON.createArrayNode();
@@ -89,16 +90,22 @@ public final class LookupMatrixPairs {
                 rows.add(row(shape, valueBytes, entries, b, nanos, measured.bytes()[b], window, loadBefore));
             }
             PairedRows.append(out, rows);
-            System.out.printf(Locale.ROOT, "%s %d B %d entries: map %.0f ns, getInto %.2f x, getAllInto %.2f x "
-                    + "(load %.2f -> %.2f)%n", shape.param, valueBytes, entries, PairedMedians.median(nanos[0]),
-                    rows.get(1).path("ratio").asDouble(), rows.get(2).path("ratio").asDouble(), loadBefore,
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s %d B %d entries: map %.0f ns, getInto %.2f x, getAllInto %.2f x " + "(load %.2f -> %.2f)%n",
+                    shape.param,
+                    valueBytes,
+                    entries,
+                    PairedMedians.median(nanos[0]),
+                    rows.get(1).path("ratio").asDouble(),
+                    rows.get(2).path("ratio").asDouble(),
+                    loadBefore,
                     PairedRows.load());
         }
     }
 
     /** Per benchmark and window: nanoseconds and bytes allocated per lookup. */
-    private record Windows(double[][] nanos, double[][] bytes) {
-    }
+    private record Windows(double[][] nanos, double[][] bytes) {}
 
     /** Read once at the end so the JIT cannot drop the lookups' results. */
     static volatile long sink;
@@ -112,8 +119,7 @@ public final class LookupMatrixPairs {
                 hits += window(b, window);
             }
         } while (System.nanoTime() < warmEnd);
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)
-                ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         SplittableRandom order = new SplittableRandom(3);
         double[][] nanos = new double[BENCHMARKS.length][triples];
         double[][] bytes = new double[BENCHMARKS.length][triples];
@@ -177,8 +183,15 @@ public final class LookupMatrixPairs {
         return hits;
     }
 
-    private static ObjectNode row(KeyShapes shape, int valueBytes, int entries, int b, double[][] nanos,
-            double[] bytes, int window, double loadBefore) {
+    private static ObjectNode row(
+            KeyShapes shape,
+            int valueBytes,
+            int entries,
+            int b,
+            double[][] nanos,
+            double[] bytes,
+            int window,
+            double loadBefore) {
         ObjectNode row = JSON.createObjectNode();
         row.put("benchmark", PREFIX + BENCHMARKS[b]);
         row.put("mode", "avgt");
@@ -189,7 +202,9 @@ public final class LookupMatrixPairs {
         params.put("shape", shape.param);
         params.put("valueBytes", Integer.toString(valueBytes));
         PairedRows.putScore(row, nanos[b], "ns/op");
-        row.putObject("secondaryMetrics").putObject("gc.alloc.rate.norm").put("score", PairedMedians.median(bytes))
+        row.putObject("secondaryMetrics")
+                .putObject("gc.alloc.rate.norm")
+                .put("score", PairedMedians.median(bytes))
                 .put("scoreUnit", "B/op");
         if (b > 0) {
             PairedRows.putRatio(row, "ratio", nanos[b], nanos[0]);

@@ -29,13 +29,13 @@ final class LookupMatrixReport {
     static final Map<String, String> READERS = Map.of(
             "sharedLookupGetIntoValueBuffer", "getInto(ValueBuffer)",
             "sharedLookupGetAllIntoBatchOf8", "getAllInto, batches of 8");
-    private static final List<String> READER_ORDER = List.of("sharedLookupGetIntoValueBuffer",
-            "sharedLookupGetAllIntoBatchOf8");
+
+    private static final List<String> READER_ORDER =
+            List.of("sharedLookupGetIntoValueBuffer", "sharedLookupGetAllIntoBatchOf8");
     private static final List<String> SHAPES = List.of("numeric7", "ascii20", "uuid", "nonascii", "builder");
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private LookupMatrixReport() {
-    }
+    private LookupMatrixReport() {}
 
     /**
      * One measured cell: ns per key, bytes allocated per key, and the time × the map: the median of paired ratios when
@@ -53,7 +53,8 @@ final class LookupMatrixReport {
         Map<Integer, Map<String, Map<Integer, Map<String, Cell>>>> out = new TreeMap<>();
         for (JsonNode root : roots) {
             for (JsonNode row : root) {
-                if (!row.path("mode").asText().equals("avgt") || !row.path("params").has("shape")) {
+                if (!row.path("mode").asText().equals("avgt")
+                        || !row.path("params").has("shape")) {
                     continue;
                 }
                 JsonNode params = row.path("params");
@@ -62,10 +63,18 @@ final class LookupMatrixReport {
                 out.computeIfAbsent(params.path("entries").asInt(), e -> new TreeMap<>())
                         .computeIfAbsent(params.path("shape").asText(), s -> new TreeMap<>())
                         .computeIfAbsent(params.path("valueBytes").asInt(), v -> new TreeMap<>())
-                        .put(benchmark, new Cell(metric.path("score").asDouble(), metric.path("scoreError")
-                                .asDouble(Double.NaN), row.path("secondaryMetrics").path("gc.alloc.rate.norm")
-                                .path("score").asDouble(Double.NaN), row.path("ratio").asDouble(Double.NaN),
-                                row.path("ratioLow").asDouble(Double.NaN), row.path("ratioHigh").asDouble(Double.NaN)));
+                        .put(
+                                benchmark,
+                                new Cell(
+                                        metric.path("score").asDouble(),
+                                        metric.path("scoreError").asDouble(Double.NaN),
+                                        row.path("secondaryMetrics")
+                                                .path("gc.alloc.rate.norm")
+                                                .path("score")
+                                                .asDouble(Double.NaN),
+                                        row.path("ratio").asDouble(Double.NaN),
+                                        row.path("ratioLow").asDouble(Double.NaN),
+                                        row.path("ratioHigh").asDouble(Double.NaN)));
             }
         }
         return out;
@@ -77,16 +86,30 @@ final class LookupMatrixReport {
         for (String reader : READER_ORDER) {
             t.append(' ').append(READERS.get(reader)).append(" ns/op (× map, B/op) |");
         }
-        t.append("\n|---|---|---|---|").append("---|".repeat(READER_ORDER.size())).append('\n');
-        cells.forEach((entries, byShape) -> ordered(byShape).forEach((shape, byValue) -> byValue.forEach(
-                (valueBytes, byBenchmark) -> {
+        t.append("\n|---|---|---|---|")
+                .append("---|".repeat(READER_ORDER.size()))
+                .append('\n');
+        cells.forEach((entries, byShape) -> ordered(byShape)
+                .forEach((shape, byValue) -> byValue.forEach((valueBytes, byBenchmark) -> {
                     Cell map = byBenchmark.get(MAP);
-                    t.append(String.format(Locale.ROOT, "| %s | %s | %,d B | %s |", count(entries), shape,
-                            valueBytes, map == null ? "–" : String.format(Locale.ROOT, "%.0f", map.nanos())));
+                    t.append(String.format(
+                            Locale.ROOT,
+                            "| %s | %s | %,d B | %s |",
+                            count(entries),
+                            shape,
+                            valueBytes,
+                            map == null ? "–" : String.format(Locale.ROOT, "%.0f", map.nanos())));
                     for (String reader : READER_ORDER) {
                         Cell cell = byBenchmark.get(reader);
-                        t.append(cell == null ? " – |" : String.format(Locale.ROOT, " %.0f (%s, %.1f) |", cell.nanos(),
-                                map == null ? "–" : ratio(cell, map), cell.bytes()));
+                        t.append(
+                                cell == null
+                                        ? " – |"
+                                        : String.format(
+                                                Locale.ROOT,
+                                                " %.0f (%s, %.1f) |",
+                                                cell.nanos(),
+                                                map == null ? "–" : ratio(cell, map),
+                                                cell.bytes()));
                     }
                     t.append('\n');
                 })));
@@ -99,14 +122,19 @@ final class LookupMatrixReport {
         for (var byEntries : cells(List.of(root)).entrySet()) {
             for (String reader : READER_ORDER) {
                 Map<Integer, List<Double>> series = new TreeMap<>();
-                List<String> shapes = new ArrayList<>(ordered(byEntries.getValue()).keySet());
+                List<String> shapes =
+                        new ArrayList<>(ordered(byEntries.getValue()).keySet());
                 for (String shape : shapes) {
-                    byEntries.getValue().get(shape).forEach((valueBytes, byBenchmark) -> series.computeIfAbsent(
-                            valueBytes, v -> new ArrayList<>()));
+                    byEntries
+                            .getValue()
+                            .get(shape)
+                            .forEach((valueBytes, byBenchmark) ->
+                                    series.computeIfAbsent(valueBytes, v -> new ArrayList<>()));
                 }
                 for (var s : series.entrySet()) {
                     for (String shape : shapes) {
-                        Map<String, Cell> byBenchmark = byEntries.getValue().get(shape).get(s.getKey());
+                        Map<String, Cell> byBenchmark =
+                                byEntries.getValue().get(shape).get(s.getKey());
                         Cell map = byBenchmark == null ? null : byBenchmark.get(MAP);
                         Cell cell = byBenchmark == null ? null : byBenchmark.get(reader);
                         s.getValue().add(map == null || cell == null ? 0.0 : cell.timesMap(map));
@@ -115,10 +143,18 @@ final class LookupMatrixReport {
                 if (series.isEmpty()) {
                     continue;
                 }
-                CategoryChart chart = new CategoryChartBuilder().width(1000).height(560)
-                        .title(String.format(Locale.ROOT, "%s: %s, %s entries, time × ConcurrentHashMap.get (1 = the"
-                                + " map)", base, READERS.get(reader), count(byEntries.getKey())))
-                        .xAxisTitle("key shape").yAxisTitle("× ConcurrentHashMap.get").build();
+                CategoryChart chart = new CategoryChartBuilder()
+                        .width(1000)
+                        .height(560)
+                        .title(String.format(
+                                Locale.ROOT,
+                                "%s: %s, %s entries, time × ConcurrentHashMap.get (1 = the" + " map)",
+                                base,
+                                READERS.get(reader),
+                                count(byEntries.getKey())))
+                        .xAxisTitle("key shape")
+                        .yAxisTitle("× ConcurrentHashMap.get")
+                        .build();
                 chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
                 chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
                 chart.getStyler().setLabelsVisible(true);
@@ -134,7 +170,8 @@ final class LookupMatrixReport {
 
     /** "1.23", or "1.23 [1.20–1.27]" with the paired interval when there is one. */
     private static String ratio(Cell cell, Cell map) {
-        return Double.isNaN(cell.ratioLow()) ? String.format(Locale.ROOT, "%.2f", cell.timesMap(map))
+        return Double.isNaN(cell.ratioLow())
+                ? String.format(Locale.ROOT, "%.2f", cell.timesMap(map))
                 : String.format(Locale.ROOT, "%.2f [%.2f–%.2f]", cell.ratio(), cell.ratioLow(), cell.ratioHigh());
     }
 
@@ -150,7 +187,8 @@ final class LookupMatrixReport {
     }
 
     private static String count(int n) {
-        return n >= 1_000_000 && n % 1_000_000 == 0 ? n / 1_000_000 + "M"
+        return n >= 1_000_000 && n % 1_000_000 == 0
+                ? n / 1_000_000 + "M"
                 : n >= 1_000 && n % 1_000 == 0 ? n / 1_000 + "k" : Integer.toString(n);
     }
 

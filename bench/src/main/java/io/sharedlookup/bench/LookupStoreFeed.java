@@ -19,8 +19,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * {@code FED <servers> <produce ms>} and keeps the broker up until stdin closes.
  */
 public final class LookupStoreFeed {
-    private LookupStoreFeed() {
-    }
+    private LookupStoreFeed() {}
 
     public static void main(String[] args) throws Exception {
         KeyShapes shape = KeyShapes.of(args[0]);
@@ -33,13 +32,13 @@ public final class LookupStoreFeed {
             long start = System.nanoTime();
             try (KafkaProducer<String, String> producer = FeedTopics.batchingProducer(kafka.bootstrapServers())) {
                 for (int i = 0; i < entries; i++) {
-                    producer.send(new ProducerRecord<>(BenchData.NAMESPACE, shape.key(i),
-                            KeyShapes.value(i, valueBytes)));
+                    producer.send(
+                            new ProducerRecord<>(BenchData.NAMESPACE, shape.key(i), KeyShapes.value(i, valueBytes)));
                 }
                 producer.flush();
             }
-            System.out.println("FED " + kafka.bootstrapServers() + " "
-                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            System.out.println(
+                    "FED " + kafka.bootstrapServers() + " " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
             System.out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             while (in.readLine() != null) {
@@ -47,7 +46,8 @@ public final class LookupStoreFeed {
             }
         } finally {
             try (var paths = Files.walk(dataDir)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                paths.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
             }
         }
     }

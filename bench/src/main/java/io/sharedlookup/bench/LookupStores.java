@@ -30,14 +30,15 @@ import org.slf4j.LoggerFactory;
 final class LookupStores {
     /** Several partitions, as production topics have: the writer merges them into one namespace. */
     static final int PARTITIONS = 4;
+
     private static final Logger LOG = LoggerFactory.getLogger(LookupStores.class);
 
-    private LookupStores() {
-    }
+    private LookupStores() {}
 
     /** The cached store directory for this data, written first if there is none. */
     static Path store(KeyShapes shape, int valueBytes, int entries) throws Exception {
-        Path cache = Path.of(System.getProperty("bench.storeCache", "bench/target/lookup-stores")).toAbsolutePath();
+        Path cache = Path.of(System.getProperty("bench.storeCache", "bench/target/lookup-stores"))
+                .toAbsolutePath();
         Path dir = cache.resolve(shape.data().param + "-" + valueBytes + "B-" + entries);
         if (Files.isDirectory(dir)) {
             LOG.info("reusing the store {}", dir);
@@ -58,9 +59,14 @@ final class LookupStores {
                 TempTrees.delete(building);
             }
         }
-        LOG.info("wrote {} entries ({}, {} B values) through a {}-partition topic into {} in {} s", entries,
-                shape.data().param, valueBytes, PARTITIONS, dir, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime()
-                        - start));
+        LOG.info(
+                "wrote {} entries ({}, {} B values) through a {}-partition topic into {} in {} s",
+                entries,
+                shape.data().param,
+                valueBytes,
+                PARTITIONS,
+                dir,
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
         return dir;
     }
 
@@ -69,22 +75,46 @@ final class LookupStores {
         Path demoJar = jar("bench.demoJar", "demo/target/shared-lookup-demo.jar");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path logs = Files.createTempDirectory("lookup-store-logs");
-        Process feed = new ProcessBuilder(java, "-Xmx1g", "-cp", demoJar + File.pathSeparator
-                + BootstrapHarness.codeSource(), LookupStoreFeed.class.getName(), shape.param,
-                Integer.toString(valueBytes), Integer.toString(entries), Integer.toString(PARTITIONS))
-                .redirectError(logs.resolve("feed.err").toFile()).start();
+        Process feed = new ProcessBuilder(
+                        java,
+                        "-Xmx1g",
+                        "-cp",
+                        demoJar + File.pathSeparator + BootstrapHarness.codeSource(),
+                        LookupStoreFeed.class.getName(),
+                        shape.param,
+                        Integer.toString(valueBytes),
+                        Integer.toString(entries),
+                        Integer.toString(PARTITIONS))
+                .redirectError(logs.resolve("feed.err").toFile())
+                .start();
         try {
             BufferedReader out = BootstrapHarness.reader(feed);
-            String[] fed = BootstrapHarness.expect(out, "FED ", feed, logs.resolve("feed.err")).split(" ");
+            String[] fed = BootstrapHarness.expect(out, "FED ", feed, logs.resolve("feed.err"))
+                    .split(" ");
             LOG.info("{} records produced in {} ms", entries, fed[2]);
             int port = Ports.freePort();
             Path log = logs.resolve("writer.log");
-            Process writer = new ProcessBuilder(List.of(java, "-Xmx1g", "-Dchronicle.analytics.disable=true",
-                    "-jar", writerJar.toString(), "--bootstrap-servers", fed[1], "--topic", BenchData.NAMESPACE,
-                    "--store-dir", store.toString(), "--http-port", Integer.toString(port)))
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process writer = new ProcessBuilder(List.of(
+                            java,
+                            "-Xmx1g",
+                            "-Dchronicle.analytics.disable=true",
+                            "-jar",
+                            writerJar.toString(),
+                            "--bootstrap-servers",
+                            fed[1],
+                            "--topic",
+                            BenchData.NAMESPACE,
+                            "--store-dir",
+                            store.toString(),
+                            "--http-port",
+                            Integer.toString(port)))
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             try {
-                HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                HttpClient client = HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .build();
                 WriterProcesses.awaitReady(client, "http://127.0.0.1:" + port, writer, log, 3600);
             } finally {
                 WriterProcesses.stop(writer);
@@ -101,8 +131,8 @@ final class LookupStores {
     private static Path jar(String property, String fallback) {
         Path jar = Path.of(System.getProperty(property, fallback)).toAbsolutePath();
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar + " is missing: build it (bench/run does) or set -D" + property
-                    + "=<path to the jar>");
+            throw new IllegalStateException(
+                    jar + " is missing: build it (bench/run does) or set -D" + property + "=<path to the jar>");
         }
         return jar;
     }

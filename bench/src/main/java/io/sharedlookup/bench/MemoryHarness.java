@@ -43,7 +43,9 @@ public final class MemoryHarness {
             System.out.printf("store of %,d entries written in %.1f s%n", entries, (System.nanoTime() - t0) / 1e9);
             long storeBytes;
             try (var files = Files.walk(dir)) {
-                storeBytes = files.filter(p -> p.toString().endsWith(".cmap")).mapToLong(MemoryHarness::size).sum();
+                storeBytes = files.filter(p -> p.toString().endsWith(".cmap"))
+                        .mapToLong(MemoryHarness::size)
+                        .sum();
             }
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("entries", entries);
@@ -53,7 +55,8 @@ public final class MemoryHarness {
             out.put("idle", measure("idle", 1, entries, dir));
             out.put("sharedStoreReaders", measure("shared", jvms, entries, dir));
             out.put("heapCopies", measure("heap", jvms, entries, dir));
-            String json = new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter()
+            String json = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .writerWithDefaultPrettyPrinter()
                     .writeValueAsString(out);
             Files.createDirectories(result.toAbsolutePath().getParent());
             Files.writeString(result, json);
@@ -81,7 +84,8 @@ public final class MemoryHarness {
             }
             List<Long> heaps = new ArrayList<>();
             for (Process p : children) {
-                BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                BufferedReader r =
+                        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
                 String line;
                 while ((line = r.readLine()) != null && !line.startsWith("HEAP_USED ")) {
                     // skip
@@ -114,17 +118,25 @@ public final class MemoryHarness {
      */
     private static String childClassPath() {
         return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(e -> e.contains("bench/target/classes") || e.matches(".*/(shared-lookup-reader|slf4j-api|"
-                        + "shared-lookup-testing)-[^/]*\\.jar") || e.endsWith("reader-lib/target/classes"))
+                .filter(e -> e.contains("bench/target/classes")
+                        || e.matches(".*/(shared-lookup-reader|slf4j-api|" + "shared-lookup-testing)-[^/]*\\.jar")
+                        || e.endsWith("reader-lib/target/classes"))
                 .collect(Collectors.joining(File.pathSeparator));
     }
 
     private static Process start(String role, int entries, Path dir) throws IOException {
         List<String> cmd = BenchData.javaCommandLikeThisOne("-Xmx3g");
         cmd.add("-XX:+UseG1GC");
-        cmd.addAll(List.of("-cp", childClassPath(), MemoryHarness.class.getName(),
-                "--child=" + role, Integer.toString(entries), dir.toString()));
-        return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        cmd.addAll(List.of(
+                "-cp",
+                childClassPath(),
+                MemoryHarness.class.getName(),
+                "--child=" + role,
+                Integer.toString(entries),
+                dir.toString()));
+        return new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
     }
 
     /** A child: loads its data its way, touches every entry, prints the heap used after GC, then waits to be killed. */

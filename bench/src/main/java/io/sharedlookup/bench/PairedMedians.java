@@ -11,8 +11,7 @@ import java.util.SplittableRandom;
 final class PairedMedians {
     private static final int RESAMPLES = 2000;
 
-    private PairedMedians() {
-    }
+    private PairedMedians() {}
 
     static double median(double[] values) {
         double[] sorted = values.clone();

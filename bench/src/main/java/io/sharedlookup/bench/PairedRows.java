@@ -18,8 +18,7 @@ import java.nio.file.StandardCopyOption;
 final class PairedRows {
     static final ObjectMapper JSON = new ObjectMapper();
 
-    private PairedRows() {
-    }
+    private PairedRows() {}
 
     /** Puts JMH's {@code primaryMetric}: the median of {@code perRound} and half its 95 % interval as the error. */
     static void putScore(ObjectNode row, double[] perRound, String unit) {

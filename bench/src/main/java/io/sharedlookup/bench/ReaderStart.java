@@ -11,8 +11,7 @@ import java.nio.file.Path;
  * <p>Usage: {@code ReaderStart <store dir> <namespace> <key>}.
  */
 public final class ReaderStart {
-    private ReaderStart() {
-    }
+    private ReaderStart() {}
 
     public static void main(String[] args) {
         try (SharedLookupStore store = SharedLookupStore.open(Path.of(args[0]))) {

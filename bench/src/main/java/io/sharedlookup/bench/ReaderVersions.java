@@ -28,8 +28,7 @@ import java.util.function.LongBinaryOperator;
 public final class ReaderVersions {
     private static final long WARMUP_NANOS = 40_000_000_000L;
 
-    private ReaderVersions() {
-    }
+    private ReaderVersions() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 8) {
@@ -45,8 +44,7 @@ public final class ReaderVersions {
         for (int i = 0; i < entries; i++) {
             keys[i] = shape.key(i);
         }
-        LongBinaryOperator[] readers = {
-            load(args[3], args[0], args[1], keys), load(args[4], args[0], args[1], keys)};
+        LongBinaryOperator[] readers = {load(args[3], args[0], args[1], keys), load(args[4], args[0], args[1], keys)};
         long sink = 0;
         long warmEnd = System.nanoTime() + WARMUP_NANOS;
         while (System.nanoTime() < warmEnd) {
@@ -71,10 +69,18 @@ public final class ReaderVersions {
                 ratios[p] = nanosPerOp[1] / nanosPerOp[0];
             }
             double[] interval = PairedMedians.interval(ratios);
-            System.out.printf(Locale.ROOT, "%s: second/first %.3f (95%% interval %.3f-%.3f); first %.1f ns/op, "
-                    + "second %.1f ns/op (medians of %d pairs of %d lookups)%n",
-                    mode == 0 ? "getInto" : "getAllInto", PairedMedians.median(ratios), interval[0], interval[1],
-                    PairedMedians.median(first), PairedMedians.median(second), pairs, window);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s: second/first %.3f (95%% interval %.3f-%.3f); first %.1f ns/op, "
+                            + "second %.1f ns/op (medians of %d pairs of %d lookups)%n",
+                    mode == 0 ? "getInto" : "getAllInto",
+                    PairedMedians.median(ratios),
+                    interval[0],
+                    interval[1],
+                    PairedMedians.median(first),
+                    PairedMedians.median(second),
+                    pairs,
+                    window);
         }
         System.out.println("(checksum " + sink + ")");
     }
@@ -89,6 +95,7 @@ public final class ReaderVersions {
         // The platform loader as parent: this JVM's own reader-lib (on the application class path) must stay unseen.
         ClassLoader loader = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
         return (LongBinaryOperator) loader.loadClass(ReaderVersionDriver.class.getName())
-                .getConstructor(String.class, String.class, String[].class).newInstance(storeDir, namespace, keys);
+                .getConstructor(String.class, String.class, String[].class)
+                .newInstance(storeDir, namespace, keys);
     }
 }

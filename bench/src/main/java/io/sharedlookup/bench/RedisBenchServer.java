@@ -49,9 +49,23 @@ final class RedisBenchServer {
         }
         Path dir = Files.createTempDirectory("redis-bench");
         int port = Ports.freePort();
-        Process server = new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--loglevel", "warning")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
+        Process server = new ProcessBuilder(
+                        binary,
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--dir",
+                        dir.toString(),
+                        "--loglevel",
+                        "warning")
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile())
+                .start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try (Jedis jedis = new Jedis("127.0.0.1", port)) {
@@ -59,8 +73,8 @@ final class RedisBenchServer {
                 return new RedisBenchServer(dir, server, port);
             } catch (RuntimeException notYet) {
                 if (!server.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("redis-server did not start; see " + dir.resolve("redis.log"),
-                            notYet);
+                    throw new IllegalStateException(
+                            "redis-server did not start; see " + dir.resolve("redis.log"), notYet);
                 }
                 Thread.sleep(50);
             }

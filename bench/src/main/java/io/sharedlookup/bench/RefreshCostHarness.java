@@ -22,8 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code storeDir} gets a store written first.
  */
 public final class RefreshCostHarness {
-    private RefreshCostHarness() {
-    }
+    private RefreshCostHarness() {}
 
     public static void main(String[] args) throws Exception {
         int entries = Integer.parseInt(args[0]);
@@ -48,12 +47,14 @@ public final class RefreshCostHarness {
                 lookup.contentStamp(); // from now on every refresh sums the counters
             }
             double refreshesPerSecond = TimeUnit.SECONDS.toNanos(1) / (double) interval;
-            System.out.printf("entries %d, refresh every %d ms, %d s per phase, %s contentStamp%n", entries,
-                    TimeUnit.NANOSECONDS.toMillis(interval), seconds, args[3]);
+            System.out.printf(
+                    "entries %d, refresh every %d ms, %d s per phase, %s contentStamp%n",
+                    entries, TimeUnit.NANOSECONDS.toMillis(interval), seconds, args[3]);
             for (int phase = 1; phase <= 2; phase++) {
                 double cpu = cpuMillisPerSecond(threads, refreshThread, seconds);
-                System.out.printf("  phase %d: %.2f ms CPU/s (%.1f us per refresh)%n", phase, cpu,
-                        cpu * 1000 / refreshesPerSecond);
+                System.out.printf(
+                        "  phase %d: %.2f ms CPU/s (%.1f us per refresh)%n",
+                        phase, cpu, cpu * 1000 / refreshesPerSecond);
             }
         }
     }
@@ -72,7 +73,10 @@ public final class RefreshCostHarness {
 
     private static long refreshThreadId(Path dir) {
         String name = "shared-lookup-refresh " + dir;
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no thread named '" + name + "'")).getId();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no thread named '" + name + "'"))
+                .getId();
     }
 }

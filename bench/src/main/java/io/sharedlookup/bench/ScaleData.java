@@ -12,8 +12,7 @@ final class ScaleData {
     static final int KEY_LENGTH = 20;
     private static final char[] LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".toCharArray();
 
-    private ScaleData() {
-    }
+    private ScaleData() {}
 
     static String key(long i) {
         return new String(keyBytes(i), StandardCharsets.US_ASCII);

@@ -36,25 +36,37 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class ScaleFeed {
     static final int PARTITIONS = 6;
 
-    private ScaleFeed() {
-    }
+    private ScaleFeed() {}
 
     public static void main(String[] args) throws Exception {
         Path dataDir = Files.createDirectories(Path.of(args[0]));
         long records = Long.parseLong(args[1]);
         // 1 GiB segments: a 100M-record log in 16 MiB segments (the demo's) would be ~500 files of logs and indexes.
-        try (EmbeddedKafka kafka = EmbeddedKafka.start(dataDir, Map.of("log.segment.bytes",
-                Integer.toString(1 << 30)))) {
-            FeedTopics.createCompacted(kafka.bootstrapServers(), BootstrapFeed.TOPIC, PARTITIONS,
+        try (EmbeddedKafka kafka =
+                EmbeddedKafka.start(dataDir, Map.of("log.segment.bytes", Integer.toString(1 << 30)))) {
+            FeedTopics.createCompacted(
+                    kafka.bootstrapServers(),
+                    BootstrapFeed.TOPIC,
+                    PARTITIONS,
                     Map.of("min.compaction.lag.ms", Long.toString(TimeUnit.DAYS.toMillis(7))));
             // The fast producer the issue asks for: large batches, lz4, the leader's acknowledgement only.
-            Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                    ProducerConfig.LINGER_MS_CONFIG, 50, ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20,
-                    ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4", ProducerConfig.ACKS_CONFIG, "1",
-                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
-                    ProducerConfig.BUFFER_MEMORY_CONFIG, 128L << 20);
-            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(),
-                    new ByteArraySerializer())) {
+            Map<String, Object> config = Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    kafka.bootstrapServers(),
+                    ProducerConfig.LINGER_MS_CONFIG,
+                    50,
+                    ProducerConfig.BATCH_SIZE_CONFIG,
+                    1 << 20,
+                    ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                    "lz4",
+                    ProducerConfig.ACKS_CONFIG,
+                    "1",
+                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                    false,
+                    ProducerConfig.BUFFER_MEMORY_CONFIG,
+                    128L << 20);
+            try (KafkaProducer<byte[], byte[]> producer =
+                    new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
                 long start = System.nanoTime();
                 long[] bytes = produce(producer, 0, records);
                 System.out.println("SCALE " + kafka.bootstrapServers() + " " + records + " "
@@ -68,8 +80,8 @@ public final class ScaleFeed {
                         long t0 = System.nanoTime();
                         long count = Long.parseLong(command[2]);
                         produce(producer, Long.parseLong(command[1]), count);
-                        System.out.println("PRODUCED " + count + " "
-                                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+                        System.out.println(
+                                "PRODUCED " + count + " " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
                         System.out.flush();
                     }
                 }
@@ -98,8 +110,8 @@ public final class ScaleFeed {
         }
         producer.flush();
         if (failed.get() > 0) {
-            throw new IllegalStateException(failed.get() + " of " + count + " records were not acknowledged",
-                    firstFailure.get());
+            throw new IllegalStateException(
+                    failed.get() + " of " + count + " records were not acknowledged", firstFailure.get());
         }
         return new long[] {keyBytes, valueBytes};
     }

@@ -3,7 +3,6 @@ package io.sharedlookup.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.BufferedReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,15 +21,22 @@ final class ScaleGrowth {
     static final int READERS = 2;
     private static final long POLL_MILLIS = 500;
 
-    private ScaleGrowth() {
-    }
+    private ScaleGrowth() {}
 
     /**
      * Runs the growth. {@code feedIn}/{@code feedOut} are the feed's stdin and stdout ({@link ScaleFeed}'s
      * {@code PRODUCE} command); the writer is live on {@code store}.
      */
-    static Map<String, Object> run(String java, ScaleWriter writer, Path store, long entries, PrintStream feedIn,
-            BufferedReader feedOut, Path logs, int limitSeconds) throws Exception {
+    static Map<String, Object> run(
+            String java,
+            ScaleWriter writer,
+            Path store,
+            long entries,
+            PrintStream feedIn,
+            BufferedReader feedOut,
+            Path logs,
+            int limitSeconds)
+            throws Exception {
         JsonNode before = writer.namespace();
         long generation0 = before.path("generation").asLong();
         List<Process> readers = new ArrayList<>();
@@ -42,9 +48,15 @@ final class ScaleGrowth {
         out.put("capacityBefore", before.path("capacity").asLong());
         try {
             for (int i = 0; i < READERS; i++) {
-                List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-cp",
-                        System.getProperty("java.class.path"), ScaleReader.class.getName(), store.toString(),
-                        Long.toString(entries), Long.toString(2 * entries - 1)));
+                List<String> cmd = new ArrayList<>(List.of(
+                        java,
+                        "-Xmx512m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        ScaleReader.class.getName(),
+                        store.toString(),
+                        Long.toString(entries),
+                        Long.toString(2 * entries - 1)));
                 Path err = logs.resolve("growth-reader-" + i + ".err");
                 Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
                 readers.add(p);
@@ -59,7 +71,8 @@ final class ScaleGrowth {
             out.put("produceMillis", Long.parseLong(produced[2]));
             long deadline = start + TimeUnit.SECONDS.toNanos(limitSeconds);
             JsonNode now = writer.namespace();
-            while (!(now.path("generation").asLong() > generation0 && now.path("entries").asLong() >= 2 * entries)) {
+            while (!(now.path("generation").asLong() > generation0
+                    && now.path("entries").asLong() >= 2 * entries)) {
                 if (!writer.isAlive() || System.nanoTime() > deadline) {
                     throw new IllegalStateException("the writer did not reach " + 2 * entries + " entries in a new "
                             + "generation within " + limitSeconds + " s (now " + now + "); see " + writer.log());
@@ -76,8 +89,9 @@ final class ScaleGrowth {
             for (int i = 0; i < readers.size(); i++) {
                 Process p = readers.get(i);
                 p.getOutputStream().close();
-                String[] f = BootstrapHarness.expect(readerOut.get(i), "READ ", p,
-                        logs.resolve("growth-reader-" + i + ".err")).split(" ");
+                String[] f = BootstrapHarness.expect(
+                                readerOut.get(i), "READ ", p, logs.resolve("growth-reader-" + i + ".err"))
+                        .split(" ");
                 Map<String, Object> row = new LinkedHashMap<>();
                 row.put("lookups", Long.parseLong(f[1]));
                 row.put("maxMicros", Long.parseLong(f[2]) / 1000.0);
@@ -89,8 +103,12 @@ final class ScaleGrowth {
                 rows.add(row);
             }
             out.put("readerRows", rows);
-            out.put("worstLookupMicros", rows.stream().mapToDouble(r -> (Double) r.get("maxMicros")).max()
-                    .orElse(0));
+            out.put(
+                    "worstLookupMicros",
+                    rows.stream()
+                            .mapToDouble(r -> (Double) r.get("maxMicros"))
+                            .max()
+                            .orElse(0));
             System.out.println("scale: growth " + out);
             return out;
         } finally {

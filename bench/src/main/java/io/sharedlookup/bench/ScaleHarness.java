@@ -44,8 +44,7 @@ public final class ScaleHarness {
     /** The comparison stores' sizes (the writer-filled store's size is added). */
     static final long[] COMPARISON_SIZES = {1_000_000, 10_000_000};
 
-    private ScaleHarness() {
-    }
+    private ScaleHarness() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length < 4 || !args[2].matches("[1-9][0-9]*")) {
@@ -66,9 +65,11 @@ public final class ScaleHarness {
         long free = Files.getFileStore(base).getUsableSpace();
         long needed = diskNeeded(records);
         if (free < needed) {
-            System.err.printf("bench/run scale: %,d records need about %.1f GB free under %s (Kafka log, store and "
-                    + "its growth, snapshot, seeded copy, comparison stores), only %.1f GB are: set SCALE_DIR to a "
-                    + "bigger disk or SCALE_RECORDS lower%n", records, needed / 1e9, base, free / 1e9);
+            System.err.printf(
+                    "bench/run scale: %,d records need about %.1f GB free under %s (Kafka log, store and "
+                            + "its growth, snapshot, seeded copy, comparison stores), only %.1f GB are: set SCALE_DIR to a "
+                            + "bigger disk or SCALE_RECORDS lower%n",
+                    records, needed / 1e9, base, free / 1e9);
             System.exit(3);
         }
         Path work = Files.createTempDirectory(base, "scale-");
@@ -83,14 +84,22 @@ public final class ScaleHarness {
         out.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         out.put("writerArgs", System.getenv().getOrDefault("SCALE_WRITER_ARGS", ""));
         out.put("notMeasured", List.of("lookup percentiles (average time per call only)"));
-        Process feed = new ProcessBuilder(java, "-Xmx1g", "-cp", feedCp, ScaleFeed.class.getName(),
-                work.resolve("kafka").toString(), Long.toString(records))
-                .redirectError(logs.resolve("feed.err").toFile()).start();
+        Process feed = new ProcessBuilder(
+                        java,
+                        "-Xmx1g",
+                        "-cp",
+                        feedCp,
+                        ScaleFeed.class.getName(),
+                        work.resolve("kafka").toString(),
+                        Long.toString(records))
+                .redirectError(logs.resolve("feed.err").toFile())
+                .start();
         boolean keepLogs = true; // unless the run succeeds
         try {
             BufferedReader feedOut = BootstrapHarness.reader(feed);
             PrintStream feedIn = new PrintStream(feed.getOutputStream(), true, StandardCharsets.UTF_8);
-            String[] boot = BootstrapHarness.expect(feedOut, "SCALE ", feed, logs.resolve("feed.err")).split(" ");
+            String[] boot = BootstrapHarness.expect(feedOut, "SCALE ", feed, logs.resolve("feed.err"))
+                    .split(" ");
             String servers = boot[1];
             long keyBytes = Long.parseLong(boot[4]);
             long valueBytes = Long.parseLong(boot[5]);
@@ -102,19 +111,35 @@ public final class ScaleHarness {
             out.put("produce", produce);
             System.out.printf("scale: %,d records produced in %s ms (load %s)%n", records, boot[3], load());
 
-            out.put("bareConsumer", phase(() -> BootstrapHarness.consumer(java, feedCp, servers, "decode", records,
-                    logs)));
+            out.put(
+                    "bareConsumer",
+                    phase(() -> BootstrapHarness.consumer(java, feedCp, servers, "decode", records, logs)));
             Path store = work.resolve("store");
-            out.put("writerBootstrap", phase(() -> bootstrap(java, writerJar, servers, store, records, logs,
-                    limitSeconds)));
-            out.put("writerToBareConsumerRatio", number(out, "bareConsumer", "millisFromProcessStart")
-                    / number(out, "writerBootstrap", "millisFromProcessStart"));
+            out.put(
+                    "writerBootstrap",
+                    phase(() -> bootstrap(java, writerJar, servers, store, records, logs, limitSeconds)));
+            out.put(
+                    "writerToBareConsumerRatio",
+                    number(out, "bareConsumer", "millisFromProcessStart")
+                            / number(out, "writerBootstrap", "millisFromProcessStart"));
             out.put("storeFiles", storeFiles(store, records, keyBytes + valueBytes));
             if (growthOnly) {
-                out.put("growth", growth(java, writerJar, servers, store, logs, feedIn, feedOut, records,
-                        limitSeconds));
+                out.put(
+                        "growth",
+                        growth(java, writerJar, servers, store, logs, feedIn, feedOut, records, limitSeconds));
             } else if (!bootstrapOnly) {
-                laterSteps(out, java, writerJar, servers, store, work, logs, feedIn, feedOut, records, shortLookups,
+                laterSteps(
+                        out,
+                        java,
+                        writerJar,
+                        servers,
+                        store,
+                        work,
+                        logs,
+                        feedIn,
+                        feedOut,
+                        records,
+                        shortLookups,
                         limitSeconds);
             }
             String json = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
@@ -137,15 +162,29 @@ public final class ScaleHarness {
     }
 
     /** Everything after the bootstrap, on its store: the operator commands, readers, lookups, the growth. */
-    private static void laterSteps(Map<String, Object> out, String java, Path writerJar, String servers, Path store,
-            Path work, Path logs, PrintStream feedIn, BufferedReader feedOut, long records, boolean shortLookups,
-            int limitSeconds) throws Exception {
+    private static void laterSteps(
+            Map<String, Object> out,
+            String java,
+            Path writerJar,
+            String servers,
+            Path store,
+            Path work,
+            Path logs,
+            PrintStream feedIn,
+            BufferedReader feedOut,
+            long records,
+            boolean shortLookups,
+            int limitSeconds)
+            throws Exception {
         out.put("verifyMillis", command(java, writerJar, logs, "verify", store.toString(), BootstrapFeed.TOPIC));
         Path snapshot = work.resolve("snapshot");
-        out.put("snapshotMillis", command(java, writerJar, logs, "snapshot", store.toString(),
-                BootstrapFeed.TOPIC, snapshot.toString()));
-        out.put("seed", phase(() -> seed(java, writerJar, servers, work.resolve("seeded"), snapshot, records,
-                logs, limitSeconds)));
+        out.put(
+                "snapshotMillis",
+                command(java, writerJar, logs, "snapshot", store.toString(), BootstrapFeed.TOPIC, snapshot.toString()));
+        out.put(
+                "seed",
+                phase(() ->
+                        seed(java, writerJar, servers, work.resolve("seeded"), snapshot, records, logs, limitSeconds)));
         TempTrees.delete(snapshot);
         TempTrees.delete(work.resolve("seeded"));
 
@@ -155,12 +194,21 @@ public final class ScaleHarness {
     }
 
     /** A writer resumed on the bootstrapped store takes as many new keys again while readers read. */
-    private static Map<String, Object> growth(String java, Path writerJar, String servers, Path store, Path logs,
-            PrintStream feedIn, BufferedReader feedOut, long records, int limitSeconds) throws Exception {
+    private static Map<String, Object> growth(
+            String java,
+            Path writerJar,
+            String servers,
+            Path store,
+            Path logs,
+            PrintStream feedIn,
+            BufferedReader feedOut,
+            long records,
+            int limitSeconds)
+            throws Exception {
         try (ScaleWriter writer = ScaleWriter.start(java, writerJar, servers, store, logs)) {
             long resumed = writer.awaitReady(limitSeconds);
-            Map<String, Object> growth = ScaleGrowth.run(java, writer, store, records, feedIn, feedOut, logs,
-                    limitSeconds);
+            Map<String, Object> growth =
+                    ScaleGrowth.run(java, writer, store, records, feedIn, feedOut, logs, limitSeconds);
             growth.put("resumeMillisFromProcessStart", resumed);
             growth.put("writer", writer.footprint());
             growth.put("loadAverageAtEnd", load());
@@ -195,8 +243,9 @@ public final class ScaleHarness {
         return row;
     }
 
-    private static Map<String, Object> bootstrap(String java, Path writerJar, String servers, Path store, long records,
-            Path logs, int limitSeconds) throws Exception {
+    private static Map<String, Object> bootstrap(
+            String java, Path writerJar, String servers, Path store, long records, Path logs, int limitSeconds)
+            throws Exception {
         try (ScaleWriter writer = ScaleWriter.start(java, writerJar, servers, store, logs)) {
             long millis = writer.awaitReady(limitSeconds);
             JsonNode ns = writer.namespace();
@@ -221,15 +270,23 @@ public final class ScaleHarness {
         }
     }
 
-    private static Map<String, Object> seed(String java, Path writerJar, String servers, Path store, Path snapshot,
-            long records, Path logs, int limitSeconds) throws Exception {
-        try (ScaleWriter writer = ScaleWriter.start(java, writerJar, servers, store, logs, "--seed",
-                snapshot.toString())) {
+    private static Map<String, Object> seed(
+            String java,
+            Path writerJar,
+            String servers,
+            Path store,
+            Path snapshot,
+            long records,
+            Path logs,
+            int limitSeconds)
+            throws Exception {
+        try (ScaleWriter writer =
+                ScaleWriter.start(java, writerJar, servers, store, logs, "--seed", snapshot.toString())) {
             long millis = writer.awaitReady(limitSeconds);
             writer.footprint();
             if (!Files.readString(writer.log()).contains("seeded from snapshot")) {
-                throw new IllegalStateException("the seeded writer did not start from the snapshot; see "
-                        + writer.log());
+                throw new IllegalStateException(
+                        "the seeded writer did not start from the snapshot; see " + writer.log());
             }
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("millisFromProcessStart", millis);
@@ -244,11 +301,15 @@ public final class ScaleHarness {
         cmd.addAll(List.of(args));
         Path log = logs.resolve(args[0] + ".log");
         long t0 = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         int exit = p.waitFor();
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         if (exit != 0) {
-            throw new IllegalStateException(args[0] + " exited " + exit + ": " + Files.readString(log).strip());
+            throw new IllegalStateException(
+                    args[0] + " exited " + exit + ": " + Files.readString(log).strip());
         }
         System.out.printf("scale: %s took %d ms%n", args[0], millis);
         return millis;
@@ -291,7 +352,8 @@ public final class ScaleHarness {
             throws Exception {
         // An application embedding reader-lib: the benchmarks' classes (for ReaderStart), reader-lib, slf4j-api.
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(e -> e.contains("bench/target/classes") || e.endsWith("reader-lib/target/classes")
+                .filter(e -> e.contains("bench/target/classes")
+                        || e.endsWith("reader-lib/target/classes")
                         || e.matches(".*/(shared-lookup-reader|slf4j-api)-[^/]*\\.jar"))
                 .collect(Collectors.joining(File.pathSeparator));
         long index = records / 2;
@@ -299,10 +361,20 @@ public final class ScaleHarness {
         for (int i = 0; i < runs; i++) {
             Path err = logs.resolve("reader-start-" + i + ".err");
             long startedAt = System.currentTimeMillis();
-            Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", classPath, ReaderStart.class.getName(),
-                    store.toString(), BootstrapFeed.TOPIC, ScaleData.key(index)).redirectError(err.toFile()).start();
+            Process p = new ProcessBuilder(
+                            java,
+                            "-Xmx256m",
+                            "-cp",
+                            classPath,
+                            ReaderStart.class.getName(),
+                            store.toString(),
+                            BootstrapFeed.TOPIC,
+                            ScaleData.key(index))
+                    .redirectError(err.toFile())
+                    .start();
             try {
-                String[] line = BootstrapHarness.expect(BootstrapHarness.reader(p), "FOUND ", p, err).split(" ", 3);
+                String[] line = BootstrapHarness.expect(BootstrapHarness.reader(p), "FOUND ", p, err)
+                        .split(" ", 3);
                 if (!line[2].equals(ScaleData.value(index))) {
                     throw new IllegalStateException("reader found '" + line[2] + "' for " + ScaleData.key(index));
                 }

@@ -41,7 +41,9 @@ import org.openjdk.jmh.annotations.TearDown;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx6g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xmx6g"})
 @State(Scope.Benchmark)
 public class ScaleLookupBenchmark {
     static final int KEY_SAMPLE = 10_000_000;
@@ -101,8 +103,8 @@ public class ScaleLookupBenchmark {
             lookup = store.lookup(BootstrapFeed.TOPIC);
             String key = ScaleData.key(bench.entries - 1);
             if (!ScaleData.value(bench.entries - 1).equals(lookup.get(key))) {
-                throw new IllegalStateException(bench.store + " does not hold " + key + ": not a store of "
-                        + bench.entries + " scale records");
+                throw new IllegalStateException(
+                        bench.store + " does not hold " + key + ": not a store of " + bench.entries + " scale records");
             }
         }
 

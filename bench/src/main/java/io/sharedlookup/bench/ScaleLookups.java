@@ -48,10 +48,14 @@ final class ScaleLookups {
     List<Map<String, Object>> measure(Path store, long entries) throws RunnerException {
         String include = ScaleLookupBenchmark.class.getName() + "\\.(getIntoValueBuffer|getAllIntoBatchOf8"
                 + (entries <= HEAP_MAP_MAX_ENTRIES ? "|concurrentHashMapGet" : "") + ")$";
-        ChainedOptionsBuilder options = new OptionsBuilder().include(include)
-                .param("store", store.toString()).param("entries", Long.toString(entries))
-                .warmupIterations(warmups).warmupTime(TimeValue.seconds(seconds))
-                .measurementIterations(iterations).measurementTime(TimeValue.seconds(seconds))
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include(include)
+                .param("store", store.toString())
+                .param("entries", Long.toString(entries))
+                .warmupIterations(warmups)
+                .warmupTime(TimeValue.seconds(seconds))
+                .measurementIterations(iterations)
+                .measurementTime(TimeValue.seconds(seconds))
                 .shouldFailOnError(true);
         Collection<RunResult> results = new Runner(options.build()).run();
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -66,8 +70,10 @@ final class ScaleLookups {
         if (entries > HEAP_MAP_MAX_ENTRIES) {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("benchmark", "concurrentHashMapGet");
-            row.put("skipped", "a heap copy of " + entries + " entries (~" + entries * 200 / 1_000_000_000
-                    + " GB) does not fit the fork's 6 GB heap");
+            row.put(
+                    "skipped",
+                    "a heap copy of " + entries + " entries (~" + entries * 200 / 1_000_000_000
+                            + " GB) does not fit the fork's 6 GB heap");
             rows.add(row);
         }
         return rows;

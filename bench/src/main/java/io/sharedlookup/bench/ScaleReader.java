@@ -21,8 +21,7 @@ import org.HdrHistogram.Histogram;
 public final class ScaleReader {
     static final int PACE_LOOKUPS = 100;
 
-    private ScaleReader() {
-    }
+    private ScaleReader() {}
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
@@ -37,13 +36,15 @@ public final class ScaleReader {
         long misses = 0;
         long over1ms = 0;
         // A thread blocked on stdin ends the loop when the harness closes it (or writes anything) after the growth.
-        Thread stdin = new Thread(() -> {
-            try {
-                System.in.read();
-            } catch (IOException e) {
-                // closed either way
-            }
-        }, "stdin");
+        Thread stdin = new Thread(
+                () -> {
+                    try {
+                        System.in.read();
+                    } catch (IOException e) {
+                        // closed either way
+                    }
+                },
+                "stdin");
         stdin.setDaemon(true);
         stdin.start();
         try (SharedLookupStore store = SharedLookupStore.open(dir)) {

@@ -21,16 +21,15 @@ import java.util.concurrent.TimeUnit;
  * <p>Usage: {@code ScaleStoreWriter <store dir> <entries>}.
  */
 public final class ScaleStoreWriter {
-    private ScaleStoreWriter() {
-    }
+    private ScaleStoreWriter() {}
 
     public static void main(String[] args) throws IOException {
         Path dir = Path.of(args[0]);
         long entries = Long.parseLong(args[1]);
-        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(dir), BootstrapFeed.TOPIC,
-                StorePermissions.DEFAULT)) {
-            GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(entries,
-                    ScaleData.KEY_LENGTH, 40), false);
+        try (NamespaceDirectory writer =
+                NamespaceDirectory.open(new StoreLayout(dir), BootstrapFeed.TOPIC, StorePermissions.DEFAULT)) {
+            GenerationFile generation =
+                    writer.createGeneration(GenerationSizing.forExpected(entries, ScaleData.KEY_LENGTH, 40), false);
             long timeout = TimeUnit.SECONDS.toNanos(1);
             for (long i = 0; i < entries; i++) {
                 generation.put(ScaleData.key(i), ScaleData.value(i), timeout);
@@ -43,13 +42,17 @@ public final class ScaleStoreWriter {
     /** Runs {@link #main} in a child JVM like this one (Chronicle's flags) and waits for it. */
     static void writeInOwnJvm(Path dir, long entries) throws IOException, InterruptedException {
         List<String> command = BenchData.javaCommandLikeThisOne("-Xmx1g");
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ScaleStoreWriter.class.getName(),
-                dir.toString(), Long.toString(entries)));
+        command.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                ScaleStoreWriter.class.getName(),
+                dir.toString(),
+                Long.toString(entries)));
         Process p = new ProcessBuilder(command).inheritIO().start();
         int exit = p.waitFor();
         if (exit != 0) {
-            throw new IOException("writing the " + entries + "-entry comparison store in " + dir + " failed (exit "
-                    + exit + ")");
+            throw new IOException(
+                    "writing the " + entries + "-entry comparison store in " + dir + " failed (exit " + exit + ")");
         }
     }
 }

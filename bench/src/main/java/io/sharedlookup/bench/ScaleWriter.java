@@ -29,7 +29,8 @@ final class ScaleWriter implements AutoCloseable {
     private final String base;
     private final Path log;
     private final long startNanos;
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ScaleFootprint footprint;
 
     private ScaleWriter(Process process, String base, Path log, long startNanos, Path store) {
@@ -50,17 +51,30 @@ final class ScaleWriter implements AutoCloseable {
         if (extraJvm != null && !extraJvm.isBlank()) {
             command.addAll(List.of(extraJvm.trim().split("\\s+")));
         }
-        command.addAll(List.of("-jar", writerJar.toString(), "--bootstrap-servers", servers, "--topic",
-                BootstrapFeed.TOPIC, "--store-dir", store.toString(), "--http-port", Integer.toString(port)));
+        command.addAll(List.of(
+                "-jar",
+                writerJar.toString(),
+                "--bootstrap-servers",
+                servers,
+                "--topic",
+                BootstrapFeed.TOPIC,
+                "--store-dir",
+                store.toString(),
+                "--http-port",
+                Integer.toString(port)));
         command.addAll(List.of(extraArgs));
         String writerArgs = System.getenv("SCALE_WRITER_ARGS");
         if (writerArgs != null && !writerArgs.isBlank()) {
             command.addAll(List.of(writerArgs.trim().split("\\s+")));
         }
         long start = System.nanoTime();
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        System.out.println("scale: writer pid " + p.pid() + " " + String.join(" ", command.subList(command.indexOf(
-                "--http-port") + 2, command.size())) + ", log " + log);
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        System.out.println("scale: writer pid " + p.pid() + " "
+                + String.join(" ", command.subList(command.indexOf("--http-port") + 2, command.size())) + ", log "
+                + log);
         return new ScaleWriter(p, "http://127.0.0.1:" + port, log, start, store);
     }
 
@@ -78,12 +92,15 @@ final class ScaleWriter implements AutoCloseable {
     /** A counter or gauge of this namespace from {@code /metrics}; 0 when absent. */
     double metric(String name) throws IOException, InterruptedException {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{[^}]*namespace=\"" + BootstrapFeed.TOPIC
-                + "\"[^}]*\\} (\\S+)$").matcher(get("/metrics"));
+                        + "\"[^}]*\\} (\\S+)$")
+                .matcher(get("/metrics"));
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
     }
 
     private String get(String path) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10)).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofSeconds(10))
+                .build();
         HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IllegalStateException(path + " answered " + response.statusCode() + "; see " + log);

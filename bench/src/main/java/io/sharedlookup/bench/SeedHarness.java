@@ -22,8 +22,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Usage: {@code SeedHarness <writer.jar> <demo.jar> <records> <result.json>}.
  */
 public final class SeedHarness {
-    private SeedHarness() {
-    }
+    private SeedHarness() {}
 
     public static void main(String[] args) throws Exception {
         Path writerJar = Path.of(args[0]);
@@ -36,35 +35,56 @@ public final class SeedHarness {
         String feedCp = demoJar + File.pathSeparator + BootstrapHarness.codeSource();
         List<Process> processes = new ArrayList<>();
         try {
-            Process feed = new ProcessBuilder(java, "-Xmx512m", "-cp", feedCp, BootstrapFeed.class.getName(),
-                    Long.toString(records)).redirectError(logs.resolve("feed.err").toFile()).start();
+            Process feed = new ProcessBuilder(
+                            java, "-Xmx512m", "-cp", feedCp, BootstrapFeed.class.getName(), Long.toString(records))
+                    .redirectError(logs.resolve("feed.err").toFile())
+                    .start();
             processes.add(feed);
-            String[] boot = BootstrapHarness.expect(BootstrapHarness.reader(feed), "BOOTSTRAP ", feed,
-                    logs.resolve("feed.err")).split(" ");
+            String[] boot = BootstrapHarness.expect(
+                            BootstrapHarness.reader(feed), "BOOTSTRAP ", feed, logs.resolve("feed.err"))
+                    .split(" ");
             String servers = boot[1];
-            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpClient client =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
             out.put("records", records);
 
             Path peer = work.resolve("peer-store");
-            Map<String, Object> fromTopic = BootstrapHarness.writer(java, writerJar, servers, peer, client, records,
-                    logs);
+            Map<String, Object> fromTopic =
+                    BootstrapHarness.writer(java, writerJar, servers, peer, client, records, logs);
             fromTopic.remove("log");
             out.put("readyFromTopic", fromTopic);
 
             Path snapshot = work.resolve("snapshot");
             long t0 = System.nanoTime();
-            Process snap = new ProcessBuilder(java, "-Xmx512m", "-jar", writerJar.toString(), "snapshot",
-                    peer.toString(), BootstrapFeed.TOPIC, snapshot.toString())
-                    .redirectErrorStream(true).redirectOutput(logs.resolve("snapshot.log").toFile()).start();
+            Process snap = new ProcessBuilder(
+                            java,
+                            "-Xmx512m",
+                            "-jar",
+                            writerJar.toString(),
+                            "snapshot",
+                            peer.toString(),
+                            BootstrapFeed.TOPIC,
+                            snapshot.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(logs.resolve("snapshot.log").toFile())
+                    .start();
             if (snap.waitFor() != 0) {
                 throw new IllegalStateException("snapshot failed; see " + logs.resolve("snapshot.log"));
             }
             out.put("snapshotMillis", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
 
-            Map<String, Object> fromSnapshot = BootstrapHarness.writer(java, writerJar, servers,
-                    work.resolve("new-store"), client, records, logs, "--seed", snapshot.toString());
+            Map<String, Object> fromSnapshot = BootstrapHarness.writer(
+                    java,
+                    writerJar,
+                    servers,
+                    work.resolve("new-store"),
+                    client,
+                    records,
+                    logs,
+                    "--seed",
+                    snapshot.toString());
             boolean resumed = Files.readString(Path.of((String) fromSnapshot.remove("log")))
                     .contains("seeded from snapshot");
             if (!resumed) {

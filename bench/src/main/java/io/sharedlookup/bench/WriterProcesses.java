@@ -11,8 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /** The writer JVM as the harnesses run it: waiting for {@code /ready}, stopping it cleanly. */
 final class WriterProcesses {
-    private WriterProcesses() {
-    }
+    private WriterProcesses() {}
 
     /**
      * Polls {@code base/ready} every 10 ms until it answers 200; returns the milliseconds that took from this call.
@@ -22,7 +21,9 @@ final class WriterProcesses {
             throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + TimeUnit.SECONDS.toNanos(limitSeconds);
-        HttpRequest ready = HttpRequest.newBuilder(URI.create(base + "/ready")).timeout(Duration.ofSeconds(2)).build();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create(base + "/ready"))
+                .timeout(Duration.ofSeconds(2))
+                .build();
         while (System.nanoTime() < deadline) {
             if (!writer.isAlive()) {
                 throw new IllegalStateException("the writer exited (" + writer.exitValue() + "); see " + log);

@@ -44,14 +44,21 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @OperationsPerInvocation(WriterPutBenchmark.RECORDS)
-@Fork(value = 1, jvmArgsAppend = {
-        "-Xmx2g", "-Dchronicle.analytics.disable=true",
-        "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
-        "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-        "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-        "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-        "--add-opens=java.base/java.util=ALL-UNNAMED"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {
+            "-Xmx2g",
+            "-Dchronicle.analytics.disable=true",
+            "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+            "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED"
+        })
 @State(Scope.Benchmark)
 public class WriterPutBenchmark {
     static final int RECORDS = 1_000_000;
@@ -62,6 +69,7 @@ public class WriterPutBenchmark {
     String[] values;
     /** Indexes of the keys in even and in odd segments of {@link #SIZING}'s layout, computed on first use. */
     int[][] bySegmentParity;
+
     ExecutorService second;
 
     @Setup(Level.Trial)
@@ -88,8 +96,8 @@ public class WriterPutBenchmark {
 
         GenerationFile create(boolean reverseIndex) throws IOException {
             dir = Files.createTempDirectory("put-bench");
-            file = GenerationFile.create(dir.resolve("g0000000001.cmap"), SIZING, StorePermissions.DEFAULT,
-                    reverseIndex);
+            file = GenerationFile.create(
+                    dir.resolve("g0000000001.cmap"), SIZING, StorePermissions.DEFAULT, reverseIndex);
             return file;
         }
 
@@ -134,9 +142,12 @@ public class WriterPutBenchmark {
         @Setup(Level.Invocation)
         public void empty() throws IOException {
             dir = Files.createTempDirectory("put-bench");
-            map = ChronicleMapBuilder.of(CharSequence.class, CharSequence.class).entries(SIZING.entries())
-                    .averageKeySize(SIZING.averageKeyBytes()).averageValueSize(SIZING.averageValueBytes())
-                    .maxBloatFactor(SIZING.maxBloatFactor()).checksumEntries(false)
+            map = ChronicleMapBuilder.of(CharSequence.class, CharSequence.class)
+                    .entries(SIZING.entries())
+                    .averageKeySize(SIZING.averageKeyBytes())
+                    .averageValueSize(SIZING.averageValueBytes())
+                    .maxBloatFactor(SIZING.maxBloatFactor())
+                    .checksumEntries(false)
                     .createPersistedTo(dir.resolve("bare.cmap").toFile());
         }
 

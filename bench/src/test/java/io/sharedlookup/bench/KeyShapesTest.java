@@ -23,31 +23,38 @@ class KeyShapesTest {
             Set<String> seen = new HashSet<>();
             for (int i = 0; i < N; i++) {
                 String key = shape.key(i);
-                assertThat(seen.add(key)).as("%s id %d (%s) is new", shape, i, key).isTrue();
+                assertThat(seen.add(key))
+                        .as("%s id %d (%s) is new", shape, i, key)
+                        .isTrue();
                 switch (shape) {
                     case NUMERIC7 -> assertThat(key).hasSize(7).containsOnlyDigits();
                     case ASCII20, BUILDER -> assertThat(key).matches("acct-\\d{8}-[a-z]{4}");
-                    case UUID36 -> assertThat(java.util.UUID.fromString(key).toString()).isEqualTo(key);
+                    case UUID36 ->
+                        assertThat(java.util.UUID.fromString(key).toString()).isEqualTo(key);
                     case NON_ASCII -> {
                         assertThat(key.length()).isBetween(10, 20);
                         boolean even = i % 2 == 0;
-                        assertThat(key.chars().allMatch(c -> even ? Character.UnicodeScript.of(c)
-                                == Character.UnicodeScript.CYRILLIC : Character.UnicodeScript.of(c)
-                                == Character.UnicodeScript.HAN)).as(key).isTrue();
+                        assertThat(key.chars()
+                                        .allMatch(c -> even
+                                                ? Character.UnicodeScript.of(c) == Character.UnicodeScript.CYRILLIC
+                                                : Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN))
+                                .as(key)
+                                .isTrue();
                     }
                     default -> throw new AssertionError(shape);
                 }
             }
         }
-        assertThat(KeyShapes.ASCII20.key(9_999_999)).isEqualTo("acct-09999999-" + KeyShapes.ASCII20.key(9_999_999)
-                .substring(14));
+        assertThat(KeyShapes.ASCII20.key(9_999_999))
+                .isEqualTo("acct-09999999-" + KeyShapes.ASCII20.key(9_999_999).substring(14));
     }
 
     @Test
     void valuesHaveExactlyTheirSizeInBytes() {
         for (int bytes : new int[] {10, 40, 200, 2000}) {
             for (int i : new int[] {0, 7, 9_999_999}) {
-                assertThat(KeyShapes.value(i, bytes).getBytes(StandardCharsets.UTF_8)).hasSize(bytes);
+                assertThat(KeyShapes.value(i, bytes).getBytes(StandardCharsets.UTF_8))
+                        .hasSize(bytes);
                 assertThat(KeyShapes.value(i, bytes)).startsWith("#" + i);
             }
         }
@@ -64,7 +71,9 @@ class KeyShapesTest {
         assertThat((int) hash.get(first)).isEqualTo(h);
         String again = (String) pool.next(new SplittableRandom(1));
         assertThat(again).isSameAs(first);
-        assertThat((int) hash.get(again)).as("cached hash cleared before the next lookup").isZero();
+        assertThat((int) hash.get(again))
+                .as("cached hash cleared before the next lookup")
+                .isZero();
         assertThat(again.hashCode()).isEqualTo(h);
 
         CharSequence builder = new KeyPool(KeyShapes.BUILDER, 1).next(new SplittableRandom(1));

@@ -28,11 +28,50 @@ final class DemoFeed implements AutoCloseable {
     static final String TOPIC = "users";
     static final int USERS = 5000;
     private static final Logger log = LoggerFactory.getLogger(DemoFeed.class);
-    private static final String[] FIRST = {"Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John",
-        "Margaret", "Ken", "Radia", "Dennis", "Hedy", "Tim", "Katherine", "Linus", "Anita", "Niklaus", "Sophie", "Guido"};
-    private static final String[] LAST = {"Lovelace", "Turing", "Hopper", "Dijkstra", "Liskov", "Knuth", "Allen",
-        "Backus", "Hamilton", "Thompson", "Perlman", "Ritchie", "Lamarr", "Berners-Lee", "Johnson", "Torvalds", "Borg",
-        "Wirth", "Wilson", "van Rossum"};
+    private static final String[] FIRST = {
+        "Ada",
+        "Alan",
+        "Grace",
+        "Edsger",
+        "Barbara",
+        "Donald",
+        "Frances",
+        "John",
+        "Margaret",
+        "Ken",
+        "Radia",
+        "Dennis",
+        "Hedy",
+        "Tim",
+        "Katherine",
+        "Linus",
+        "Anita",
+        "Niklaus",
+        "Sophie",
+        "Guido"
+    };
+    private static final String[] LAST = {
+        "Lovelace",
+        "Turing",
+        "Hopper",
+        "Dijkstra",
+        "Liskov",
+        "Knuth",
+        "Allen",
+        "Backus",
+        "Hamilton",
+        "Thompson",
+        "Perlman",
+        "Ritchie",
+        "Lamarr",
+        "Berners-Lee",
+        "Johnson",
+        "Torvalds",
+        "Borg",
+        "Wirth",
+        "Wilson",
+        "van Rossum"
+    };
 
     /** How often the demo prints lookups resolved through reader-lib. */
     private static final long SHOW_MILLIS = 5_000;
@@ -42,6 +81,7 @@ final class DemoFeed implements AutoCloseable {
     private volatile boolean running = true;
     /** The last change sent: {id, value or null}, so the printout can show it arriving in the store. */
     private volatile String[] lastChange;
+
     private Thread shower;
 
     private DemoFeed(String bootstrapServers) {
@@ -62,7 +102,9 @@ final class DemoFeed implements AutoCloseable {
         try (Admin admin = Admin.create(p)) {
             if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(TOPIC)) {
                 admin.createTopics(List.of(new NewTopic(TOPIC, Optional.of(3), Optional.empty())
-                        .configs(Map.of("cleanup.policy", "compact")))).all().get(30, TimeUnit.SECONDS);
+                                .configs(Map.of("cleanup.policy", "compact"))))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
         } catch (java.util.concurrent.ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
@@ -117,32 +159,38 @@ final class DemoFeed implements AutoCloseable {
      * the topic.
      */
     void showLookups(SharedLookupStore store, PrintStream out, FirstStep first) {
-        shower = new Thread(() -> {
-            try {
-                first.run();
-            } catch (InterruptedException e) {
-                return;
-            }
-            while (running) {
-                try {
-                    Thread.sleep(SHOW_MILLIS);
-                    Lookup users = store.lookup(TOPIC);
-                    String[] change = lastChange;
-                    StringBuilder line = new StringBuilder("reader-lib: users/42 = ").append(quoted(users.get("42")));
-                    if (change != null) {
-                        line.append("; last change sent: users/").append(change[0]).append(" -> ")
-                                .append(quoted(change[1])).append(", store has ")
-                                .append(quoted(arrived(users, change[0], change[1])));
+        shower = new Thread(
+                () -> {
+                    try {
+                        first.run();
+                    } catch (InterruptedException e) {
+                        return;
                     }
-                    out.println(line.append(" (").append(users.size()).append(" entries)"));
-                } catch (InterruptedException e) {
-                    return;
-                } catch (RuntimeException e) {
-                    // not published yet, or a lock timeout: the next round tries again
-                    out.println("reader-lib: users not readable yet (" + e.getMessage() + ")");
-                }
-            }
-        }, "shared-lookup-demo-show");
+                    while (running) {
+                        try {
+                            Thread.sleep(SHOW_MILLIS);
+                            Lookup users = store.lookup(TOPIC);
+                            String[] change = lastChange;
+                            StringBuilder line =
+                                    new StringBuilder("reader-lib: users/42 = ").append(quoted(users.get("42")));
+                            if (change != null) {
+                                line.append("; last change sent: users/")
+                                        .append(change[0])
+                                        .append(" -> ")
+                                        .append(quoted(change[1]))
+                                        .append(", store has ")
+                                        .append(quoted(arrived(users, change[0], change[1])));
+                            }
+                            out.println(line.append(" (").append(users.size()).append(" entries)"));
+                        } catch (InterruptedException e) {
+                            return;
+                        } catch (RuntimeException e) {
+                            // not published yet, or a lock timeout: the next round tries again
+                            out.println("reader-lib: users not readable yet (" + e.getMessage() + ")");
+                        }
+                    }
+                },
+                "shared-lookup-demo-show");
         shower.setDaemon(true);
         shower.start();
     }

@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
 public final class DemoMain implements AutoCloseable {
     /** Set by the demo itself: its broker, its topic. */
     private static final List<String> OWN_OPTIONS = List.of("--bootstrap-servers", "--topic");
+
     private static final List<String> HELP_OPTIONS = List.of("--help", "-h", "--version", "-V");
 
     private Path kafkaDir;
@@ -38,8 +39,7 @@ public final class DemoMain implements AutoCloseable {
     private WriterApp writer;
     private SharedLookupStore store;
 
-    private DemoMain() {
-    }
+    private DemoMain() {}
 
     public static void main(String[] args) {
         int rc = run(args, System.getenv(), System.out, System.err);
@@ -93,8 +93,8 @@ public final class DemoMain implements AutoCloseable {
         // Filled before the writer starts, so that it has something to catch up with.
         feed = DemoFeed.createAndFill(kafka.bootstrapServers());
         out.println("Produced " + DemoFeed.USERS + " records. Starting the writer...");
-        List<String> writerArgs = new ArrayList<>(List.of("--bootstrap-servers", kafka.bootstrapServers(),
-                "--topic", DemoFeed.TOPIC));
+        List<String> writerArgs =
+                new ArrayList<>(List.of("--bootstrap-servers", kafka.bootstrapServers(), "--topic", DemoFeed.TOPIC));
         writerArgs.addAll(List.of(args));
         WriterMain.Launch launch = WriterMain.launch(writerArgs.toArray(String[]::new), env, out, err);
         if (launch.app() == null) {

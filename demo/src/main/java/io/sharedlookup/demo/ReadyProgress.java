@@ -14,8 +14,7 @@ final class ReadyProgress {
     /** A line per this many percent at most, and always the first and the last. */
     private static final int STEP_PERCENT = 20;
 
-    private ReadyProgress() {
-    }
+    private ReadyProgress() {}
 
     /**
      * Prints "waiting for the writer to be ready: N % (E of R records)" as the entries of {@code namespace} grow
@@ -40,8 +39,8 @@ final class ReadyProgress {
             int percent = (int) Math.min(99, entries * 100 / Math.max(1, records));
             if (printed < 0 || percent >= printed + STEP_PERCENT) {
                 out.println("Waiting for the writer to be ready: " + percent + " % (" + entries + " of " + records
-                        + " records)" + (status == null || status.notReadyReason() == null ? ""
-                        : ": " + status.notReadyReason()));
+                        + " records)"
+                        + (status == null || status.notReadyReason() == null ? "" : ": " + status.notReadyReason()));
                 printed = percent;
             }
             Thread.sleep(LOOK_MILLIS);

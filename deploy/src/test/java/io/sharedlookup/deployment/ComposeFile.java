@@ -16,7 +16,9 @@ final class ComposeFile {
     }
 
     static Path repoRoot() {
-        return Path.of(System.getProperty("sharedlookup.repoRoot", "..")).toAbsolutePath().normalize();
+        return Path.of(System.getProperty("sharedlookup.repoRoot", ".."))
+                .toAbsolutePath()
+                .normalize();
     }
 
     static ComposeFile load() throws IOException {

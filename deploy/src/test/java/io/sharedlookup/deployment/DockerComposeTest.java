@@ -16,6 +16,7 @@ class DockerComposeTest {
     private static final String EXTENSION_DIR = "/opt/druid/extensions/druid-shared-lookup";
     /** Druid services that resolve lookups, so they need the store. */
     private static final List<String> LOOKUP_SERVICES = List.of("broker", "historical", "middlemanager");
+
     private static final List<String> DRUID_SERVICES =
             List.of("coordinator", "broker", "historical", "middlemanager", "router");
 
@@ -32,9 +33,9 @@ class DockerComposeTest {
         assertThat(compose.mounts("writer")).containsEntry("shared-lookup", STORE);
         for (String service : LOOKUP_SERVICES) {
             assertThat(compose.mounts(service)).as(service).containsEntry("shared-lookup", STORE);
-            assertThat(compose.environment(service)).as(service)
-                    .containsEntry("druid_sharedLookup_storeDir", STORE);
-            assertThat(compose.mountsReadOnly(service, "shared-lookup")).as(service + ": readers need read access only")
+            assertThat(compose.environment(service)).as(service).containsEntry("druid_sharedLookup_storeDir", STORE);
+            assertThat(compose.mountsReadOnly(service, "shared-lookup"))
+                    .as(service + ": readers need read access only")
                     .isTrue();
         }
         assertThat(compose.mountsReadOnly("writer", "shared-lookup")).isFalse();
@@ -42,20 +43,26 @@ class DockerComposeTest {
 
     @Test
     void everyDruidServiceLoadsTheExtensionWithoutAnyFlagOfOurs() {
-        List<String> flags = List.of(System.getProperty("sharedlookup.test.jvmFlags").trim().split("\\s+"));
+        List<String> flags =
+                List.of(System.getProperty("sharedlookup.test.jvmFlags").trim().split("\\s+"));
         for (String service : DRUID_SERVICES) {
             Map<String, String> env = compose.environment(service);
-            assertThat(compose.mounts(service)).as(service)
+            assertThat(compose.mounts(service))
+                    .as(service)
                     .containsEntry("./druid-extension/target/druid-shared-lookup", EXTENSION_DIR);
             List<Object> loadList = new Yaml().load(env.get("druid_extensions_loadList"));
             assertThat(loadList).as(service + " loadList").contains("druid-shared-lookup");
             String javaOpts = env.getOrDefault("JAVA_OPTS", "");
-            assertThat(javaOpts.split("\\s+")).as(service + " JAVA_OPTS: readers need no flag")
+            assertThat(javaOpts.split("\\s+"))
+                    .as(service + " JAVA_OPTS: readers need no flag")
                     .doesNotContainAnyElementsOf(flags);
             assertThat(javaOpts).as(service + " JAVA_OPTS").doesNotContainIgnoringCase("chronicle");
         }
-        String peonOptions = compose.environment("middlemanager").getOrDefault("druid_indexer_runner_javaOptsArray", "");
-        assertThat(peonOptions).as("ingestion task JVM options").doesNotContainIgnoringCase("chronicle")
+        String peonOptions =
+                compose.environment("middlemanager").getOrDefault("druid_indexer_runner_javaOptsArray", "");
+        assertThat(peonOptions)
+                .as("ingestion task JVM options")
+                .doesNotContainIgnoringCase("chronicle")
                 .doesNotContain("--add-opens=java.base/java.lang=ALL-UNNAMED");
     }
 
@@ -64,10 +71,14 @@ class DockerComposeTest {
         compose.services().forEach((name, s) -> {
             Object image = ComposeFile.map(s).get("image");
             if (image != null) {
-                assertThat(String.valueOf(image)).as(name + " image").matches("[^:]+:[0-9][\\w.-]*")
+                assertThat(String.valueOf(image))
+                        .as(name + " image")
+                        .matches("[^:]+:[0-9][\\w.-]*")
                         .doesNotEndWith(":latest");
             } else {
-                assertThat(ComposeFile.map(s)).as(name + " builds an image instead").containsKey("build");
+                assertThat(ComposeFile.map(s))
+                        .as(name + " builds an image instead")
+                        .containsKey("build");
             }
         });
     }
@@ -95,38 +106,52 @@ class DockerComposeTest {
         assertThat(condition("druid-register", "coordinator")).isEqualTo("service_healthy");
         assertThat(compose.environment("druid-register").get("COORDINATOR")).isEqualTo("http://coordinator:8081");
         String script = Files.readString(ComposeFile.repoRoot().resolve("deploy/druid-register.sh"));
-        assertThat(script).contains("/druid/coordinator/v1/lookups/config", "\"type\": \"sharedLookup\"",
-                "\"namespace\": \"users\"", "__default");
+        assertThat(script)
+                .contains(
+                        "/druid/coordinator/v1/lookups/config",
+                        "\"type\": \"sharedLookup\"",
+                        "\"namespace\": \"users\"",
+                        "__default");
         // The Coordinator keeps lookups across restarts and refuses a version that does not sort after its own: a
         // fixed version would make every later `docker compose up` fail this job.
         assertThat(script).doesNotContainPattern("\"version\":\\s*\"v\\d+\"").contains("date -u +%Y%m%d%H%M%S");
-        assertThat(compose.mounts("druid-register")).containsEntry("./deploy/druid-register.sh", "/deploy/druid-register.sh");
+        assertThat(compose.mounts("druid-register"))
+                .containsEntry("./deploy/druid-register.sh", "/deploy/druid-register.sh");
         // The lookups are registered last; nodes get them at the coordinator's next sync, Druid's default being 2 min.
         assertThat(compose.environment("coordinator")).containsEntry("druid_manager_lookups_period", "10000");
     }
 
     @Test
     void theWriterConsumesTheSeededTopicsAndPublishesOnlyOnLoopbackOfTheHost() throws Exception {
-        @SuppressWarnings("unchecked") List<Object> command = (List<Object>) compose.service("writer").get("command");
-        assertThat(command).containsSequence("--bootstrap-servers", "kafka:9092").containsSequence("--topic", "users");
+        @SuppressWarnings("unchecked")
+        List<Object> command = (List<Object>) compose.service("writer").get("command");
+        assertThat(command)
+                .containsSequence("--bootstrap-servers", "kafka:9092")
+                .containsSequence("--topic", "users");
         String seed = Files.readString(ComposeFile.repoRoot().resolve("deploy/kafka-seed.sh"));
         assertThat(seed).contains("--topic \"$topic\"", "cleanup.policy=compact", "pageviews");
-        assertThat((List<?>) compose.service("writer").get("ports")).allSatisfy(p -> assertThat(String.valueOf(p)).startsWith("127.0.0.1:"));
+        assertThat((List<?>) compose.service("writer").get("ports"))
+                .allSatisfy(p -> assertThat(String.valueOf(p)).startsWith("127.0.0.1:"));
     }
 
     @Test
     void dockerComposeAcceptsTheFileWhereTheCliExists() throws Exception {
         Process version;
         try {
-            version = new ProcessBuilder("docker", "compose", "version").redirectErrorStream(true).start();
+            version = new ProcessBuilder("docker", "compose", "version")
+                    .redirectErrorStream(true)
+                    .start();
         } catch (java.io.IOException e) {
             org.junit.jupiter.api.Assumptions.abort("no Docker CLI here; the structural checks above still ran");
             return;
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(version.waitFor(20, TimeUnit.SECONDS) && version.exitValue() == 0,
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                version.waitFor(20, TimeUnit.SECONDS) && version.exitValue() == 0,
                 "the Docker CLI here has no compose plugin; the structural checks above still ran");
         Process config = new ProcessBuilder("docker", "compose", "config", "--quiet")
-                .directory(ComposeFile.repoRoot().toFile()).redirectErrorStream(true).start();
+                .directory(ComposeFile.repoRoot().toFile())
+                .redirectErrorStream(true)
+                .start();
         String output = new String(config.getInputStream().readAllBytes());
         assertThat(config.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(config.exitValue()).as(output).isZero();

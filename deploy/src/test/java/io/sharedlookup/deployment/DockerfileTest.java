@@ -23,13 +23,18 @@ class DockerfileTest {
     static void load() throws Exception {
         // Join continuation lines, drop comments: one entry per instruction.
         String text = Files.readString(ComposeFile.repoRoot().resolve("writer/Dockerfile"));
-        String joined = text.lines().filter(l -> !l.trim().startsWith("#"))
-                .collect(Collectors.joining("\n")).replaceAll("\\\\\n", " ");
-        instructions = joined.lines().map(String::trim).filter(l -> !l.isEmpty()).toList();
+        String joined = text.lines()
+                .filter(l -> !l.trim().startsWith("#"))
+                .collect(Collectors.joining("\n"))
+                .replaceAll("\\\\\n", " ");
+        instructions =
+                joined.lines().map(String::trim).filter(l -> !l.isEmpty()).toList();
     }
 
     private static List<String> all(String keyword) {
-        return instructions.stream().filter(l -> l.toUpperCase().startsWith(keyword + " ")).toList();
+        return instructions.stream()
+                .filter(l -> l.toUpperCase().startsWith(keyword + " "))
+                .toList();
     }
 
     @Test
@@ -40,7 +45,8 @@ class DockerfileTest {
         assertThat(from.get(1)).contains("-jre");
         assertThat(from).allSatisfy(f -> assertThat(f).doesNotContain(":latest"));
         assertThat(all("RUN")).anySatisfy(r -> assertThat(r).contains("./mvnw").contains("-pl writer"));
-        assertThat(all("COPY")).anySatisfy(c -> assertThat(c).contains("--from=build").contains("shared-lookup-writer.jar"));
+        assertThat(all("COPY"))
+                .anySatisfy(c -> assertThat(c).contains("--from=build").contains("shared-lookup-writer.jar"));
     }
 
     @Test
@@ -48,12 +54,17 @@ class DockerfileTest {
         // Maven refuses a reactor whose listed module directories are missing, even when building only -pl writer.
         String pom = Files.readString(ComposeFile.repoRoot().resolve("pom.xml"));
         String defaultModules = pom.substring(0, pom.indexOf("<profiles>"));
-        List<String> modules = java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(defaultModules)
-                .results().map(m -> m.group(1)).toList();
+        List<String> modules = java.util.regex.Pattern.compile("<module>([^<]+)</module>")
+                .matcher(defaultModules)
+                .results()
+                .map(m -> m.group(1))
+                .toList();
         assertThat(modules).contains("reader-lib", "writer");
-        List<String> copies = all("COPY").stream().filter(c -> !c.contains("--from=")).toList();
+        List<String> copies =
+                all("COPY").stream().filter(c -> !c.contains("--from=")).toList();
         for (String module : modules) {
-            assertThat(copies).as("COPY of module %s (its directory or its pom.xml)", module)
+            assertThat(copies)
+                    .as("COPY of module %s (its directory or its pom.xml)", module)
                     .anySatisfy(c -> assertThat(c).containsAnyOf(module + "/ ", module + "/pom.xml"));
         }
     }
@@ -69,13 +80,20 @@ class DockerfileTest {
     @Test
     void exposesTheHttpPortChecksHealthAndBindsAllInterfacesOnlyInside() {
         assertThat(all("EXPOSE")).anySatisfy(e -> assertThat(e).contains("7070"));
-        assertThat(all("HEALTHCHECK")).singleElement().satisfies(h -> assertThat(h).contains("/health"));
+        assertThat(all("HEALTHCHECK"))
+                .singleElement()
+                .satisfies(h -> assertThat(h).contains("/health"));
         // The image's settings are in its environment, where `docker run IMAGE --http-port 8080` can override them;
         // on the entrypoint they would make that an error (an option given twice).
-        assertThat(all("ENTRYPOINT")).singleElement().satisfies(e -> assertThat(e)
-                .contains("shared-lookup-writer.jar").doesNotContain("--"));
-        assertThat(all("ENV")).anySatisfy(e -> assertThat(e).contains("SHARED_LOOKUP_HTTP_HOST=0.0.0.0")
-                .contains("SHARED_LOOKUP_STORE_DIR=/var/lib/shared-lookup").contains("SHARED_LOOKUP_HTTP_PORT=7070"));
+        assertThat(all("ENTRYPOINT"))
+                .singleElement()
+                .satisfies(
+                        e -> assertThat(e).contains("shared-lookup-writer.jar").doesNotContain("--"));
+        assertThat(all("ENV"))
+                .anySatisfy(e -> assertThat(e)
+                        .contains("SHARED_LOOKUP_HTTP_HOST=0.0.0.0")
+                        .contains("SHARED_LOOKUP_STORE_DIR=/var/lib/shared-lookup")
+                        .contains("SHARED_LOOKUP_HTTP_PORT=7070"));
         assertThat(all("ENV")).anySatisfy(e -> assertThat(e).contains("-Xmx64m"));
     }
 
@@ -93,9 +111,11 @@ class DockerfileTest {
         server.start();
         try {
             String port = String.valueOf(server.getAddress().getPort());
-            assertThat(bash(script, Map.of("SHARED_LOOKUP_HTTP_PORT", port)).exitCode).isZero();
+            assertThat(bash(script, Map.of("SHARED_LOOKUP_HTTP_PORT", port)).exitCode)
+                    .isZero();
             status.set(503);
-            assertThat(bash(script, Map.of("SHARED_LOOKUP_HTTP_PORT", port)).exitCode).isNotZero();
+            assertThat(bash(script, Map.of("SHARED_LOOKUP_HTTP_PORT", port)).exitCode)
+                    .isNotZero();
         } finally {
             server.stop(0);
         }
@@ -106,13 +126,16 @@ class DockerfileTest {
         // Only the port choice: the script up to its connection, then the port it chose.
         String script = healthCheckScript();
         String choice = script.substring(0, script.indexOf("exec ")) + "echo \"$p\"";
-        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "8080")).output).isEqualTo("8080");
-        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", " 8080 ")).output).as("trimmed, as the writer does")
+        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "8080")).output)
+                .isEqualTo("8080");
+        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", " 8080 ")).output)
+                .as("trimmed, as the writer does")
                 .isEqualTo("8080");
         assertThat(bash(choice, Map.of()).output).isEqualTo("7070");
         assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "")).output).isEqualTo("7070");
         // Kubernetes' service link for a Service named shared-lookup-http; the writer ignores it (docs/writer.md).
-        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "tcp://10.0.0.7:8080")).output).isEqualTo("7070");
+        assertThat(bash(choice, Map.of("SHARED_LOOKUP_HTTP_PORT", "tcp://10.0.0.7:8080")).output)
+                .isEqualTo("7070");
     }
 
     /** The bash script of the HEALTHCHECK's exec form, {@code CMD ["bash", "-c", "<script>"]}, unescaped. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.gson.Gson;
+import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
@@ -14,7 +15,6 @@ import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1StatefulSet;
 import io.kubernetes.client.openapi.models.V1Volume;
 import io.kubernetes.client.openapi.models.V1VolumeMount;
-import io.kubernetes.client.custom.Quantity;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -59,8 +59,10 @@ class KubernetesManifestsTest {
         List<String> resources = (List<String>) kustomization.get("resources");
         Set<String> onDisk = new TreeSet<>();
         try (Stream<Path> files = Files.list(DIR)) {
-            files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".yaml"))
-                    .filter(n -> !n.equals("kustomization.yaml")).forEach(onDisk::add);
+            files.map(f -> f.getFileName().toString())
+                    .filter(n -> n.endsWith(".yaml"))
+                    .filter(n -> !n.equals("kustomization.yaml"))
+                    .forEach(onDisk::add);
         }
         // The Druid example needs the cluster's own druid-common ConfigMap: applied, it would never start.
         Set<String> examples = Set.of("druid-historical.yaml");
@@ -68,7 +70,8 @@ class KubernetesManifestsTest {
         applied.removeAll(examples);
         assertThat(new TreeSet<>(resources)).isEqualTo(applied);
         for (String file : onDisk) {
-            String kind = String.valueOf(new Yaml().<Map<String, Object>>load(Files.readString(DIR.resolve(file)))
+            String kind = String.valueOf(new Yaml()
+                    .<Map<String, Object>>load(Files.readString(DIR.resolve(file)))
                     .get("kind"));
             // fromJson throws on a field the schema does not have or a required field that is missing.
             switch (kind) {
@@ -91,25 +94,36 @@ class KubernetesManifestsTest {
     @Test
     void oneWriterPerNodeKeepsTheStoreOnAHostPathAndIsReadyOnlyWhenCaughtUp() throws Exception {
         V1DaemonSet writer = V1DaemonSet.fromJson(json("writer-daemonset.yaml"));
-        assertThat(writer.getSpec().getUpdateStrategy().getRollingUpdate().getMaxSurge().getIntValue())
-                .as("never two writers on one node").isZero();
+        assertThat(writer.getSpec()
+                        .getUpdateStrategy()
+                        .getRollingUpdate()
+                        .getMaxSurge()
+                        .getIntValue())
+                .as("never two writers on one node")
+                .isZero();
         V1PodSpec pod = writer.getSpec().getTemplate().getSpec();
-        assertThat(pod.getTerminationGracePeriodSeconds()).as("a clean stop takes up to 10 s").isGreaterThan(10);
+        assertThat(pod.getTerminationGracePeriodSeconds())
+                .as("a clean stop takes up to 10 s")
+                .isGreaterThan(10);
         assertThat(hostPath(pod, "store")).isEqualTo(STORE);
         V1Container c = container(pod, "writer");
         assertThat(mount(c, "store").getMountPath()).isEqualTo(STORE);
         assertThat(mount(c, "store").getReadOnly()).isNotEqualTo(Boolean.TRUE);
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/ready");
         assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/health");
-        assertThat(c.getPorts()).anySatisfy(p -> assertThat(p.getContainerPort()).isEqualTo(7070));
+        assertThat(c.getPorts())
+                .anySatisfy(p -> assertThat(p.getContainerPort()).isEqualTo(7070));
         assertThat(writer.getSpec().getTemplate().getMetadata().getAnnotations())
-                .containsEntry("prometheus.io/scrape", "true").containsEntry("prometheus.io/port", "7070")
+                .containsEntry("prometheus.io/scrape", "true")
+                .containsEntry("prometheus.io/port", "7070")
                 .containsEntry("prometheus.io/path", "/metrics");
         Quantity limit = c.getResources().getLimits().get("memory");
         Quantity request = c.getResources().getRequests().get("memory");
-        assertThat(request.getNumber().longValue()).as("request covers the measured resident set")
+        assertThat(request.getNumber().longValue())
+                .as("request covers the measured resident set")
                 .isGreaterThanOrEqualTo(MEASURED_RSS_BYTES);
-        assertThat(limit.getNumber().longValue()).isGreaterThanOrEqualTo(request.getNumber().longValue());
+        assertThat(limit.getNumber().longValue())
+                .isGreaterThanOrEqualTo(request.getNumber().longValue());
         assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
         assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
@@ -125,15 +139,25 @@ class KubernetesManifestsTest {
                 .containsAllEntriesOf(policy.getSpec().getPodSelector().getMatchLabels());
         assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
         assertThat(policy.getSpec().getIngress()).singleElement().satisfies(rule -> {
-            assertThat(rule.getPorts()).singleElement()
+            assertThat(rule.getPorts())
+                    .singleElement()
                     .satisfies(p -> assertThat(p.getPort().getIntValue()).isEqualTo(7070));
-            assertThat(rule.getFrom()).hasSize(2).anySatisfy(peer -> {
-                assertThat(peer.getNamespaceSelector()).as("this namespace").isNull();
-                assertThat(peer.getPodSelector()).isNotNull()
-                        .satisfies(pods -> assertThat(pods.getMatchLabels()).as("any pod of it").isNullOrEmpty());
-            }).anySatisfy(peer -> assertThat(peer.getNamespaceSelector()).isNotNull()
-                    .satisfies(namespaces -> assertThat(namespaces.getMatchLabels())
-                            .containsExactly(Map.entry("shared-lookup.io/scrape", "true"))));
+            assertThat(rule.getFrom())
+                    .hasSize(2)
+                    .anySatisfy(peer -> {
+                        assertThat(peer.getNamespaceSelector())
+                                .as("this namespace")
+                                .isNull();
+                        assertThat(peer.getPodSelector())
+                                .isNotNull()
+                                .satisfies(pods -> assertThat(pods.getMatchLabels())
+                                        .as("any pod of it")
+                                        .isNullOrEmpty());
+                    })
+                    .anySatisfy(peer -> assertThat(peer.getNamespaceSelector())
+                            .isNotNull()
+                            .satisfies(namespaces -> assertThat(namespaces.getMatchLabels())
+                                    .containsExactly(Map.entry("shared-lookup.io/scrape", "true"))));
         });
     }
 
@@ -149,8 +173,7 @@ class KubernetesManifestsTest {
         while (m.find()) {
             known.add(m.group(1));
         }
-        assertThat(props.stringPropertyNames()).isNotEmpty().isSubsetOf(known)
-                .contains("bootstrap-servers", "topic");
+        assertThat(props.stringPropertyNames()).isNotEmpty().isSubsetOf(known).contains("bootstrap-servers", "topic");
     }
 
     @Test
@@ -164,32 +187,43 @@ class KubernetesManifestsTest {
         Map<String, String> env = env(c);
         assertThat(env).containsEntry("druid_sharedLookup_storeDir", store.getMountPath());
         assertThat(env.get("druid_extensions_loadList")).contains("\"druid-shared-lookup\"");
-        assertThat(String.valueOf(c.getArgs()) + env).doesNotContainIgnoringCase("chronicle")
+        assertThat(String.valueOf(c.getArgs()) + env)
+                .doesNotContainIgnoringCase("chronicle")
                 .doesNotContain("--add-opens");
         String dockerfile = Files.readString(DIR.resolve("druid.Dockerfile"));
-        assertThat(dockerfile).contains("FROM apache/druid:")
+        assertThat(dockerfile)
+                .contains("FROM apache/druid:")
                 .contains("druid-extension/target/druid-shared-lookup /opt/druid/extensions/druid-shared-lookup");
         // The root .dockerignore leaves every target/ out of the context: the Druid image has an ignore file of its
         // own.
-        assertThat(Files.readString(DIR.resolve("druid.Dockerfile.dockerignore")).lines().toList())
+        assertThat(Files.readString(DIR.resolve("druid.Dockerfile.dockerignore"))
+                        .lines()
+                        .toList())
                 .containsSubsequence("*", "!druid-extension/target/druid-shared-lookup");
-        assertThat(druid.getSpec().getTemplate().getSpec().getSecurityContext().getFsGroup()).isEqualTo(1000L);
+        assertThat(druid.getSpec().getTemplate().getSpec().getSecurityContext().getFsGroup())
+                .isEqualTo(1000L);
     }
 
     private static String hostPath(V1PodSpec pod, String volume) {
-        V1Volume v = pod.getVolumes().stream().filter(x -> x.getName().equals(volume)).findFirst()
+        V1Volume v = pod.getVolumes().stream()
+                .filter(x -> x.getName().equals(volume))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no volume " + volume));
         assertThat(v.getHostPath()).as(volume + " is a hostPath").isNotNull();
         return v.getHostPath().getPath();
     }
 
     private static V1Container container(V1PodSpec pod, String name) {
-        return pod.getContainers().stream().filter(x -> x.getName().equals(name)).findFirst()
+        return pod.getContainers().stream()
+                .filter(x -> x.getName().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no container " + name));
     }
 
     private static V1VolumeMount mount(V1Container c, String volume) {
-        return c.getVolumeMounts().stream().filter(x -> x.getName().equals(volume)).findFirst()
+        return c.getVolumeMounts().stream()
+                .filter(x -> x.getName().equals(volume))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError(c.getName() + " does not mount " + volume));
     }
 

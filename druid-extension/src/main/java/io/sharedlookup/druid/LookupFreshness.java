@@ -22,8 +22,7 @@ import java.util.Map;
  * </ul>
  */
 final class LookupFreshness {
-    private LookupFreshness() {
-    }
+    private LookupFreshness() {}
 
     static Map<String, Object> of(SharedLookupExtractorFactory factory, Lookup lookup) {
         LookupStatus status = lookup.status();

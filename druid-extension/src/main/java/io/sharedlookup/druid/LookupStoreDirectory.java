@@ -31,13 +31,17 @@ final class LookupStoreDirectory {
      */
     static LookupStoreDirectory resolve(String namespace, @Nullable String specDir, SharedLookupConfig settings) {
         String dir = specDir != null ? specDir : settings.getStoreDir();
-        String origin = specDir != null ? "\"storeDir\" of the lookup spec"
+        String origin = specDir != null
+                ? "\"storeDir\" of the lookup spec"
                 : "druid.sharedLookup.storeDir, or its default " + SharedLookupConfig.DEFAULT_STORE_DIR;
         try {
-            return new LookupStoreDirectory(namespace, Path.of(dir).toAbsolutePath().normalize(), origin);
+            return new LookupStoreDirectory(
+                    namespace, Path.of(dir).toAbsolutePath().normalize(), origin);
         } catch (InvalidPathException e) {
-            throw new IllegalArgumentException("sharedLookup '" + namespace + "': store directory \"" + dir
-                    + "\" (" + origin + ") is not a valid path: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "sharedLookup '" + namespace + "': store directory \"" + dir + "\" (" + origin
+                            + ") is not a valid path: " + e.getMessage(),
+                    e);
         }
     }
 

@@ -38,15 +38,19 @@ record MaxStaleness(String spec, long millis) {
         try {
             period = Period.parse(text.trim());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(prefix + "not an ISO-8601 period: write it as Druid's periods are "
-                    + "written, e.g. \"PT5M\" (5 minutes), \"PT30S\" or \"PT1H\"", e);
+            throw new IllegalArgumentException(
+                    prefix + "not an ISO-8601 period: write it as Druid's periods are "
+                            + "written, e.g. \"PT5M\" (5 minutes), \"PT30S\" or \"PT1H\"",
+                    e);
         }
         long millis;
         try {
             millis = period.toStandardDuration().getMillis();
         } catch (UnsupportedOperationException e) {
-            throw new IllegalArgumentException(prefix + "which has months or years, whose length varies: write it "
-                    + "in weeks, days, hours, minutes or seconds, e.g. \"P30D\"", e);
+            throw new IllegalArgumentException(
+                    prefix + "which has months or years, whose length varies: write it "
+                            + "in weeks, days, hours, minutes or seconds, e.g. \"P30D\"",
+                    e);
         }
         if (millis < FLOOR.toMillis()) {
             throw new IllegalArgumentException(prefix + "under the least allowed, " + FLOOR + ": the writer's "

@@ -39,8 +39,7 @@ public class SharedLookupConfig {
     @JsonProperty
     private long closeDelayMillis = DEFAULT_CLOSE_DELAY_MILLIS;
 
-    public SharedLookupConfig() {
-    }
+    public SharedLookupConfig() {}
 
     public SharedLookupConfig(String storeDir, long initializationTimeoutMillis) {
         this(storeDir, initializationTimeoutMillis, DEFAULT_MAX_REVERSE_LOOKUP_KEYS);
@@ -50,8 +49,8 @@ public class SharedLookupConfig {
         this(storeDir, initializationTimeoutMillis, maxReverseLookupKeys, DEFAULT_CLOSE_DELAY_MILLIS);
     }
 
-    public SharedLookupConfig(String storeDir, long initializationTimeoutMillis, int maxReverseLookupKeys,
-                              long closeDelayMillis) {
+    public SharedLookupConfig(
+            String storeDir, long initializationTimeoutMillis, int maxReverseLookupKeys, long closeDelayMillis) {
         this.storeDir = storeDir;
         this.initializationTimeoutMillis = initializationTimeoutMillis;
         this.maxReverseLookupKeys = maxReverseLookupKeys;

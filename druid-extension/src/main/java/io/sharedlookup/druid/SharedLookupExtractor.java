@@ -170,9 +170,13 @@ public final class SharedLookupExtractor extends LookupExtractor {
         byte[] dir = factory.storeDirectory().toString().getBytes(StandardCharsets.UTF_8);
         return ByteBuffer.allocate(1 + namespace.length + 1 + dir.length + 1 + 3 * Long.BYTES + 1)
                 .put(CACHE_KEY_PREFIX)
-                .put(namespace).put((byte) 0xFF)
-                .put(dir).put((byte) 0xFF)
-                .putLong(version).putLong(generation).putLong(stamp)
+                .put(namespace)
+                .put((byte) 0xFF)
+                .put(dir)
+                .put((byte) 0xFF)
+                .putLong(version)
+                .putLong(generation)
+                .putLong(stamp)
                 .put((byte) (factory.isInjective() ? 1 : 0))
                 .array();
     }

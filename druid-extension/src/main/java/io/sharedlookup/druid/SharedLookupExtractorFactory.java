@@ -50,8 +50,10 @@ public final class SharedLookupExtractorFactory implements LookupExtractorFactor
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final String namespace;
+
     @Nullable
     private final String storeDir;
+
     private final boolean injective;
     private final LookupStoreDirectory storeDirectory;
     private final Path resolvedStoreDir;
@@ -59,23 +61,32 @@ public final class SharedLookupExtractorFactory implements LookupExtractorFactor
     private final int maxReverseLookupKeys;
     private final long closeDelayMillis;
     private final ContentAge contentAge = new ContentAge();
+
     @Nullable
     private final StalenessCheck staleness;
+
     private final SharedLookupExtractor extractor;
     private final List<String> ignoredFields = new CopyOnWriteArrayList<>();
 
     private final Object lifecycle = new Object();
+
     @Nullable
     private volatile SharedLookupStore store;
+
     @Nullable
     private volatile Lookup lookup;
+
     private volatile boolean initialized;
+
     @Nullable
     private volatile String lastProblem;
 
     /** A lookup without {@code maxStaleness}. */
-    public SharedLookupExtractorFactory(@Nullable String namespace, @Nullable String storeDir, boolean injective,
-                                        @Nullable SharedLookupConfig config) {
+    public SharedLookupExtractorFactory(
+            @Nullable String namespace,
+            @Nullable String storeDir,
+            boolean injective,
+            @Nullable SharedLookupConfig config) {
         this(namespace, storeDir, injective, null, config);
     }
 
@@ -122,8 +133,11 @@ public final class SharedLookupExtractorFactory implements LookupExtractorFactor
     @JsonAnySetter
     void ignoreUnknownField(String name, Object value) {
         ignoredFields.add(name);
-        LOG.warn("sharedLookup '{}': the lookup spec's field \"{}\" is not one this extension knows and is ignored; "
-                + "its fields are \"namespace\", \"storeDir\", \"injective\" and \"maxStaleness\"", namespace, name);
+        LOG.warn(
+                "sharedLookup '{}': the lookup spec's field \"{}\" is not one this extension knows and is ignored; "
+                        + "its fields are \"namespace\", \"storeDir\", \"injective\" and \"maxStaleness\"",
+                namespace,
+                name);
     }
 
     /** The spec's fields that {@link #ignoreUnknownField} ignored. For tests. */
@@ -211,13 +225,17 @@ public final class SharedLookupExtractorFactory implements LookupExtractorFactor
             boolean started = false;
             try {
                 if (!isInitialized()) {
-                    throw new IllegalStateException("sharedLookup '" + namespace + "' not loaded on this node: "
-                            + status() + "; the coordinator sends the spec again at its next lookup sync "
-                            + "(druid.manager.lookups.period) and it loads once the namespace is published and caught up");
+                    throw new IllegalStateException(
+                            "sharedLookup '" + namespace + "' not loaded on this node: "
+                                    + status() + "; the coordinator sends the spec again at its next lookup sync "
+                                    + "(druid.manager.lookups.period) and it loads once the namespace is published and caught up");
                 }
                 // Not its size: counting reads every segment, and one left mid-change by a killed writer would fail
                 // the start after the store was taken.
-                LOG.info("Lookup over namespace '{}' in {} started: generation {}", namespace, resolvedStoreDir,
+                LOG.info(
+                        "Lookup over namespace '{}' in {} started: generation {}",
+                        namespace,
+                        resolvedStoreDir,
                         lookup.generation());
                 started = true;
                 return true;
@@ -358,7 +376,8 @@ public final class SharedLookupExtractorFactory implements LookupExtractorFactor
         Lookup current = lookup;
         if (current == null) {
             String problem = lastProblem;
-            return problem != null ? problem
+            return problem != null
+                    ? problem
                     : "namespace '" + namespace + "' in store " + resolvedStoreDir + " is not open yet";
         }
         if (!initialized && !current.isCaughtUp()) {
@@ -387,7 +406,8 @@ public final class SharedLookupExtractorFactory implements LookupExtractorFactor
         if (!(o instanceof SharedLookupExtractorFactory that)) {
             return false;
         }
-        return injective == that.injective && namespace.equals(that.namespace)
+        return injective == that.injective
+                && namespace.equals(that.namespace)
                 && resolvedStoreDir.equals(that.resolvedStoreDir)
                 && Objects.equals(getMaxStaleness(), that.getMaxStaleness()); // a changed bound must be picked up
     }

@@ -28,8 +28,7 @@ final class SharedStores {
     /** Runs the delayed releases; made on first need. */
     private static ScheduledExecutorService releaser;
 
-    private SharedStores() {
-    }
+    private SharedStores() {}
 
     private static final class Entry {
         final SharedLookupStore store;
@@ -101,8 +100,8 @@ final class SharedStores {
         Object token = new Object();
         use.releaseToken = token;
         // The task waits for this lock, so it sees the fields set here even when it is due at once.
-        use.release = releaser().schedule(() -> releaseAfterDelay(dir, entry, namespace, token), at - now,
-                TimeUnit.NANOSECONDS);
+        use.release = releaser()
+                .schedule(() -> releaseAfterDelay(dir, entry, namespace, token), at - now, TimeUnit.NANOSECONDS);
     }
 
     private static synchronized void releaseAfterDelay(Path dir, Entry entry, String namespace, Object token) {

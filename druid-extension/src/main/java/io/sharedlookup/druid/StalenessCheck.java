@@ -34,6 +34,7 @@ final class StalenessCheck {
     /** Why queries fail now, or null while the content is fresh enough. */
     @Nullable
     private volatile String stale;
+
     private final ContentAge age;
 
     StalenessCheck(String namespace, MaxStaleness max, ContentAge age) {
@@ -79,8 +80,10 @@ final class StalenessCheck {
             if (after != null && before == null) {
                 LOG.warn("{}", after);
             } else if (after == null && before != null) {
-                LOG.info("sharedLookup '{}': its content is within maxStaleness {} again; queries use it again",
-                        namespace, max);
+                LOG.info(
+                        "sharedLookup '{}': its content is within maxStaleness {} again; queries use it again",
+                        namespace,
+                        max);
             }
         }
     }

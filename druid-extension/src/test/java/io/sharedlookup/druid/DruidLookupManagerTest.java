@@ -41,16 +41,17 @@ class DruidLookupManagerTest {
     private static final String LOOKUP = "users";
     private static final HostAndPort NODE = HostAndPort.fromParts("historical", 8083);
     private static final TypeReference<LookupsState<LookupExtractorFactoryMapContainer>> WIRE_STATE =
-            new TypeReference<>() {
-            };
+            new TypeReference<>() {};
 
     @TempDir
     Path tmp;
+
     Path store;
     Path snapshots;
     ObjectMapper mapper;
     /** Where the node's alerts go (a node sends them to its emitter, e.g. the log or an alerting system). */
     StubServiceEmitter alerts;
+
     final List<AutoCloseable> toClose = new ArrayList<>();
 
     @BeforeEach
@@ -62,8 +63,10 @@ class DruidLookupManagerTest {
         mapper = new DefaultObjectMapper();
         mapper.registerModules(new SharedLookupDruidModule().getJacksonModules());
         mapper.setInjectableValues(new InjectableValues.Std()
-                .addValue(SharedLookupConfig.class, new SharedLookupConfig(store.toString(), 1_000,
-                        SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0)));
+                .addValue(
+                        SharedLookupConfig.class,
+                        new SharedLookupConfig(
+                                store.toString(), 1_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0)));
     }
 
     @AfterEach
@@ -71,7 +74,9 @@ class DruidLookupManagerTest {
         for (int i = toClose.size() - 1; i >= 0; i--) {
             toClose.get(i).close();
         }
-        assertThat(SharedStores.openStores()).as("stores left open, e.g. by starts that failed").isZero();
+        assertThat(SharedStores.openStores())
+                .as("stores left open, e.g. by starts that failed")
+                .isZero();
     }
 
     @Test
@@ -83,8 +88,10 @@ class DruidLookupManagerTest {
         coordinator.sync();
         coordinator.sync();
         assertNotLoaded(node, coordinator);
-        assertThat(alerts.getAlerts()).extracting(AlertEvent::getDescription)
-                .as("one alert per sync, saying why").hasSize(2)
+        assertThat(alerts.getAlerts())
+                .extracting(AlertEvent::getDescription)
+                .as("one alert per sync, saying why")
+                .hasSize(2)
                 .allMatch(d -> d.contains("sharedLookup 'users' not loaded on this node: No namespace 'users' in store "
                         + store + ": no writer has published it there yet"));
 
@@ -98,7 +105,8 @@ class DruidLookupManagerTest {
         assertThat(served(node, "1")).isEqualTo("one");
         assertThat(served(node, "2")).isEqualTo("two");
         coordinator.sync(); // and reports it at the next sync
-        assertThat(coordinator.status(LOOKUP).get("loaded").asBoolean()).as("%s", coordinator.status(LOOKUP))
+        assertThat(coordinator.status(LOOKUP).get("loaded").asBoolean())
+                .as("%s", coordinator.status(LOOKUP))
                 .isTrue();
     }
 
@@ -106,8 +114,10 @@ class DruidLookupManagerTest {
     void aNodeStartingBeforePublicationLeavesTheLookupOutAndLoadsItAtTheNextSync() throws Exception {
         // The node loaded the lookup before it stopped: its snapshot lists it. It starts again before the writer has
         // published into this (new, empty) store.
-        LookupExtractorFactoryContainer before = mapper.readValue("{\"version\": \"v1\", \"lookupExtractorFactory\": "
-                + "{\"type\": \"sharedLookup\", \"namespace\": \"users\"}}", LookupExtractorFactoryContainer.class);
+        LookupExtractorFactoryContainer before = mapper.readValue(
+                "{\"version\": \"v1\", \"lookupExtractorFactory\": "
+                        + "{\"type\": \"sharedLookup\", \"namespace\": \"users\"}}",
+                LookupExtractorFactoryContainer.class);
         InProcessLookupNode.writeSnapshot(mapper, snapshots, Map.of(LOOKUP, before));
 
         InProcessLookupNode node = startNode();
@@ -137,11 +147,12 @@ class DruidLookupManagerTest {
 
         // Version 2 moves the lookup to a store the writer has not filled yet on this node.
         Path moved = Files.createDirectories(tmp.resolve("moved-store"));
-        coordinator.register(LOOKUP, "v2", Map.of("type", "sharedLookup", "namespace", "users",
-                "storeDir", moved.toString()));
+        coordinator.register(
+                LOOKUP, "v2", Map.of("type", "sharedLookup", "namespace", "users", "storeDir", moved.toString()));
         coordinator.sync();
         coordinator.sync();
-        assertThat(node.manager().get(LOOKUP).map(LookupExtractorFactoryContainer::getVersion)).contains("v1");
+        assertThat(node.manager().get(LOOKUP).map(LookupExtractorFactoryContainer::getVersion))
+                .contains("v1");
         assertThat(served(node, "1")).as("version 1 still serves").isEqualTo("one");
         JsonNode status = coordinator.status(LOOKUP);
         assertThat(status.get("loaded").asBoolean()).as("%s", status).isFalse();
@@ -149,16 +160,20 @@ class DruidLookupManagerTest {
         publish(moved, Map.of("1", "uno"), true);
         coordinator.sync();
         coordinator.sync();
-        assertThat(node.manager().get(LOOKUP).map(LookupExtractorFactoryContainer::getVersion)).contains("v2");
+        assertThat(node.manager().get(LOOKUP).map(LookupExtractorFactoryContainer::getVersion))
+                .contains("v2");
         assertThat(served(node, "1")).isEqualTo("uno");
         assertThat(coordinator.status(LOOKUP).get("loaded").asBoolean()).isTrue();
     }
 
     private void assertNotLoaded(InProcessLookupNode node, Coordinator coordinator) throws Exception {
         JsonNode status = coordinator.status(LOOKUP);
-        assertThat(status.get("loaded").asBoolean()).as("coordinator status %s", status).isFalse();
+        assertThat(status.get("loaded").asBoolean())
+                .as("coordinator status %s", status)
+                .isFalse();
         assertThat(status.get("pendingNodes")).as("%s", status).hasSize(1);
-        assertThat(node.manager().get(LOOKUP)).as("the node's lookup manager holds no lookup '%s'", LOOKUP)
+        assertThat(node.manager().get(LOOKUP))
+                .as("the node's lookup manager holds no lookup '%s'", LOOKUP)
                 .isEmpty();
         assertThat(mapper.readValue(node.state(), WIRE_STATE).getCurrent()).doesNotContainKey(LOOKUP);
     }

@@ -75,9 +75,12 @@ class DruidQueryEngineTest {
         Path store = tmp.resolve("store");
         java.nio.file.Files.createDirectories(store);
         published = TestStores.publish(store, "users", users);
-        shared = new SharedLookupExtractorFactory("users", store.toString(), false,
-                new SharedLookupConfig(store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS,
-                        0));
+        shared = new SharedLookupExtractorFactory(
+                "users",
+                store.toString(),
+                false,
+                new SharedLookupConfig(
+                        store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0));
         assertThat(shared.start()).isTrue();
         shared.awaitInitialization();
 
@@ -118,7 +121,9 @@ class DruidQueryEngineTest {
             rows.add(new MapBasedInputRow(time, List.of("user_id", "country"), event));
         }
         // A row without a user id.
-        rows.add(new MapBasedInputRow(DateTimes.of("2024-01-02").getMillis(), List.of("user_id", "country"),
+        rows.add(new MapBasedInputRow(
+                DateTimes.of("2024-01-02").getMillis(),
+                List.of("user_id", "country"),
                 Map.of("country", "DE", "amount", 5L)));
         return rows;
     }
@@ -135,8 +140,8 @@ class DruidQueryEngineTest {
         return new ExprMacroTable(List.of(new LookupExprMacro(lookups)));
     }
 
-    private static RegisteredLookupExtractionFn lookupFn(LookupExtractorFactoryContainerProvider lookups,
-                                                         boolean retainMissing, boolean optimize) {
+    private static RegisteredLookupExtractionFn lookupFn(
+            LookupExtractorFactoryContainerProvider lookups, boolean retainMissing, boolean optimize) {
         return new RegisteredLookupExtractionFn(lookups, "users", retainMissing, null, null, optimize);
     }
 
@@ -147,9 +152,11 @@ class DruidQueryEngineTest {
                 .setDataSource(DATASOURCE)
                 .setQuerySegmentSpec(INTERVAL)
                 .setGranularity(Granularities.ALL)
-                .setDimensions(new LookupDimensionSpec("user_id", "name", null, false, null, "users", null, lookups),
+                .setDimensions(
+                        new LookupDimensionSpec("user_id", "name", null, false, null, "users", null, lookups),
                         new DefaultDimensionSpec("country", "country"))
-                .setAggregatorSpecs(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
+                .setAggregatorSpecs(
+                        new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                 .build();
     }
 
@@ -160,7 +167,8 @@ class DruidQueryEngineTest {
                 .setGranularity(Granularities.DAY)
                 .setDimensions(new ExtractionDimensionSpec("user_id", "name", lookupFn(lookups, true, false)))
                 .setDimFilter(new SelectorDimFilter("user_id", "Carol", lookupFn(lookups, false, true)))
-                .setAggregatorSpecs(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
+                .setAggregatorSpecs(
+                        new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                 .build();
     }
 
@@ -169,8 +177,8 @@ class DruidQueryEngineTest {
                 .setDataSource(DATASOURCE)
                 .setQuerySegmentSpec(INTERVAL)
                 .setGranularity(Granularities.ALL)
-                .setVirtualColumns(new ExpressionVirtualColumn("v", "lookup(\"user_id\", 'users')", ColumnType.STRING,
-                        macros(lookups)))
+                .setVirtualColumns(new ExpressionVirtualColumn(
+                        "v", "lookup(\"user_id\", 'users')", ColumnType.STRING, macros(lookups)))
                 .setDimensions(new DefaultDimensionSpec("v", "name"))
                 .setAggregatorSpecs(new LongSumAggregatorFactory("amount", "amount"))
                 .build();
@@ -204,12 +212,15 @@ class DruidQueryEngineTest {
      * 33 and applies the lookup to every dictionary value instead (the queries above).
      */
     private static Query<?> timeseriesFilteredThroughUnapplyAll(LookupExtractorFactoryContainerProvider lookups) {
-        LookupExtractor lookup = lookups.get("users").orElseThrow().getLookupExtractorFactory().get();
+        LookupExtractor lookup =
+                lookups.get("users").orElseThrow().getLookupExtractorFactory().get();
         return Druids.newTimeseriesQueryBuilder()
                 .dataSource(DATASOURCE)
                 .intervals(INTERVAL)
                 .granularity(Granularities.DAY)
-                .filters(new InDimFilter("user_id", List.of("Carol", "Erin", ""),
+                .filters(new InDimFilter(
+                        "user_id",
+                        List.of("Carol", "Erin", ""),
                         new LookupExtractionFn(lookup, false, null, null, true)))
                 .aggregators(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                 .build();
@@ -219,8 +230,8 @@ class DruidQueryEngineTest {
         return Druids.newScanQueryBuilder()
                 .dataSource(DATASOURCE)
                 .intervals(INTERVAL)
-                .virtualColumns(new ExpressionVirtualColumn("name", "lookup(\"user_id\", 'users')", ColumnType.STRING,
-                        macros(lookups)))
+                .virtualColumns(new ExpressionVirtualColumn(
+                        "name", "lookup(\"user_id\", 'users')", ColumnType.STRING, macros(lookups)))
                 .columns("__time", "user_id", "name", "amount")
                 .filters(new EqualityFilter("name", ColumnType.STRING, "Dave", null))
                 .build();
@@ -249,7 +260,8 @@ class DruidQueryEngineTest {
     void groupByWithRegisteredLookupExtractionFnAndFilterOnLookedUpValue() {
         assertSameAsMapLookup(DruidQueryEngineTest::groupByExtractionFnFilteredOnName);
         assertThat(run(groupByExtractionFnFilteredOnName(sharedProvider())).toString())
-                .contains("Carol").doesNotContain("Alice");
+                .contains("Carol")
+                .doesNotContain("Alice");
     }
 
     @Test
@@ -270,7 +282,9 @@ class DruidQueryEngineTest {
     @Test
     void timeseriesFilteredOnLookedUpValuesThroughUnapplyAll() {
         assertSameAsMapLookup(DruidQueryEngineTest::timeseriesFilteredThroughUnapplyAll);
-        assertThat(shared.get().unapplyAll(java.util.Set.of("Carol"))).toIterable().as("ids named Carol")
+        assertThat(shared.get().unapplyAll(java.util.Set.of("Carol")))
+                .toIterable()
+                .as("ids named Carol")
                 .isNotEmpty();
     }
 
@@ -287,18 +301,20 @@ class DruidQueryEngineTest {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicLong queries = new AtomicLong();
-        Thread load = new Thread(() -> {
-            while (!stop.get()) {
-                try {
-                    run(groupByLookupDimension(sharedProvider()));
-                    run(scanFilteredOnExpression(sharedProvider()));
-                    queries.incrementAndGet();
-                } catch (Throwable t) {
-                    failure.compareAndSet(null, t);
-                    return;
-                }
-            }
-        }, "query-load");
+        Thread load = new Thread(
+                () -> {
+                    while (!stop.get()) {
+                        try {
+                            run(groupByLookupDimension(sharedProvider()));
+                            run(scanFilteredOnExpression(sharedProvider()));
+                            queries.incrementAndGet();
+                        } catch (Throwable t) {
+                            failure.compareAndSet(null, t);
+                            return;
+                        }
+                    }
+                },
+                "query-load");
         load.start();
         Map<String, String> next = users(3);
         try {
@@ -316,9 +332,11 @@ class DruidQueryEngineTest {
             users = next;
         }
         assertThat(failure.get()).isNull();
-        for (Function<LookupExtractorFactoryContainerProvider, Query<?>> q : List.<Function<LookupExtractorFactoryContainerProvider, Query<?>>>of(
-                DruidQueryEngineTest::groupByExtractionFnFilteredOnName, DruidQueryEngineTest::topN,
-                DruidQueryEngineTest::timeseriesFilteredOnNames, DruidQueryEngineTest::scanFilteredOnExpression)) {
+        for (Function<LookupExtractorFactoryContainerProvider, Query<?>> q :
+                List.<Function<LookupExtractorFactoryContainerProvider, Query<?>>>of(
+                        DruidQueryEngineTest::groupByExtractionFnFilteredOnName, DruidQueryEngineTest::topN,
+                        DruidQueryEngineTest::timeseriesFilteredOnNames,
+                                DruidQueryEngineTest::scanFilteredOnExpression)) {
             assertSameAsMapLookup(q);
         }
         assertThat(shared.get().getCacheKey()).isNotEqualTo(keyBefore);

@@ -75,14 +75,18 @@ class DruidSqlLookupTest {
         Path store = Files.createDirectories(tmp.resolve("store"));
         TestStores.Published published = TestStores.publish(store, "users", users);
         closer.register(published::close);
-        shared = new SharedLookupExtractorFactory("users", store.toString(), false,
-                new SharedLookupConfig(store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS,
-                        0));
+        shared = new SharedLookupExtractorFactory(
+                "users",
+                store.toString(),
+                false,
+                new SharedLookupConfig(
+                        store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0));
         assertThat(shared.start()).isTrue();
         closer.register(shared::close);
         shared.awaitInitialization();
 
-        QueryableIndex index = DruidQueryEngineTest.buildIndex(tmp.resolve("segment").toFile());
+        QueryableIndex index =
+                DruidQueryEngineTest.buildIndex(tmp.resolve("segment").toFile());
         closer.register(index);
         // The framework's temporary directories; closed (deleted) by the framework too, and here if building it fails.
         TempDirProducer tempDirs = closer.register(new TempDirProducer("druid-sql-lookup"));
@@ -93,7 +97,9 @@ class DruidSqlLookupTest {
                 .withOverrideModule(CacheTestHelperModule.ResultCacheMode.DISABLED.makeModule())
                 .build();
         closer.register(framework::close);
-        statements = framework.plannerFixture(PlannerConfig.builder().build(), new AuthConfig()).statementFactory();
+        statements = framework
+                .plannerFixture(PlannerConfig.builder().build(), new AuthConfig())
+                .statementFactory();
     }
 
     @AfterAll
@@ -112,8 +118,8 @@ class DruidSqlLookupTest {
         private final QueryableIndex index;
         private final LookupExtractorFactoryContainerProvider lookups;
 
-        EventsComponentSupplier(TempDirProducer tempDirs, QueryableIndex index,
-                                LookupExtractorFactoryContainerProvider lookups) {
+        EventsComponentSupplier(
+                TempDirProducer tempDirs, QueryableIndex index, LookupExtractorFactoryContainerProvider lookups) {
             super(tempDirs);
             this.index = index;
             this.lookups = lookups;
@@ -143,8 +149,8 @@ class DruidSqlLookupTest {
 
         @Override
         public DruidModule getOverrideModule() {
-            Module lookupBinding = binder -> binder.bind(LookupExtractorFactoryContainerProvider.class)
-                    .toInstance(lookups);
+            Module lookupBinding = binder ->
+                    binder.bind(LookupExtractorFactoryContainerProvider.class).toInstance(lookups);
             return DruidModuleCollection.of(super.getOverrideModule(), lookupBinding);
         }
     }
@@ -176,7 +182,9 @@ class DruidSqlLookupTest {
     // ---- running SQL ----
 
     private List<List<Object>> sql(String sql) {
-        SqlQueryPlus query = SqlQueryPlus.builder(sql).auth(CalciteTests.SUPER_USER_AUTH_RESULT).build();
+        SqlQueryPlus query = SqlQueryPlus.builder(sql)
+                .auth(CalciteTests.SUPER_USER_AUTH_RESULT)
+                .build();
         try (DirectStatement statement = statements.directStatement(query)) {
             List<List<Object>> rows = new ArrayList<>();
             statement.execute().getResults().forEach(row -> rows.add(Arrays.asList(row)));
@@ -227,8 +235,8 @@ class DruidSqlLookupTest {
 
     @Test
     void groupByLookedUpValue() {
-        List<List<Object>> rows = assertSameAsMapLookup(
-                "SELECT LOOKUP(user_id, 'users') AS name, COUNT(*) AS cnt, SUM(amount) AS total\n"
+        List<List<Object>> rows =
+                assertSameAsMapLookup("SELECT LOOKUP(user_id, 'users') AS name, COUNT(*) AS cnt, SUM(amount) AS total\n"
                         + "FROM events GROUP BY 1 ORDER BY 1");
         assertThat(byFirstColumn(rows)).isEqualTo(totalsByName());
         assertThat(rows).extracting(row -> row.get(0)).contains("Alice", "Grace", "", null);
@@ -236,10 +244,12 @@ class DruidSqlLookupTest {
 
     @Test
     void whereOnLookedUpValue() {
-        List<List<Object>> rows = assertSameAsMapLookup(
-                "SELECT country, COUNT(*) AS cnt, SUM(amount) AS total FROM events\n"
+        List<List<Object>> rows =
+                assertSameAsMapLookup("SELECT country, COUNT(*) AS cnt, SUM(amount) AS total FROM events\n"
                         + "WHERE LOOKUP(user_id, 'users') = 'Carol' GROUP BY country ORDER BY country");
-        long carolRows = rows.stream().mapToLong(row -> ((Number) row.get(1)).longValue()).sum();
+        long carolRows = rows.stream()
+                .mapToLong(row -> ((Number) row.get(1)).longValue())
+                .sum();
         assertThat(carolRows).isEqualTo(totalsByName().get("Carol").get(0));
     }
 
@@ -249,16 +259,16 @@ class DruidSqlLookupTest {
                 "SELECT LOOKUP(user_id, 'users') AS name, COUNT(*) AS cnt, SUM(amount) AS total FROM events\n"
                         + "WHERE LOOKUP(user_id, 'users') IN ('Alice', 'Bob', '') GROUP BY 1 ORDER BY 1");
         Map<String, List<Long>> expected = new HashMap<>(totalsByName());
-        expected.keySet().removeIf(name -> name == null || !Set.of("Alice", "Bob", "").contains(name));
+        expected.keySet()
+                .removeIf(name -> name == null || !Set.of("Alice", "Bob", "").contains(name));
         assertThat(byFirstColumn(rows)).isEqualTo(expected);
     }
 
     @Test
     void whereLookedUpValueIsNotOneOf() {
-        assertSameAsMapLookup(
-                "SELECT LOOKUP(user_id, 'users') AS name, COUNT(*) AS cnt FROM events\n"
-                        + "WHERE LOOKUP(user_id, 'users') <> 'Dave' AND LOOKUP(user_id, 'users') IS NOT NULL\n"
-                        + "GROUP BY 1 ORDER BY 1");
+        assertSameAsMapLookup("SELECT LOOKUP(user_id, 'users') AS name, COUNT(*) AS cnt FROM events\n"
+                + "WHERE LOOKUP(user_id, 'users') <> 'Dave' AND LOOKUP(user_id, 'users') IS NOT NULL\n"
+                + "GROUP BY 1 ORDER BY 1");
     }
 
     @Test
@@ -279,12 +289,14 @@ class DruidSqlLookupTest {
 
     @Test
     void scanFilteredOnLookedUpValue() throws Exception {
-        List<List<Object>> rows = assertSameAsMapLookup(
-                "SELECT __time, user_id, LOOKUP(user_id, 'users') AS name, amount FROM events\n"
+        List<List<Object>> rows =
+                assertSameAsMapLookup("SELECT __time, user_id, LOOKUP(user_id, 'users') AS name, amount FROM events\n"
                         + "WHERE LOOKUP(user_id, 'users') = 'Dave' ORDER BY __time LIMIT 50");
         assertThat(rows).hasSize(50).allSatisfy(row -> assertThat(row.get(2)).isEqualTo("Dave"));
         assertThat(nativeQuery("SELECT __time, user_id, LOOKUP(user_id, 'users') AS name, amount FROM events\n"
-                + "WHERE LOOKUP(user_id, 'users') = 'Dave' ORDER BY __time LIMIT 50").get("queryType").asText())
+                                + "WHERE LOOKUP(user_id, 'users') = 'Dave' ORDER BY __time LIMIT 50")
+                        .get("queryType")
+                        .asText())
                 .isEqualTo("scan");
     }
 
@@ -298,21 +310,26 @@ class DruidSqlLookupTest {
         JsonNode filtered = nativeQuery(
                 "SELECT country, COUNT(*) AS cnt FROM events WHERE LOOKUP(user_id, 'users') = 'Carol' GROUP BY 1");
         List<String> carolIds = users.entrySet().stream()
-                .filter(e -> e.getValue().equals("Carol")).map(Map.Entry::getKey).sorted().toList();
+                .filter(e -> e.getValue().equals("Carol"))
+                .map(Map.Entry::getKey)
+                .sorted()
+                .toList();
         assertThat(carolIds).hasSizeGreaterThan(5);
         assertThat(filtered.at("/filter/column").asText()).isEqualTo("user_id");
         List<String> filterIds = new ArrayList<>();
         filtered.at("/filter/sortedValues").forEach(id -> filterIds.add(id.asText()));
         assertThat(filterIds).containsExactlyInAnyOrderElementsOf(carolIds);
 
-        JsonNode grouped = nativeQuery("SELECT LOOKUP(user_id, 'users') AS name, COUNT(*) AS cnt FROM events GROUP BY 1");
+        JsonNode grouped =
+                nativeQuery("SELECT LOOKUP(user_id, 'users') AS name, COUNT(*) AS cnt FROM events GROUP BY 1");
         assertThat(grouped.at("/dimensions/0/extractionFn/type").asText()).isEqualTo("registeredLookup");
         assertThat(grouped.at("/dimensions/0/extractionFn/lookup").asText()).isEqualTo("users");
     }
 
     private JsonNode nativeQuery(String sql) throws Exception {
         List<List<Object>> plan = sql("EXPLAIN PLAN FOR " + sql);
-        JsonNode queries = framework.queryJsonMapper().readTree((String) plan.get(0).get(0));
+        JsonNode queries =
+                framework.queryJsonMapper().readTree((String) plan.get(0).get(0));
         assertThat(queries.size()).as("native queries for %s", sql).isEqualTo(1);
         return queries.get(0).get("query");
     }
@@ -320,8 +337,7 @@ class DruidSqlLookupTest {
     @Test
     void lookupTableAndLookupJoin() {
         assertSameAsMapLookup("SELECT v, COUNT(*) AS keys FROM lookup.users GROUP BY v ORDER BY v");
-        assertSameAsMapLookup(
-                "SELECT u.v AS name, COUNT(*) AS cnt, SUM(e.amount) AS total\n"
-                        + "FROM events e INNER JOIN lookup.users u ON e.user_id = u.k GROUP BY 1 ORDER BY 1");
+        assertSameAsMapLookup("SELECT u.v AS name, COUNT(*) AS cnt, SUM(e.amount) AS total\n"
+                + "FROM events e INNER JOIN lookup.users u ON e.user_id = u.k GROUP BY 1 ORDER BY 1");
     }
 }

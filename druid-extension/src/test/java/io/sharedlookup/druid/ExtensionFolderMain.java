@@ -20,7 +20,8 @@ import org.apache.druid.query.lookup.LookupExtractorFactory;
  */
 public final class ExtensionFolderMain {
     public static void main(String[] args) throws Exception {
-        System.out.println("JDK_COMPILER_PRESENT=" + ModuleLayer.boot().findModule("jdk.compiler").isPresent());
+        System.out.println("JDK_COMPILER_PRESENT="
+                + ModuleLayer.boot().findModule("jdk.compiler").isPresent());
         List<Path> jars;
         try (var files = Files.list(Path.of(args[0]))) {
             jars = files.filter(p -> p.toString().endsWith(".jar")).toList();
@@ -29,8 +30,8 @@ public final class ExtensionFolderMain {
         for (int i = 0; i < urls.length; i++) {
             urls[i] = jars.get(i).toUri().toURL();
         }
-        URLClassLoader extensionLoader = new URLClassLoader("druid-shared-lookup", urls,
-                ExtensionFolderMain.class.getClassLoader());
+        URLClassLoader extensionLoader =
+                new URLClassLoader("druid-shared-lookup", urls, ExtensionFolderMain.class.getClassLoader());
         System.out.println("READER_LIB_ON_CLASS_PATH=" + visible("io.sharedlookup.reader.SharedLookupStore"));
 
         ObjectMapper mapper = new DefaultObjectMapper();
@@ -44,8 +45,9 @@ public final class ExtensionFolderMain {
         injectables.addValue(config, config.getConstructor().newInstance());
         mapper.setInjectableValues(injectables);
 
-        LookupExtractorFactory factory = mapper.readValue("{\"type\": \"sharedLookup\", \"namespace\": \"" + args[2]
-                + "\", \"storeDir\": \"" + args[1] + "\"}", LookupExtractorFactory.class);
+        LookupExtractorFactory factory = mapper.readValue(
+                "{\"type\": \"sharedLookup\", \"namespace\": \"" + args[2] + "\", \"storeDir\": \"" + args[1] + "\"}",
+                LookupExtractorFactory.class);
         if (!factory.start()) {
             throw new IllegalStateException("factory did not start");
         }

@@ -18,15 +18,17 @@ import com.tngtech.archunit.lang.ArchRule;
 class ExtensionLayeringTest {
     @ArchTest
     static final ArchRule onlyReaderLibsPublicPackage = noClasses()
-            .should().dependOnClassesThat(resideInAPackage("io.sharedlookup..")
+            .should()
+            .dependOnClassesThat(resideInAPackage("io.sharedlookup..")
                     .and(not(resideInAnyPackage("io.sharedlookup.reader", "io.sharedlookup.druid.."))))
             .because("the extension uses reader-lib's public API (io.sharedlookup.reader) only: not its internal "
                     + "packages, whose types may change with the store format, nor the writer or the demo");
 
     @ArchTest
     static final ArchRule noChronicleKafkaOrNetty = noClasses()
-            .should().dependOnClassesThat().resideInAnyPackage("net.openhft..", "org.apache.kafka..", "kafka..",
-                    "io.netty..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("net.openhft..", "org.apache.kafka..", "kafka..", "io.netty..")
             .because("the extension folder holds this jar and reader-lib alone (ExtensionFolderIT): nothing of the "
                     + "writer's dependencies is there at run time");
 }

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LookupSpecTest {
     @TempDir
     static Path tmp;
+
     static Path store;
 
     @BeforeAll
@@ -48,7 +49,9 @@ class LookupSpecTest {
             }
             module.getJacksonModules().forEach(mapper::registerModule);
         }
-        assertThat(found).as("SharedLookupDruidModule listed in META-INF/services").isTrue();
+        assertThat(found)
+                .as("SharedLookupDruidModule listed in META-INF/services")
+                .isTrue();
         mapper.setInjectableValues(new InjectableValues.Std().addValue(SharedLookupConfig.class, config));
         return mapper;
     }
@@ -82,8 +85,10 @@ class LookupSpecTest {
                 spec(", \"namespace\": \"users\", \"storedir\": \"/elsewhere\""), LookupExtractorFactory.class);
         assertThat(factory.ignoredFields()).containsExactly("storedir");
         assertThat(factory.storeDirectory()).isEqualTo(store);
-        assertThat(((SharedLookupExtractorFactory) mapper.readValue(spec(", \"namespace\": \"users\""),
-                LookupExtractorFactory.class)).ignoredFields()).isEmpty();
+        assertThat(((SharedLookupExtractorFactory)
+                                mapper.readValue(spec(", \"namespace\": \"users\""), LookupExtractorFactory.class))
+                        .ignoredFields())
+                .isEmpty();
     }
 
     @Test
@@ -94,7 +99,9 @@ class LookupSpecTest {
                 LookupExtractorFactoryContainer.class);
         assertThat(container.getLookupExtractorFactory()).isInstanceOf(SharedLookupExtractorFactory.class);
         SharedLookupExtractorFactory shared = (SharedLookupExtractorFactory) container.getLookupExtractorFactory();
-        assertThat(shared.storeDirectory()).as("druid.sharedLookup.storeDir applies").isEqualTo(store);
+        assertThat(shared.storeDirectory())
+                .as("druid.sharedLookup.storeDir applies")
+                .isEqualTo(store);
         assertThat(shared.isInjective()).isFalse();
     }
 
@@ -126,9 +133,11 @@ class LookupSpecTest {
         assertThat(mapper.readValue(mapper.writeValueAsString(factory), LookupExtractorFactory.class))
                 .isEqualTo(factory);
         assertThat(factory("P1D").staleness().max().millis()).isEqualTo(86_400_000);
-        assertThat(factory("PT1S").staleness().max().millis()).as("the floor itself").isEqualTo(1_000);
-        SharedLookupExtractorFactory unset = (SharedLookupExtractorFactory) mapper.readValue(
-                spec(", \"namespace\": \"users\""), LookupExtractorFactory.class);
+        assertThat(factory("PT1S").staleness().max().millis())
+                .as("the floor itself")
+                .isEqualTo(1_000);
+        SharedLookupExtractorFactory unset = (SharedLookupExtractorFactory)
+                mapper.readValue(spec(", \"namespace\": \"users\""), LookupExtractorFactory.class);
         assertThat(unset.getMaxStaleness()).isNull();
         assertThat(unset.staleness()).as("unset: never fails for staleness").isNull();
         assertThat(mapper.writeValueAsString(unset)).doesNotContain("maxStaleness");
@@ -158,7 +167,7 @@ class LookupSpecTest {
         expected.put("\"-PT5M\"", "not an ISO-8601 period");
         expected.put("300000", "not an ISO-8601 period: write it as a string such as \"PT5M\"");
         expected.forEach((value, problem) -> assertThatThrownBy(() -> mapper.readValue(
-                spec(", \"namespace\": \"users\", \"maxStaleness\": " + value), LookupExtractorFactory.class))
+                        spec(", \"namespace\": \"users\", \"maxStaleness\": " + value), LookupExtractorFactory.class))
                 .as(value)
                 .cause()
                 .isInstanceOf(IllegalArgumentException.class)
@@ -168,8 +177,8 @@ class LookupSpecTest {
     }
 
     private static SharedLookupExtractorFactory factory(String maxStaleness) {
-        return new SharedLookupExtractorFactory("users", store.toString(), false, maxStaleness,
-                new SharedLookupConfig(store.toString(), 1000));
+        return new SharedLookupExtractorFactory(
+                "users", store.toString(), false, maxStaleness, new SharedLookupConfig(store.toString(), 1000));
     }
 
     /**
@@ -192,8 +201,8 @@ class LookupSpecTest {
     void storeDirThatIsAFileFailsTheStartClearly() throws Exception {
         Path file = Files.writeString(tmp.resolve("a-file"), "x");
         ObjectMapper mapper = druidMapper(new SharedLookupConfig(file.toString(), 1000));
-        LookupExtractorFactory factory = mapper.readValue(spec(", \"namespace\": \"users\""),
-                LookupExtractorFactory.class);
+        LookupExtractorFactory factory =
+                mapper.readValue(spec(", \"namespace\": \"users\""), LookupExtractorFactory.class);
         assertThatThrownBy(factory::start)
                 .hasMessageContaining("store directory " + file)
                 .hasMessageContaining("druid.sharedLookup.storeDir");
@@ -207,9 +216,15 @@ class LookupSpecTest {
         properties.setProperty("druid.sharedLookup.initializationTimeoutMillis", "1234");
         properties.setProperty("druid.sharedLookup.maxReverseLookupKeys", "567");
         properties.setProperty("druid.sharedLookup.closeDelayMillis", "890");
-        Injector startup = new StartupInjectorBuilder().withExtensions().withProperties(properties).build();
-        Injector injector = ServerInjectorBuilder.makeServerInjector(startup, Set.of(), List.of(binder ->
-                binder.bind(DruidNode.class).annotatedWith(Self.class)
+        Injector startup = new StartupInjectorBuilder()
+                .withExtensions()
+                .withProperties(properties)
+                .build();
+        Injector injector = ServerInjectorBuilder.makeServerInjector(
+                startup,
+                Set.of(),
+                List.of(binder -> binder.bind(DruidNode.class)
+                        .annotatedWith(Self.class)
                         .toInstance(new DruidNode("test", "localhost", false, 8082, null, true, false))));
         SharedLookupConfig config = injector.getInstance(SharedLookupConfig.class);
         assertThat(config.getStoreDir()).isEqualTo(store.toString());
@@ -218,10 +233,15 @@ class LookupSpecTest {
         assertThat(config.getCloseDelayMillis()).isEqualTo(890);
 
         ObjectMapper mapper = injector.getInstance(Key.get(ObjectMapper.class, Json.class));
-        Map<String, Object> lookups = Map.of("users", Map.of("version", "v1", "lookupExtractorFactory",
-                Map.of("type", "sharedLookup", "namespace", "users")));
-        LookupExtractorFactoryContainer container = mapper.convertValue(lookups.get("users"),
-                LookupExtractorFactoryContainer.class);
+        Map<String, Object> lookups = Map.of(
+                "users",
+                Map.of(
+                        "version",
+                        "v1",
+                        "lookupExtractorFactory",
+                        Map.of("type", "sharedLookup", "namespace", "users")));
+        LookupExtractorFactoryContainer container =
+                mapper.convertValue(lookups.get("users"), LookupExtractorFactoryContainer.class);
         SharedLookupExtractorFactory factory = (SharedLookupExtractorFactory) container.getLookupExtractorFactory();
         assertThat(factory.storeDirectory()).isEqualTo(store);
     }

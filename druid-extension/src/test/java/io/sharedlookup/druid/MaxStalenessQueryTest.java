@@ -46,6 +46,7 @@ class MaxStalenessQueryTest {
 
     @TempDir
     Path tmp;
+
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private final ObjectMapper json = new DefaultObjectMapper();
 
@@ -65,22 +66,29 @@ class MaxStalenessQueryTest {
         private final ScheduledExecutorService checkpoints = Executors.newSingleThreadScheduledExecutor();
 
         /** A writer whose heartbeat moves, reporting {@code statuses}; nothing restamps the content (a quiet topic). */
-        RunningWriter(Path store, TestStores.Published published,
-                      java.util.function.Supplier<Map<String, NamespaceStatus>> statuses) throws Exception {
-            heartbeat = WriterHeartbeat.start(new StoreLayout(store), List.of("users"), StorePermissions.DEFAULT,
-                    statuses);
+        RunningWriter(
+                Path store,
+                TestStores.Published published,
+                java.util.function.Supplier<Map<String, NamespaceStatus>> statuses)
+                throws Exception {
+            heartbeat =
+                    WriterHeartbeat.start(new StoreLayout(store), List.of("users"), StorePermissions.DEFAULT, statuses);
         }
 
         RunningWriter(Path store, TestStores.Published published) throws Exception {
             this(store, published, Map::of);
             AtomicLong offset = new AtomicLong(100);
-            checkpoints.scheduleWithFixedDelay(() -> {
-                try {
-                    published.writer.checkpoint(Map.of(0, offset.incrementAndGet()), true, true);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }, 0, 100, TimeUnit.MILLISECONDS);
+            checkpoints.scheduleWithFixedDelay(
+                    () -> {
+                        try {
+                            published.writer.checkpoint(Map.of(0, offset.incrementAndGet()), true, true);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    0,
+                    100,
+                    TimeUnit.MILLISECONDS);
         }
 
         /** Stops checkpointing and stops the heartbeat (a clean stop: the status file says stopped). */
@@ -100,17 +108,21 @@ class MaxStalenessQueryTest {
         toClose.add(published);
         RunningWriter writer = new RunningWriter(store, published);
         toClose.add(writer); // closed below; again here if the test fails first
-        SharedLookupExtractorFactory shared = new SharedLookupExtractorFactory("users", store.toString(), false, MAX,
-                new SharedLookupConfig(store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS,
-                        0));
+        SharedLookupExtractorFactory shared = new SharedLookupExtractorFactory(
+                "users",
+                store.toString(),
+                false,
+                MAX,
+                new SharedLookupConfig(
+                        store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0));
         assertThat(shared.start()).isTrue();
         toClose.add(shared::close);
-        SegmentQueries queries = SegmentQueries.over(tmp.resolve("segment").toFile(), "events",
-                List.of("user_id", "country"), DruidQueryEngineTest.rows());
+        SegmentQueries queries = SegmentQueries.over(
+                tmp.resolve("segment").toFile(), "events", List.of("user_id", "country"), DruidQueryEngineTest.rows());
         toClose.add(queries);
         MapLookupProvider lookups = new MapLookupProvider(Map.of("users", shared));
-        List<Object> expected = queries.run(groupByName(new MapLookupProvider(Map.of("users",
-                new org.apache.druid.query.lookup.MapLookupExtractorFactory(users, false)))));
+        List<Object> expected = queries.run(groupByName(new MapLookupProvider(
+                Map.of("users", new org.apache.druid.query.lookup.MapLookupExtractorFactory(users, false)))));
 
         // A current writer: queries run for longer than the bound, since the content keeps being current.
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4_000);
@@ -126,14 +138,19 @@ class MaxStalenessQueryTest {
 
         writer.close();
         String[] failure = new String[1];
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-            Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> queries.run(groupByName(lookups)));
-            assertThat(thrown).as("a query after the writer stopped").isNotNull();
-            failure[0] = staleMessage(thrown);
-        });
-        assertThat(failure[0]).startsWith("sharedLookup 'users' is stale: its content was last known current with "
-                        + "the topic at 20")
-                .contains(" ago, over its maxStaleness PT3S; the writer's heartbeat was last seen at 20",
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    Throwable thrown =
+                            org.assertj.core.api.Assertions.catchThrowable(() -> queries.run(groupByName(lookups)));
+                    assertThat(thrown).as("a query after the writer stopped").isNotNull();
+                    failure[0] = staleMessage(thrown);
+                });
+        assertThat(failure[0])
+                .startsWith(
+                        "sharedLookup 'users' is stale: its content was last known current with " + "the topic at 20")
+                .contains(
+                        " ago, over its maxStaleness PT3S; the writer's heartbeat was last seen at 20",
                         "(writer NOT_ALIVE, lag unknown)")
                 .doesNotContain("\n");
         // Every way a query uses the lookup fails alike, reverse lookups included: no stale value is served.
@@ -147,18 +164,25 @@ class MaxStalenessQueryTest {
         assertThat(stale.get("writerLastSeen").asText()).startsWith("20");
         assertThat(stale.get("currentAsOf").asText()).startsWith("20");
         assertThat(stale.get("contentAgeMillis").asLong()).isGreaterThan(3_000);
-        assertThat(stale.get("lagRecords").isNull()).as("unknown lag is null: %s", stale).isTrue();
+        assertThat(stale.get("lagRecords").isNull())
+                .as("unknown lag is null: %s", stale)
+                .isTrue();
         assertThat(stale.get("stale").asBoolean()).isTrue();
         assertThat(stale.get("maxStaleness").asText()).isEqualTo(MAX);
         SharedLookupIntrospectHandler handler = (SharedLookupIntrospectHandler) shared.getIntrospectHandler();
-        JsonNode version = json.readTree(json.writeValueAsString(handler.getVersion().getEntity()));
-        assertThat(version.get("freshness").get("writer").asText()).as("%s", version).isEqualTo("NOT_ALIVE");
+        JsonNode version =
+                json.readTree(json.writeValueAsString(handler.getVersion().getEntity()));
+        assertThat(version.get("freshness").get("writer").asText())
+                .as("%s", version)
+                .isEqualTo("NOT_ALIVE");
         assertThat(version.get("freshness").get("stale").asBoolean()).isTrue();
 
         toClose.add(new RunningWriter(store, published)); // a writer again, current again
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
                 .ignoreExceptionsInstanceOf(DruidException.class) // still stale until the new stamp is read
-                .untilAsserted(() -> assertThat(queries.run(groupByName(lookups))).isEqualTo(expected));
+                .untilAsserted(
+                        () -> assertThat(queries.run(groupByName(lookups))).isEqualTo(expected));
         assertThat(status(shared).get("writerAlive").asBoolean()).isTrue();
     }
 
@@ -172,13 +196,26 @@ class MaxStalenessQueryTest {
         Path store = Files.createDirectories(tmp.resolve("store"));
         TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "one"));
         toClose.add(published);
-        NamespaceStatus noLag = new NamespaceStatus("users", "topic", NamespaceStatus.State.LIVE, 1, 1, 16, 0.1,
-                Map.of(0, 0L), 0, null, true, null, Map.of(0, 1L), null);
-        RunningWriter writer = new RunningWriter(store, published,
-                () -> Map.of("users", noLag.currentAsOf(System.currentTimeMillis())));
+        NamespaceStatus noLag = new NamespaceStatus(
+                "users",
+                "topic",
+                NamespaceStatus.State.LIVE,
+                1,
+                1,
+                16,
+                0.1,
+                Map.of(0, 0L),
+                0,
+                null,
+                true,
+                null,
+                Map.of(0, 1L),
+                null);
+        RunningWriter writer = new RunningWriter(
+                store, published, () -> Map.of("users", noLag.currentAsOf(System.currentTimeMillis())));
         toClose.add(writer);
-        SharedLookupExtractorFactory shared = new SharedLookupExtractorFactory("users", store.toString(), false,
-                "PT2S", config(store));
+        SharedLookupExtractorFactory shared =
+                new SharedLookupExtractorFactory("users", store.toString(), false, "PT2S", config(store));
         assertThat(shared.start()).isTrue();
         toClose.add(shared::close);
 
@@ -192,8 +229,10 @@ class MaxStalenessQueryTest {
         assertThat(live.get("contentAgeMillis").asLong()).as("%s", live).isLessThan(2_000);
 
         writer.close();
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
-                assertThatThrownBy(() -> shared.get().apply("1")).hasMessageContaining("is stale")
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> assertThatThrownBy(() -> shared.get().apply("1"))
+                        .hasMessageContaining("is stale")
                         .hasMessageContaining("over its maxStaleness PT2S"));
     }
 
@@ -203,12 +242,14 @@ class MaxStalenessQueryTest {
         Path store = Files.createDirectories(tmp.resolve("store"));
         TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "one"));
         toClose.add(published);
-        SharedLookupExtractorFactory shared = new SharedLookupExtractorFactory("users", store.toString(), false,
-                config(store));
+        SharedLookupExtractorFactory shared =
+                new SharedLookupExtractorFactory("users", store.toString(), false, config(store));
         assertThat(shared.start()).isTrue();
         toClose.add(shared::close);
         JsonNode status = status(shared);
-        assertThat(status.get("writer").asText()).as("no heartbeat ever: %s", status).isEqualTo("UNKNOWN");
+        assertThat(status.get("writer").asText())
+                .as("no heartbeat ever: %s", status)
+                .isEqualTo("UNKNOWN");
         assertThat(status.get("maxStaleness").isNull()).isTrue();
         assertThat(status.get("stale").asBoolean()).isFalse();
         assertThat(shared.get().apply("1")).isEqualTo("one");

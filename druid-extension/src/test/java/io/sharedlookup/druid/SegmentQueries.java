@@ -63,7 +63,8 @@ public final class SegmentQueries implements Closeable {
                 .schema(IncrementalIndexSchema.builder()
                         .withMinTimestamp(DateTimes.of("2024-01-01").getMillis())
                         .withDimensionsSpec(new DimensionsSpec(schemas))
-                        .withMetrics(new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
+                        .withMetrics(
+                                new CountAggregatorFactory("rows"), new LongSumAggregatorFactory("amount", "amount"))
                         .withRollup(false)
                         .build())
                 .rows(rows)

@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SharedLookupLifecycleTest {
     @TempDir
     Path tmp;
+
     Path store;
     final List<AutoCloseable> toClose = new ArrayList<>();
 
@@ -47,9 +48,12 @@ class SharedLookupLifecycleTest {
     }
 
     private SharedLookupExtractorFactory factory(String namespace, long timeoutMillis) {
-        SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(namespace, null, false,
-                new SharedLookupConfig(store.toString(), timeoutMillis,
-                        SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0));
+        SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(
+                namespace,
+                null,
+                false,
+                new SharedLookupConfig(
+                        store.toString(), timeoutMillis, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS, 0));
         toClose.add(f::close);
         return f;
     }
@@ -64,27 +68,35 @@ class SharedLookupLifecycleTest {
     @Test
     void startFailsUntilPublishedAndCaughtUpAndNeverServesEmpty() throws Exception {
         SharedLookupExtractorFactory f = factory("users", 200);
-        assertThatThrownBy(f::start).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(f::start)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith("sharedLookup 'users' not loaded on this node: No namespace 'users' in store "
                         + store + ": no writer has published it there yet (check the writer's --store-dir and --topic)")
                 .hasMessageContaining("next lookup sync (druid.manager.lookups.period)")
                 .hasMessageNotContaining("\n");
-        assertThat(SharedStores.openStores()).as("a failed start keeps no store open").isZero();
+        assertThat(SharedStores.openStores())
+                .as("a failed start keeps no store open")
+                .isZero();
         assertThat(f.isInitialized()).isFalse();
-        assertThatThrownBy(f::awaitInitialization).isInstanceOf(TimeoutException.class)
+        assertThatThrownBy(f::awaitInitialization)
+                .isInstanceOf(TimeoutException.class)
                 .hasMessageContaining("not started on this node");
-        assertThatThrownBy(() -> f.get().apply("1")).isInstanceOf(DruidException.class)
+        assertThatThrownBy(() -> f.get().apply("1"))
+                .isInstanceOf(DruidException.class)
                 .hasMessageContaining("Lookup sharedLookup 'users' is not ready");
 
         TestStores.Published p = publish("users", Map.of("1", "one"), false);
-        assertThatThrownBy(f::start).as("published but still catching up").isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(f::start)
+                .as("published but still catching up")
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("namespace 'users' in store " + store + " is published (generation ")
                 .hasMessageContaining("but its writer has not caught up with the topic yet");
         assertThat(SharedStores.openStores()).isZero();
         assertThatThrownBy(() -> f.get().apply("1")).isInstanceOf(DruidException.class);
 
         p.update(Map.of("2", "two"), true);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(IllegalStateException.class)
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptionsInstanceOf(IllegalStateException.class)
                 .until(f::start);
         assertThat(f.isInitialized()).isTrue();
         f.awaitInitialization();
@@ -93,7 +105,8 @@ class SharedLookupLifecycleTest {
 
         // Initialised stays initialised: a writer that restarts and reports catching up again does not stop queries.
         p.update(Map.of("3", "three"), false);
-        await().atMost(Duration.ofSeconds(30)).until(() -> "three".equals(f.get().apply("3")));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> "three".equals(f.get().apply("3")));
         assertThat(f.isInitialized()).isTrue();
         assertThat(f.start()).as("started again while the writer catches up").isTrue();
     }
@@ -109,7 +122,9 @@ class SharedLookupLifecycleTest {
         try {
             assertThat(f.start()).isTrue();
             assertThat(f.isInitialized()).isTrue();
-            assertThat(f.get().apply("1")).as("served from the generation already mapped").isEqualTo("one");
+            assertThat(f.get().apply("1"))
+                    .as("served from the generation already mapped")
+                    .isEqualTo("one");
         } finally {
             Files.move(away, store);
         }
@@ -149,7 +164,7 @@ class SharedLookupLifecycleTest {
         LookupExtractor shared = f.get();
         MapLookupExtractor map = new MapLookupExtractor(content, false);
 
-        for (String key : new String[]{"k1", "k499", "empty", "", "absent", null}) {
+        for (String key : new String[] {"k1", "k499", "empty", "", "absent", null}) {
             assertThat(shared.apply(key)).as(key).isEqualTo(map.apply(key));
         }
         assertThat(shared.apply("")).isEqualTo("the empty key");
@@ -157,15 +172,24 @@ class SharedLookupLifecycleTest {
         List<String> many = new ArrayList<>(content.keySet()); // several batches, absent, empty and null keys
         many.addAll(List.of("absent", "", "k1"));
         many.add(null);
-        assertThat(shared.applyAll(many)).isEqualTo(map.applyAll(many)).containsEntry("k42", "v0")
-                .containsEntry("", "the empty key").containsEntry("absent", null).containsEntry(null, null)
+        assertThat(shared.applyAll(many))
+                .isEqualTo(map.applyAll(many))
+                .containsEntry("k42", "v0")
+                .containsEntry("", "the empty key")
+                .containsEntry("absent", null)
+                .containsEntry(null, null)
                 .hasSize(content.size() + 2);
         assertThat(shared.applyAll(null)).isEmpty();
         assertThat(f.get().getClass()).isEqualTo(SharedLookupExtractor.class);
-        for (Set<String> values : List.<Set<String>>of(Set.of("v1"), Set.of("v2", "v3"), Set.of(""),
-                Set.of("nothing"), Set.of(), Set.of("unique 3"), Set.of("unique 4", "v5", "nothing"))) {
-            assertThat(toSet(shared.unapplyAll(values))).as(values.toString())
-                    .isEqualTo(toSet(map.unapplyAll(values)));
+        for (Set<String> values : List.<Set<String>>of(
+                Set.of("v1"),
+                Set.of("v2", "v3"),
+                Set.of(""),
+                Set.of("nothing"),
+                Set.of(),
+                Set.of("unique 3"),
+                Set.of("unique 4", "v5", "nothing"))) {
+            assertThat(toSet(shared.unapplyAll(values))).as(values.toString()).isEqualTo(toSet(map.unapplyAll(values)));
         }
         Set<String> withNull = new HashSet<>();
         withNull.add(null);
@@ -198,19 +222,30 @@ class SharedLookupLifecycleTest {
         }
         String namespace = "bounded" + reverseIndex;
         toClose.add(TestStores.publish(store, namespace, content, true, reverseIndex));
-        SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(namespace, null, false,
-                new SharedLookupConfig(store.toString(), 10_000, 100, 0));
+        SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(
+                namespace, null, false, new SharedLookupConfig(store.toString(), 10_000, 100, 0));
         toClose.add(f::close);
         f.start();
         LookupExtractor shared = f.get();
-        assertThat(shared.unapplyAll(Set.of("common"))).as("200 keys, bound 100").isNull();
-        assertThat(shared.unapplyAll(Set.of("rare 0", "rare 1", "rare 2"))).as("100 keys: at the bound").isNotNull()
-                .toIterable().hasSize(100);
-        assertThat(shared.unapplyAll(Set.of("rare 0", "rare 1", "rare 2", "common"))).isNull();
-        assertThat(toSet(shared.unapplyAll(Set.of("rare 1")))).hasSize(33).allMatch(k -> content.get(k).equals("rare 1"));
+        assertThat(shared.unapplyAll(Set.of("common")))
+                .as("200 keys, bound 100")
+                .isNull();
+        assertThat(shared.unapplyAll(Set.of("rare 0", "rare 1", "rare 2")))
+                .as("100 keys: at the bound")
+                .isNotNull()
+                .toIterable()
+                .hasSize(100);
+        assertThat(shared.unapplyAll(Set.of("rare 0", "rare 1", "rare 2", "common")))
+                .isNull();
+        assertThat(toSet(shared.unapplyAll(Set.of("rare 1"))))
+                .hasSize(33)
+                .allMatch(k -> content.get(k).equals("rare 1"));
         Set<String> onlyNull = new HashSet<>();
         onlyNull.add(null);
-        assertThat(shared.unapplyAll(onlyNull)).as("no key maps to null").isNotNull().isExhausted();
+        assertThat(shared.unapplyAll(onlyNull))
+                .as("no key maps to null")
+                .isNotNull()
+                .isExhausted();
     }
 
     /** A reverse lookup that cannot be read (a segment left mid-change) answers "cannot", not a failed query. */
@@ -239,20 +274,23 @@ class SharedLookupLifecycleTest {
         assertThat(f.get().getCacheKey()).as("stable while content is").isEqualTo(first);
 
         p.update(Map.of("1", "uno"), true);
-        await().atMost(Duration.ofSeconds(30)).until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), first));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), first));
         assertThat(f.get().apply("1")).isEqualTo("uno");
         byte[] second = f.get().getCacheKey();
 
         p.republish(Map.of("1", "eins"));
         await().atMost(Duration.ofSeconds(30)).until(() -> "eins".equals(f.get().apply("1")));
-        await().atMost(Duration.ofSeconds(30)).until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), second));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), second));
 
         // An update the writer applied but could not checkpoint (a full volume, or killed right after): the
         // manifest, and so version(), stays; the key must still move, or Druid's caches would serve "eins".
         byte[] third = f.get().getCacheKey();
         long version = f.lookupIfOpen().version();
         p.generation.put("1", "un", TestStores.TIMEOUT);
-        await().atMost(Duration.ofSeconds(1)).until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), third));
+        await().atMost(Duration.ofSeconds(1))
+                .until(() -> !java.util.Arrays.equals(f.get().getCacheKey(), third));
         assertThat(f.get().apply("1")).isEqualTo("un");
         assertThat(f.lookupIfOpen().version()).as("no checkpoint").isEqualTo(version);
         byte[] fourth = f.get().getCacheKey();
@@ -312,11 +350,16 @@ class SharedLookupLifecycleTest {
         LookupExtractor dropped = a.get();
         assertThat(a.close()).isTrue();
         long closedAt = System.nanoTime();
-        assertThat(dropped.apply("1")).as("a query still running on the dropped lookup").isEqualTo("x");
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        assertThat(dropped.apply("1"))
+                .as("a query still running on the dropped lookup")
+                .isEqualTo("x");
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> closed(dropped, "Namespace 'a' is closed"));
         assertThat(Duration.ofNanos(System.nanoTime() - closedAt)).isGreaterThan(Duration.ofMillis(delayMillis - 100));
-        assertThat(b.get().apply("1")).as("the store stays open for the other lookup").isEqualTo("y");
+        assertThat(b.get().apply("1"))
+                .as("the store stays open for the other lookup")
+                .isEqualTo("y");
         assertThat(SharedStores.openStores()).isEqualTo(1);
 
         // Dropped and started again within the delay, as when Druid replaces a lookup with one over the same
@@ -325,8 +368,10 @@ class SharedLookupLifecycleTest {
         assertThat(b.close()).isTrue();
         SharedLookupExtractorFactory again = closingAfter("b", delayMillis);
         assertThat(again.start()).isTrue();
-        await().during(Duration.ofMillis(delayMillis + 500)).atMost(Duration.ofMillis(3 * delayMillis))
-                .until(() -> "y".equals(replaced.apply("1")) && "y".equals(again.get().apply("1")));
+        await().during(Duration.ofMillis(delayMillis + 500))
+                .atMost(Duration.ofMillis(3 * delayMillis))
+                .until(() -> "y".equals(replaced.apply("1"))
+                        && "y".equals(again.get().apply("1")));
 
         assertThat(again.close()).isTrue();
         assertThat(SharedStores.openStores()).as("closed only after the delay").isEqualTo(1);
@@ -356,7 +401,8 @@ class SharedLookupLifecycleTest {
         SharedStores.acquire(store.toAbsolutePath().normalize(), "a");
         SharedStores.release(store.toAbsolutePath().normalize(), "a", 0);
         assertThat(dropped.apply("1")).as("still within the delay").isEqualTo("x");
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> closed(dropped, "Namespace 'a' is closed"));
         assertThat(Duration.ofNanos(System.nanoTime() - closedAt)).isGreaterThan(Duration.ofMillis(delayMillis - 100));
         assertThat(b.close()).isTrue();
@@ -364,8 +410,14 @@ class SharedLookupLifecycleTest {
     }
 
     private SharedLookupExtractorFactory closingAfter(String namespace, long closeDelayMillis) {
-        SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(namespace, null, false,
-                new SharedLookupConfig(store.toString(), 10_000, SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS,
+        SharedLookupExtractorFactory f = new SharedLookupExtractorFactory(
+                namespace,
+                null,
+                false,
+                new SharedLookupConfig(
+                        store.toString(),
+                        10_000,
+                        SharedLookupConfig.DEFAULT_MAX_REVERSE_LOOKUP_KEYS,
                         closeDelayMillis));
         toClose.add(f::close);
         return f;
@@ -386,8 +438,8 @@ class SharedLookupLifecycleTest {
     void equalSpecsDoNotReplaceEachOther() {
         SharedLookupExtractorFactory a = factory("users", 10_000);
         SharedLookupExtractorFactory same = factory("users", 10_000);
-        SharedLookupExtractorFactory injective = new SharedLookupExtractorFactory("users", store.toString(), true,
-                null);
+        SharedLookupExtractorFactory injective =
+                new SharedLookupExtractorFactory("users", store.toString(), true, null);
         assertThat(a.replaces(same)).isFalse();
         assertThat(a.replaces(injective)).isTrue();
         assertThat(a.replaces(null)).isTrue();
@@ -407,20 +459,26 @@ class SharedLookupLifecycleTest {
 
         publish("big", content, true);
         assertThat(f.start()).isTrue();
-        assertThat((List<String>) handler.getKeys(SharedLookupIntrospectHandler.DEFAULT_LIMIT).getEntity())
-                .hasSize(SharedLookupIntrospectHandler.DEFAULT_LIMIT).allMatch(content::containsKey);
+        assertThat((List<String>) handler.getKeys(SharedLookupIntrospectHandler.DEFAULT_LIMIT)
+                        .getEntity())
+                .hasSize(SharedLookupIntrospectHandler.DEFAULT_LIMIT)
+                .allMatch(content::containsKey);
         assertThat((List<String>) handler.getValues(5).getEntity()).hasSize(5).allMatch(v -> v.startsWith("v"));
         Map<String, String> map = (Map<String, String>) handler.getMap(100_000).getEntity();
         assertThat(map).isEqualTo(content);
         assertThat((Map<String, String>) handler.getMap(20).getEntity()).hasSize(20);
         Map<String, Object> version = (Map<String, Object>) handler.getVersion().getEntity();
-        assertThat(version).containsEntry("initialized", true).containsEntry("size", 3000L)
-                .containsEntry("namespace", "big").containsKey("version");
+        assertThat(version)
+                .containsEntry("initialized", true)
+                .containsEntry("size", 3000L)
+                .containsEntry("namespace", "big")
+                .containsKey("version");
         long expected = 0;
         for (Map.Entry<String, String> e : content.entrySet()) {
             expected += io.sharedlookup.internal.store.ContentDigest.of(e.getKey(), e.getValue());
         }
-        assertThat(version).as("the writer's digest of this content")
+        assertThat(version)
+                .as("the writer's digest of this content")
                 .containsEntry("digest", io.sharedlookup.internal.store.ContentDigest.hex(expected));
     }
 }

@@ -20,8 +20,7 @@ import org.openjdk.jcstress.infra.results.I_Result;
  * words differ.
  */
 public final class SequenceProtocolStress {
-    private SequenceProtocolStress() {
-    }
+    private SequenceProtocolStress() {}
 
     /** The protocol as the writer and the readers use it. */
     @JCStressTest
@@ -51,7 +50,8 @@ public final class SequenceProtocolStress {
             }
             int value = s.readValue();
             r.r1 = SequenceProtocol.readValidate(s.counters, SegmentSnapshot.SEGMENT, before)
-                    ? value : SegmentSnapshot.RETRY_MOVED;
+                    ? value
+                    : SegmentSnapshot.RETRY_MOVED;
         }
     }
 
@@ -62,7 +62,10 @@ public final class SequenceProtocolStress {
      */
     @JCStressTest
     @Description("Without readValidate, a reader does accept half-written values (harness sanity check)")
-    @Outcome(id = {"0", "1", "2"}, expect = ACCEPTABLE, desc = "a whole value")
+    @Outcome(
+            id = {"0", "1", "2"},
+            expect = ACCEPTABLE,
+            desc = "a whole value")
     @Outcome(id = "-1", expect = ACCEPTABLE, desc = "retry: the counter was odd (seen in the middle)")
     @Outcome(id = "99", expect = ACCEPTABLE_INTERESTING, desc = "accepted a half-written value: what validation stops")
     @Outcome(expect = FORBIDDEN, desc = "anything else")

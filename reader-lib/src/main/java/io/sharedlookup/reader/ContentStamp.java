@@ -60,8 +60,11 @@ final class ContentStamp {
             take(live);
             followed = true;
         } catch (RuntimeException | InternalError e) {
-            warnings.warn("Namespace '{}': cannot read the change counters of generation {}: {}", namespace,
-                    manifest.generation(), e.toString());
+            warnings.warn(
+                    "Namespace '{}': cannot read the change counters of generation {}: {}",
+                    namespace,
+                    manifest.generation(),
+                    e.toString());
         }
     }
 

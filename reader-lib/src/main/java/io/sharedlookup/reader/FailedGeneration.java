@@ -26,8 +26,8 @@ final class FailedGeneration {
 
     /** Opening {@code named} failed. */
     void failed(Object named) {
-        delayNanos = Objects.equals(generation, named) ? Math.min(2 * delayNanos, LONGEST_DELAY_NANOS)
-                : FIRST_DELAY_NANOS;
+        delayNanos =
+                Objects.equals(generation, named) ? Math.min(2 * delayNanos, LONGEST_DELAY_NANOS) : FIRST_DELAY_NANOS;
         generation = named;
         retryAtNanos = System.nanoTime() + delayNanos;
     }

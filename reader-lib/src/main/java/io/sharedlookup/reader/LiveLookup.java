@@ -13,11 +13,11 @@ import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Optional;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
@@ -36,6 +36,7 @@ final class LiveLookup implements Lookup {
     private static final Logger LOG = LoggerFactory.getLogger(LiveLookup.class);
     /** A thread's value for {@link #get}: the returned String is made from its bytes, the only allocation. */
     private static final ThreadLocal<ValueBuffer> VALUE = ThreadLocal.withInitial(ValueBuffer::new);
+
     private static final ThreadLocal<LookupBatch> BATCH = ThreadLocal.withInitial(LookupBatch::new);
 
     private final String namespace;
@@ -49,6 +50,7 @@ final class LiveLookup implements Lookup {
     private volatile Manifest manifest;
     /** What {@link #contentStamp()} answers, taken at each refresh once asked for. */
     private final ContentStamp stamp;
+
     private byte[] manifestBytes;
     private boolean closed;
 
@@ -91,11 +93,15 @@ final class LiveLookup implements Lookup {
             throw new NamespaceNotFoundException("No namespace '" + namespace + "' in store " + layout.storeDir()
                     + ": no writer has published it there yet (check the writer's --store-dir and --topic)");
         } catch (AccessDeniedException e) {
-            throw new SharedLookupException("Cannot read " + manifestFile + ": permission denied; the reader needs "
-                    + "read access to the store files (add its user to the writer's group)", e);
+            throw new SharedLookupException(
+                    "Cannot read " + manifestFile + ": permission denied; the reader needs "
+                            + "read access to the store files (add its user to the writer's group)",
+                    e);
         } catch (IOException e) {
-            throw new SharedLookupException("Cannot read " + manifestFile + ": " + e + " (check the store volume: "
-                    + "the writer rewrites the manifest at its next checkpoint)", e);
+            throw new SharedLookupException(
+                    "Cannot read " + manifestFile + ": " + e + " (check the store volume: "
+                            + "the writer rewrites the manifest at its next checkpoint)",
+                    e);
         } catch (StoreFormatException e) {
             throw new SharedLookupException(e.getMessage(), e);
         }
@@ -117,11 +123,17 @@ final class LiveLookup implements Lookup {
             }
             stamp.refresh(current);
         } catch (NoSuchFileException e) {
-            refreshWarnings.warn("Namespace '{}': {} disappeared; still serving generation {}",
-                    namespace, manifestFile, manifest.generation());
+            refreshWarnings.warn(
+                    "Namespace '{}': {} disappeared; still serving generation {}",
+                    namespace,
+                    manifestFile,
+                    manifest.generation());
         } catch (Throwable e) { // an Error too (a manifest read as gigabytes, a mapping gone bad): keep refreshing
-            refreshWarnings.warn("Namespace '{}': cannot follow the published generation, still serving {}: {}",
-                    namespace, manifest.generation(), e.toString());
+            refreshWarnings.warn(
+                    "Namespace '{}': cannot follow the published generation, still serving {}: {}",
+                    namespace,
+                    manifest.generation(),
+                    e.toString());
         }
     }
 
@@ -391,8 +403,8 @@ final class LiveLookup implements Lookup {
                 }
             }
             // one pass for every value left; a key has one value, so no key is passed twice
-            return toScan.isEmpty() || g.forEachWhile((k, v) -> !toScan.contains(v) || action.test(k),
-                    lockTimeoutNanos);
+            return toScan.isEmpty()
+                    || g.forEachWhile((k, v) -> !toScan.contains(v) || action.test(k), lockTimeoutNanos);
         } catch (LockTimeoutException e) {
             throw CallFailures.timedOut(namespace, g, e, writer.liveness());
         } catch (StoreFormatException | InternalError e) {

@@ -52,7 +52,7 @@ public final class SharedLookupStore implements AutoCloseable {
     private volatile boolean closed;
     private final RateLimitedLog refreshFailures = new RateLimitedLog(LOG, 10_000);
     /** Runs before each namespace's refresh: a test's way to make a refresh throw. Does nothing otherwise. */
-    volatile Consumer<String> beforeRefresh = namespace -> { };
+    volatile Consumer<String> beforeRefresh = namespace -> {};
 
     private SharedLookupStore(Path dir, Duration refreshInterval, Duration lockTimeout, Duration liveWriterWait) {
         this.layout = new StoreLayout(dir);
@@ -95,8 +95,8 @@ public final class SharedLookupStore implements AutoCloseable {
         if (closed) {
             throw closedStore();
         }
-        LiveLookup lookup = lookups.computeIfAbsent(namespace, ns -> LiveLookup.open(ns, layout, lockTimeoutNanos,
-                liveWriterWaitNanos));
+        LiveLookup lookup = lookups.computeIfAbsent(
+                namespace, ns -> LiveLookup.open(ns, layout, lockTimeoutNanos, liveWriterWaitNanos));
         if (closed) { // closed while opening: do not leave a mapping behind
             lookup.close();
             throw closedStore();
@@ -105,8 +105,8 @@ public final class SharedLookupStore implements AutoCloseable {
     }
 
     private IllegalStateException closedStore() {
-        return new IllegalStateException("Store " + layout.storeDir() + " is closed: open it again with "
-                + "SharedLookupStore.open");
+        return new IllegalStateException(
+                "Store " + layout.storeDir() + " is closed: open it again with " + "SharedLookupStore.open");
     }
 
     /**
@@ -145,8 +145,10 @@ public final class SharedLookupStore implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            throw new SharedLookupException("Cannot list store " + layout.storeDir() + " (" + e + "): check that it "
-                    + "is still mounted and readable by this process's user", e);
+            throw new SharedLookupException(
+                    "Cannot list store " + layout.storeDir() + " (" + e + "): check that it "
+                            + "is still mounted and readable by this process's user",
+                    e);
         }
         return names;
     }
@@ -182,8 +184,11 @@ public final class SharedLookupStore implements AutoCloseable {
                 lookup.refresh();
             } catch (Throwable e) { // an Error too: a refresh thread that ends ends following for every namespace
                 try {
-                    refreshFailures.error("Namespace '{}': its refresh failed ({}); the other namespaces and its next "
-                            + "refresh go on", lookup.namespace(), e.toString());
+                    refreshFailures.error(
+                            "Namespace '{}': its refresh failed ({}); the other namespaces and its next "
+                                    + "refresh go on",
+                            lookup.namespace(),
+                            e.toString());
                 } catch (Throwable ignored) {
                     // logging itself failed (out of memory): the next refresh tries again
                 }

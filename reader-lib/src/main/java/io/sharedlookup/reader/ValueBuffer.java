@@ -19,8 +19,7 @@ public final class ValueBuffer implements CharSequence {
     boolean found;
 
     /** An empty buffer. */
-    public ValueBuffer() {
-    }
+    public ValueBuffer() {}
 
     /**
      * Whether the last lookup into this buffer found its key (false for a new buffer): how {@link Lookup#getAllInto}

@@ -48,13 +48,17 @@ final class WriterWatch {
             State now = liveness.observe();
             if (now == State.NOT_ALIVE && said != State.NOT_ALIVE && liveness.stoppedCleanly()) {
                 // A clean stop (a restart, a deploy) is not a fault: said, but not as a warning.
-                LOG.info("Namespace '{}': its writer stopped cleanly; lookups keep serving the published content, "
-                        + "which follows the topic again once a writer runs", namespace);
+                LOG.info(
+                        "Namespace '{}': its writer stopped cleanly; lookups keep serving the published content, "
+                                + "which follows the topic again once a writer runs",
+                        namespace);
             } else if (now == State.NOT_ALIVE && said != State.NOT_ALIVE) {
                 long seen = liveness.lastSeenAliveMillis();
-                LOG.warn("Namespace '{}': its writer is not alive (heartbeat last seen moving {}); lookups keep "
-                        + "serving the published content, which no longer follows the topic, and a lookup meeting a "
-                        + "segment left mid-change gives up after the store's lockTimeout", namespace,
+                LOG.warn(
+                        "Namespace '{}': its writer is not alive (heartbeat last seen moving {}); lookups keep "
+                                + "serving the published content, which no longer follows the topic, and a lookup meeting a "
+                                + "segment left mid-change gives up after the store's lockTimeout",
+                        namespace,
                         seen < 0 ? "never by this reader" : "at " + Instant.ofEpochMilli(seen));
             } else if (now == State.ALIVE && said == State.NOT_ALIVE) {
                 LOG.info("Namespace '{}': its writer is alive again", namespace);
@@ -70,8 +74,10 @@ final class WriterWatch {
         State state = liveness.state();
         long seen = liveness.lastSeenAliveMillis();
         long asOf = Math.max(liveness.currentAsOfMillis(), manifest == null ? -1 : manifest.updatedAtMillis());
-        return new LookupStatus(LookupStatus.WriterState.valueOf(state.name()),
-                seen < 0 ? null : Instant.ofEpochMilli(seen), asOf <= 0 ? null : Instant.ofEpochMilli(asOf),
+        return new LookupStatus(
+                LookupStatus.WriterState.valueOf(state.name()),
+                seen < 0 ? null : Instant.ofEpochMilli(seen),
+                asOf <= 0 ? null : Instant.ofEpochMilli(asOf),
                 liveness.lagRecords());
     }
 }

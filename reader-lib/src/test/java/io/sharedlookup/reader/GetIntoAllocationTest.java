@@ -25,6 +25,7 @@ class GetIntoAllocationTest {
 
     @TempDir
     static Path tmp;
+
     private static SharedLookupStore store;
 
     @BeforeAll
@@ -58,8 +59,9 @@ class GetIntoAllocationTest {
             }
         };
         warmUp(calls);
-        assertThat(allocatedBy(calls, 0)).as("bytes allocated by %d getInto(StringBuilder) calls in %s", CALLS,
-                namespace).isZero();
+        assertThat(allocatedBy(calls, 0))
+                .as("bytes allocated by %d getInto(StringBuilder) calls in %s", CALLS, namespace)
+                .isZero();
         assertThat(found(keys, k -> lookup.getInto(k, out))).isEqualTo(hits(keys.length));
     }
 
@@ -75,8 +77,9 @@ class GetIntoAllocationTest {
             }
         };
         warmUp(calls);
-        assertThat(allocatedBy(calls, 0)).as("bytes allocated by %d getInto(ValueBuffer) calls in %s", CALLS,
-                namespace).isZero();
+        assertThat(allocatedBy(calls, 0))
+                .as("bytes allocated by %d getInto(ValueBuffer) calls in %s", CALLS, namespace)
+                .isZero();
         assertThat(found(keys, k -> lookup.getInto(k, out))).isEqualTo(hits(keys.length));
     }
 
@@ -100,7 +103,8 @@ class GetIntoAllocationTest {
             }
         };
         warmUp(calls);
-        assertThat(allocatedBy(calls, 0)).as("bytes allocated by getAllInto of %d keys in %s", CALLS, namespace)
+        assertThat(allocatedBy(calls, 0))
+                .as("bytes allocated by getAllInto of %d keys in %s", CALLS, namespace)
                 .isZero();
     }
 
@@ -135,8 +139,9 @@ class GetIntoAllocationTest {
         warmUp(strings);
         long expectedBytes = allocatedBy(strings, Long.MAX_VALUE);
         assertThat(expectedBytes).as("bytes of the Strings").isPositive();
-        assertThat(allocatedBy(gets, expectedBytes)).as("bytes allocated by %d get calls in %s, half of them hits",
-                CALLS, namespace).isEqualTo(expectedBytes);
+        assertThat(allocatedBy(gets, expectedBytes))
+                .as("bytes allocated by %d get calls in %s, half of them hits", CALLS, namespace)
+                .isEqualTo(expectedBytes);
     }
 
     /**
@@ -181,8 +186,7 @@ class GetIntoAllocationTest {
      * path) is not garbage per call, which would show in every round.
      */
     private static long allocatedBy(Runnable calls, long expected) {
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         long allocated = -1;
         for (int measured = 0; allocated != expected && measured < 3; measured++) {

@@ -24,8 +24,7 @@ final class GoldenFiles {
     /** The golden namespaces. */
     static final List<String> NAMESPACES = List.of("ids", "names", "regions", "tiers", "unicode", "uuids");
 
-    private GoldenFiles() {
-    }
+    private GoldenFiles() {}
 
     /** Copies the golden store to {@code target} (readers must not touch the checked-in files), returns it. */
     static Path copyStoreTo(Path target) throws IOException {

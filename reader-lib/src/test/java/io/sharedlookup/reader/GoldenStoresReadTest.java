@@ -42,6 +42,7 @@ class GoldenStoresReadTest {
 
     @TempDir
     static Path tmp;
+
     private static Path store;
     private static Map<String, String> fingerprint;
     private static SharedLookupStore shared;
@@ -51,14 +52,17 @@ class GoldenStoresReadTest {
         store = GoldenFiles.copyStoreTo(tmp.resolve("store"));
         setModes(store, "r--r-----", "r-xr-x---");
         fingerprint = fingerprint(store);
-        shared = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(1)).open();
+        shared = SharedLookupStore.builder(store)
+                .lockTimeout(Duration.ofSeconds(1))
+                .open();
     }
 
     @AfterAll
     static void closeAndCheckNothingWasWritten() throws Exception {
         shared.close();
         try {
-            assertThat(fingerprint(store)).as("the store's files after reading (readers never write)")
+            assertThat(fingerprint(store))
+                    .as("the store's files after reading (readers never write)")
                     .isEqualTo(fingerprint);
         } finally {
             setModes(store, "rw-r-----", "rwxr-x---"); // so that @TempDir can delete it
@@ -80,12 +84,17 @@ class GoldenStoresReadTest {
         Lookup lookup = shared.lookup(namespace);
         Map<String, String> expected = expected(namespace);
         for (Map.Entry<String, String> e : expected.entrySet()) {
-            assertThat(lookup.get(e.getKey())).as("get(%s) in %s", e.getKey(), namespace).isEqualTo(e.getValue());
-            assertThat(lookup.get(new StringBuilder(e.getKey()))).as("get(StringBuilder %s)", e.getKey())
+            assertThat(lookup.get(e.getKey()))
+                    .as("get(%s) in %s", e.getKey(), namespace)
+                    .isEqualTo(e.getValue());
+            assertThat(lookup.get(new StringBuilder(e.getKey())))
+                    .as("get(StringBuilder %s)", e.getKey())
                     .isEqualTo(e.getValue());
         }
         for (String absent : absent(namespace)) {
-            assertThat(lookup.get(absent)).as("get(%s) in %s", absent, namespace).isNull();
+            assertThat(lookup.get(absent))
+                    .as("get(%s) in %s", absent, namespace)
+                    .isNull();
         }
         assertThat(lookup.size()).isEqualTo(expected.size());
         assertThat(lookup.isCaughtUp()).isTrue();
@@ -99,20 +108,30 @@ class GoldenStoresReadTest {
         ValueBuffer buffer = new ValueBuffer();
         StringBuilder builder = new StringBuilder();
         for (Map.Entry<String, String> e : expected(namespace).entrySet()) {
-            assertThat(lookup.getInto(e.getKey(), buffer)).as("getInto(%s, ValueBuffer)", e.getKey()).isTrue();
+            assertThat(lookup.getInto(e.getKey(), buffer))
+                    .as("getInto(%s, ValueBuffer)", e.getKey())
+                    .isTrue();
             assertThat(buffer.found()).isTrue();
-            assertThat(buffer.toString()).as("getInto(%s, ValueBuffer) in %s", e.getKey(), namespace)
+            assertThat(buffer.toString())
+                    .as("getInto(%s, ValueBuffer) in %s", e.getKey(), namespace)
                     .isEqualTo(e.getValue());
             assertThat(buffer.length()).isEqualTo(e.getValue().length());
             builder.setLength(0);
-            assertThat(lookup.getInto(e.getKey(), builder)).as("getInto(%s, StringBuilder)", e.getKey()).isTrue();
-            assertThat(builder.toString()).as("getInto(%s, StringBuilder) in %s", e.getKey(), namespace)
+            assertThat(lookup.getInto(e.getKey(), builder))
+                    .as("getInto(%s, StringBuilder)", e.getKey())
+                    .isTrue();
+            assertThat(builder.toString())
+                    .as("getInto(%s, StringBuilder) in %s", e.getKey(), namespace)
                     .isEqualTo(e.getValue());
         }
         for (String absent : absent(namespace)) {
-            assertThat(lookup.getInto(absent, buffer)).as("getInto(%s, ValueBuffer)", absent).isFalse();
+            assertThat(lookup.getInto(absent, buffer))
+                    .as("getInto(%s, ValueBuffer)", absent)
+                    .isFalse();
             assertThat(buffer.found()).isFalse();
-            assertThat(lookup.getInto(absent, builder)).as("getInto(%s, StringBuilder)", absent).isFalse();
+            assertThat(lookup.getInto(absent, builder))
+                    .as("getInto(%s, StringBuilder)", absent)
+                    .isFalse();
         }
     }
 
@@ -139,11 +158,14 @@ class GoldenStoresReadTest {
                 int present = 0;
                 for (int i = 0; i < count; i++) {
                     String want = expected.get(chunk[i].toString());
-                    assertThat(values[i].found()).as("getAllInto found %s in %s", chunk[i], namespace)
+                    assertThat(values[i].found())
+                            .as("getAllInto found %s in %s", chunk[i], namespace)
                             .isEqualTo(want != null);
                     if (want != null) {
                         present++;
-                        assertThat(values[i].toString()).as("getAllInto value of %s", chunk[i]).isEqualTo(want);
+                        assertThat(values[i].toString())
+                                .as("getAllInto value of %s", chunk[i])
+                                .isEqualTo(want);
                     }
                 }
                 assertThat(found).isEqualTo(present);
@@ -168,10 +190,13 @@ class GoldenStoresReadTest {
         Lookup regions = shared.lookup("regions");
         assertThat(regions.hasReverseIndex()).isTrue();
         Map<String, Set<String>> byValue = new HashMap<>();
-        expected("regions").forEach((k, v) -> byValue.computeIfAbsent(v, x -> new TreeSet<>()).add(k));
+        expected("regions")
+                .forEach((k, v) ->
+                        byValue.computeIfAbsent(v, x -> new TreeSet<>()).add(k));
         assertThat(byValue).containsKeys("north", "south", "east", "west", "central");
         byValue.forEach((value, keys) -> assertThat(new TreeSet<>(regions.keysOf(value)))
-                .as("keysOf(%s)", value).isEqualTo(keys));
+                .as("keysOf(%s)", value)
+                .isEqualTo(keys));
         assertThat(regions.keysOf("north")).doesNotContain("store-0");
         assertThat(regions.keysOf("east")).doesNotContain("store-11");
         assertThat(regions.keysOf("nowhere")).isEmpty();
@@ -191,9 +216,12 @@ class GoldenStoresReadTest {
         assertThat(status.writerAlive()).isFalse();
         assertThat(status.writerLastSeen()).isNull();
         assertThat(status.currentAsOf()).isEqualTo(CURRENT_AS_OF);
-        assertThat(status.lagRecords()).as("a writer that was not live says its lag is unknown").isEqualTo(-1);
+        assertThat(status.lagRecords())
+                .as("a writer that was not live says its lag is unknown")
+                .isEqualTo(-1);
         assertThat(shared.lookup("names").status().writer()).isEqualTo(LookupStatus.WriterState.UNKNOWN);
-        assertThat(shared.lookup("names").status().currentAsOf()).as("from the manifest's updated.at")
+        assertThat(shared.lookup("names").status().currentAsOf())
+                .as("from the manifest's updated.at")
                 .isEqualTo(CURRENT_AS_OF);
     }
 
@@ -209,8 +237,8 @@ class GoldenStoresReadTest {
     private static void setModes(Path root, String fileMode, String dirMode) throws IOException {
         try (Stream<Path> all = Files.walk(root)) {
             for (Path p : all.toList()) {
-                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? dirMode
-                        : fileMode));
+                Files.setPosixFilePermissions(
+                        p, PosixFilePermissions.fromString(Files.isDirectory(p) ? dirMode : fileMode));
             }
         }
     }
@@ -220,8 +248,10 @@ class GoldenStoresReadTest {
         Map<String, String> all = new TreeMap<>();
         try (Stream<Path> files = Files.walk(root)) {
             for (Path p : files.toList()) {
-                String digest = Files.isDirectory(p) ? "dir" : HexFormat.of().formatHex(
-                        MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
+                String digest = Files.isDirectory(p)
+                        ? "dir"
+                        : HexFormat.of()
+                                .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
                 all.put(root.relativize(p).toString(), digest + " " + Files.getLastModifiedTime(p));
             }
         }

@@ -48,14 +48,22 @@ class ModuleBoundaryTest {
         // And it runs as a module: a JVM with only the module path (reader-lib, slf4j-api, the application).
         Path store = Files.createDirectories(dir.resolve("store"));
         Path log = dir.resolve("app.log");
-        Process run = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--module-path", modulePath() + java.io.File.pathSeparator + dir.resolve("out"),
-                "--module", "app/app.Main", store.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process run = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "--module-path",
+                        modulePath() + java.io.File.pathSeparator + dir.resolve("out"),
+                        "--module",
+                        "app/app.Main",
+                        store.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         String output;
         try {
             // Output to a file, so that the bound holds even if the application hangs (a pipe would block first).
-            assertThat(run.waitFor(30, TimeUnit.SECONDS)).as("the application JVM exits within 30 s").isTrue();
+            assertThat(run.waitFor(30, TimeUnit.SECONDS))
+                    .as("the application JVM exits within 30 s")
+                    .isTrue();
         } finally {
             run.destroyForcibly();
             output = Files.readString(log, StandardCharsets.UTF_8);
@@ -78,12 +86,12 @@ class ModuleBoundaryTest {
                 }
                 """);
         assertThat(result.exitCode()).as("javac output:%n%s", result.output()).isNotZero();
-        assertThat(result.output()).contains("package io.sharedlookup.internal.store is declared in module "
-                + "io.sharedlookup.reader, which does not export it");
+        assertThat(result.output())
+                .contains("package io.sharedlookup.internal.store is declared in module "
+                        + "io.sharedlookup.reader, which does not export it");
     }
 
-    private record Compilation(int exitCode, String output) {
-    }
+    private record Compilation(int exitCode, String output) {}
 
     /** Compiles module {@code app} (requires io.sharedlookup.reader) with {@code source} as its class app.Main. */
     private Compilation compileApplication(String source) throws IOException, URISyntaxException {
@@ -99,10 +107,19 @@ class ModuleBoundaryTest {
             // An explicit, empty class path: in this JVM javac would otherwise take the test's own (java.class.path),
             // where reader-lib's classes sit in the unnamed module.
             Path noClasses = Files.createDirectories(dir.resolve("no-classes"));
-            int exitCode = javac.run(out, out, "--release", "17", "--module-path", modulePath(),
-                    "--class-path", noClasses.toString(),
-                    "-d", dir.resolve("out").toString(),
-                    sources.resolve("module-info.java").toString(), sources.resolve("app/Main.java").toString());
+            int exitCode = javac.run(
+                    out,
+                    out,
+                    "--release",
+                    "17",
+                    "--module-path",
+                    modulePath(),
+                    "--class-path",
+                    noClasses.toString(),
+                    "-d",
+                    dir.resolve("out").toString(),
+                    sources.resolve("module-info.java").toString(),
+                    sources.resolve("app/Main.java").toString());
             out.flush();
             return new Compilation(exitCode, output.toString());
         }

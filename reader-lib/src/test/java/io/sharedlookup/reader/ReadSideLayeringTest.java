@@ -17,15 +17,17 @@ import com.tngtech.archunit.lang.ArchRule;
 class ReadSideLayeringTest {
     @ArchTest
     static final ArchRule readSideNeverImportsTheWriteSide = noClasses()
-            .should().dependOnClassesThat().resideInAnyPackage("io.sharedlookup.writer..", "io.sharedlookup.demo..",
-                    "io.sharedlookup.druid..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.sharedlookup.writer..", "io.sharedlookup.demo..", "io.sharedlookup.druid..")
             .because("readers embed reader-lib alone; the writer, the demo and the Druid extension build on it, "
                     + "never the other way round");
 
     @ArchTest
     static final ArchRule onlyTheJdkAndSlf4j = classes()
-            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.slf4j..", "io.sharedlookup.reader..",
-                    "io.sharedlookup.internal..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage("java..", "org.slf4j..", "io.sharedlookup.reader..", "io.sharedlookup.internal..")
             .because("reader-lib depends on slf4j-api alone: no Chronicle Map, Kafka or Netty in a reader's JVM, and "
                     + "no JVM flag (docs/reader.md)");
 }

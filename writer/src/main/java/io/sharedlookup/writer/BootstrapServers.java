@@ -17,8 +17,7 @@ final class BootstrapServers {
     private static final Pattern ENTRY =
             Pattern.compile("(?:[A-Za-z0-9_]+://)?(\\[[0-9A-Za-z:.%]+\\]|[^\\s\\[\\]/,]+):([0-9]{1,5})");
 
-    private BootstrapServers() {
-    }
+    private BootstrapServers() {}
 
     /**
      * @param servers the trimmed, non-empty option value

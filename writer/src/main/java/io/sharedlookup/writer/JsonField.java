@@ -20,6 +20,7 @@ public final class JsonField {
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
             .build();
+
     private final String[] path;
 
     public JsonField(String dottedPath) {
@@ -28,7 +29,9 @@ public final class JsonField {
 
     /** Whether {@code dottedPath} is a dotted path of field names (none empty). */
     static boolean isPath(String dottedPath) {
-        return !dottedPath.isEmpty() && !dottedPath.startsWith(".") && !dottedPath.endsWith(".")
+        return !dottedPath.isEmpty()
+                && !dottedPath.startsWith(".")
+                && !dottedPath.endsWith(".")
                 && !dottedPath.contains("..");
     }
 

@@ -16,11 +16,10 @@ import org.apache.kafka.common.errors.AuthenticationException;
  */
 final class KafkaStartErrors {
     /** Kafka's wrappers around the reason, which say nothing of it. */
-    private static final Set<String> WRAPPERS = Set.of("Failed to construct kafka consumer",
-            "Failed to create new NetworkClient");
+    private static final Set<String> WRAPPERS =
+            Set.of("Failed to construct kafka consumer", "Failed to create new NetworkClient");
 
-    private KafkaStartErrors() {
-    }
+    private KafkaStartErrors() {}
 
     /**
      * Builds the writer's consumer. Building one talks to no broker: it fails only on its settings, or on a file or
@@ -69,7 +68,8 @@ final class KafkaStartErrors {
      */
     private static boolean unresolved(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof org.apache.kafka.common.config.ConfigException && t.getMessage() != null
+            if (t instanceof org.apache.kafka.common.config.ConfigException
+                    && t.getMessage() != null
                     && t.getMessage().startsWith("No resolvable bootstrap urls")) {
                 return true;
             }

@@ -10,8 +10,7 @@ import picocli.CommandLine.ITypeConverter;
  * options and the checks of how each value is written can be read (and grown) on their own.
  */
 final class OptionConverters {
-    private OptionConverters() {
-    }
+    private OptionConverters() {}
 
     /*
      * The converters throw ConfigException, whose one-line message WriterMain reports as it is (picocli keeps it as
@@ -90,8 +89,8 @@ final class OptionConverters {
             } catch (NumberFormatException e) {
                 // reported below
             }
-            throw new ConfigException("Invalid " + option + " '" + text + "': use a whole number of seconds, at least "
-                    + min + advice);
+            throw new ConfigException(
+                    "Invalid " + option + " '" + text + "': use a whole number of seconds, at least " + min + advice);
         }
     }
 
@@ -103,7 +102,10 @@ final class OptionConverters {
 
     static final class HoldLimitConverter extends SecondsConverter {
         HoldLimitConverter() {
-            super("--ingest-hold-limit", WriterConfig.MIN_INGEST_HOLD_LIMIT_SECONDS, true,
+            super(
+                    "--ingest-hold-limit",
+                    WriterConfig.MIN_INGEST_HOLD_LIMIT_SECONDS,
+                    true,
                     " (a disk that stalls for seconds is no reason to restart), e.g. 1800, or 0 for never");
         }
     }
@@ -124,7 +126,8 @@ final class OptionConverters {
                 // reported below
             }
             throw new ConfigException("Invalid --apply-threads '" + text + "': use a whole number from 1 (every "
-                    + "record on the ingest thread) to " + WriterConfig.MAX_APPLY_THREADS + ", or auto (one per core but one)");
+                    + "record on the ingest thread) to " + WriterConfig.MAX_APPLY_THREADS
+                    + ", or auto (one per core but one)");
         }
     }
 

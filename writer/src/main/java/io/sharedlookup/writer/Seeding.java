@@ -27,7 +27,8 @@ final class Seeding {
     /** A step of the start: what it does, and since when (System.nanoTime) when the time spent is worth telling. */
     private record Step(String what, long sinceNanos, boolean timed) {
         String describe() {
-            return timed ? what + " since " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - sinceNanos) + " s"
+            return timed
+                    ? what + " since " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - sinceNanos) + " s"
                     : what;
         }
     }
@@ -52,8 +53,10 @@ final class Seeding {
 
     /** The start is seeding {@code namespace} from {@code snapshot}. */
     void seeding(String namespace, Path snapshot) {
-        doing = new Step("seeding namespace '" + namespace + "' from snapshot " + snapshot
-                + " (copying and checking it)", 0, false);
+        doing = new Step(
+                "seeding namespace '" + namespace + "' from snapshot " + snapshot + " (copying and checking it)",
+                0,
+                false);
     }
 
     /** Ingestion has taken over: its statuses say the rest. */
@@ -74,9 +77,23 @@ final class Seeding {
             return out;
         }
         for (TopicBinding b : topics) {
-            out.put(b.namespace(), new NamespaceStatus(b.namespace(), b.topic(), NamespaceStatus.State.STARTING, 0, 0,
-                    0, 0, Map.of(), 0, null, false, "the writer is starting: " + why + "; readers keep what is "
-                    + "published", Map.of(), null));
+            out.put(
+                    b.namespace(),
+                    new NamespaceStatus(
+                            b.namespace(),
+                            b.topic(),
+                            NamespaceStatus.State.STARTING,
+                            0,
+                            0,
+                            0,
+                            0,
+                            Map.of(),
+                            0,
+                            null,
+                            false,
+                            "the writer is starting: " + why + "; readers keep what is " + "published",
+                            Map.of(),
+                            null));
         }
         return out;
     }

@@ -55,7 +55,8 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
         this.env = env;
         this.file = file;
         Properties nonBlank = new Properties();
-        file.stringPropertyNames().stream().filter(k -> !file.getProperty(k).isBlank())
+        file.stringPropertyNames().stream()
+                .filter(k -> !file.getProperty(k).isBlank())
                 .forEach(k -> nonBlank.setProperty(k, file.getProperty(k)));
         this.fromFile = new CommandLine.PropertiesDefaultProvider(nonBlank);
     }
@@ -83,7 +84,8 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
                 throw new ConfigException("Cannot read config file " + path.toAbsolutePath() + " (" + e.getMessage()
                         + "): pass a readable properties file to --config");
             }
-            p.stringPropertyNames().forEach(k -> file.setProperty(k.trim(), p.getProperty(k).trim()));
+            p.stringPropertyNames()
+                    .forEach(k -> file.setProperty(k.trim(), p.getProperty(k).trim()));
         }
         return new SettingSources(env, file);
     }
@@ -92,8 +94,8 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
     void rejectUnknownFileKeys(CommandLine.Model.CommandSpec spec) {
         for (String key : file.stringPropertyNames()) {
             if (spec.findOption("--" + key) == null || key.equals("config") || key.equals("help")) {
-                throw new ConfigException("Unknown setting '" + key + "' in the --config file: " + fileKeyHint(key,
-                        spec));
+                throw new ConfigException(
+                        "Unknown setting '" + key + "' in the --config file: " + fileKeyHint(key, spec));
             }
         }
     }
@@ -103,14 +105,16 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
      * {@code --value-field}, hyphens kept). Names the nearest key when the given one is a few letters off.
      */
     private static String fileKeyHint(String key, CommandLine.Model.CommandSpec spec) {
-        Set<String> keys = spec.options().stream().map(o -> o.longestName().replaceFirst("^--", ""))
+        Set<String> keys = spec.options().stream()
+                .map(o -> o.longestName().replaceFirst("^--", ""))
                 .filter(k -> !k.equals("config") && !k.equals("help") && !k.equals("version"))
                 .collect(Collectors.toSet());
         String bare = key.replaceFirst("^-+", "");
         Optional<String> meant = keys.contains(bare) ? Optional.of(bare) : nearest(bare, keys, "");
         return meant.map(k -> "did you mean " + k + "=...? (keys are the options without their leading --: " + k
-                + " for --" + k + ")").orElse("keys are the options without their leading --, e.g. "
-                + "bootstrap-servers=... for --bootstrap-servers (see --help for the list)");
+                        + " for --" + k + ")")
+                .orElse("keys are the options without their leading --, e.g. "
+                        + "bootstrap-servers=... for --bootstrap-servers (see --help for the list)");
     }
 
     /**
@@ -119,7 +123,9 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
      */
     static Optional<String> nearestOption(String typed, CommandLine.Model.CommandSpec spec) {
         String name = typed.contains("=") ? typed.substring(0, typed.indexOf('=')) : typed;
-        Set<String> names = spec.options().stream().map(OptionSpec::longestName).filter(n -> n.startsWith("--"))
+        Set<String> names = spec.options().stream()
+                .map(OptionSpec::longestName)
+                .filter(n -> n.startsWith("--"))
                 .collect(Collectors.toSet());
         return nearest(name, names, "--");
     }
@@ -131,16 +137,28 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
      * skipped.
      */
     void warnUnknownEnvironment(CommandLine.Model.CommandSpec spec) {
-        Set<String> settings = spec.options().stream().map(SettingSources::envName).collect(Collectors.toSet());
-        Set<String> services = env.keySet().stream().filter(k -> k.startsWith(ENV_PREFIX) && k.endsWith("SERVICE_HOST"))
-                .map(k -> k.substring(0, k.length() - "SERVICE_HOST".length())).collect(Collectors.toSet());
+        Set<String> settings =
+                spec.options().stream().map(SettingSources::envName).collect(Collectors.toSet());
+        Set<String> services = env.keySet().stream()
+                .filter(k -> k.startsWith(ENV_PREFIX) && k.endsWith("SERVICE_HOST"))
+                .map(k -> k.substring(0, k.length() - "SERVICE_HOST".length()))
+                .collect(Collectors.toSet());
         for (String name : new TreeSet<>(env.keySet())) {
-            if (!name.startsWith(ENV_PREFIX) || settings.contains(name) || services.stream()
-                    .anyMatch(s -> name.startsWith(s) && SERVICE_LINK.matcher(name.substring(s.length())).matches())) {
+            if (!name.startsWith(ENV_PREFIX)
+                    || settings.contains(name)
+                    || services.stream()
+                            .anyMatch(s -> name.startsWith(s)
+                                    && SERVICE_LINK
+                                            .matcher(name.substring(s.length()))
+                                            .matches())) {
                 continue;
             }
-            log.warn("Ignoring {}: no such setting{}", name,
-                    nearest(name, settings, ENV_PREFIX).map(n -> " (did you mean " + n + "?)").orElse(""));
+            log.warn(
+                    "Ignoring {}: no such setting{}",
+                    name,
+                    nearest(name, settings, ENV_PREFIX)
+                            .map(n -> " (did you mean " + n + "?)")
+                            .orElse(""));
         }
     }
 
@@ -149,7 +167,8 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
      * {@code prefix} (two at least). Environment variables, command-line options and config-file keys share it.
      */
     private static Optional<String> nearest(String name, Set<String> settings, String prefix) {
-        return settings.stream().min(Comparator.comparingInt(s -> editDistance(name, s)))
+        return settings.stream()
+                .min(Comparator.comparingInt(s -> editDistance(name, s)))
                 .filter(s -> editDistance(name, s) <= Math.max(2, (s.length() - prefix.length()) / 3));
     }
 
@@ -164,8 +183,8 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
             row[0] = i;
             for (int j = 1; j <= b.length(); j++) {
                 int above = row[j];
-                row[j] = Math.min(Math.min(row[j - 1], above) + 1,
-                        diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                row[j] = Math.min(
+                        Math.min(row[j - 1], above) + 1, diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
                 diagonal = above;
             }
         }
@@ -174,7 +193,11 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
 
     /** {@code --http-port} is {@code SHARED_LOOKUP_HTTP_PORT}. */
     private static String envName(OptionSpec option) {
-        return ENV_PREFIX + option.longestName().replaceFirst("^--", "").toUpperCase(Locale.ROOT).replace('-', '_');
+        return ENV_PREFIX
+                + option.longestName()
+                        .replaceFirst("^--", "")
+                        .toUpperCase(Locale.ROOT)
+                        .replace('-', '_');
     }
 
     @Override
@@ -196,14 +219,19 @@ final class SettingSources implements CommandLine.IDefaultValueProvider {
      * tcp://10.0.0.7:7070): no setting takes such a value, so it is left out with a WARN instead of failing the start.
      */
     private boolean isServiceLink(String name, String value) {
-        if (!name.endsWith("_PORT") || !LINK_ADDRESS.matcher(value.trim()).matches()
+        if (!name.endsWith("_PORT")
+                || !LINK_ADDRESS.matcher(value.trim()).matches()
                 || !env.containsKey(name.substring(0, name.length() - "PORT".length()) + "SERVICE_HOST")) {
             return false;
         }
         if (warnedLinks.add(name)) {
-            log.warn("Ignoring {}={}: it is the link variable Kubernetes sets for a Service named {}, not a setting; "
-                    + "pass the setting on the command line, or set enableServiceLinks: false in the pod spec", name,
-                    value, name.substring(0, name.length() - "_PORT".length()).toLowerCase(Locale.ROOT)
+            log.warn(
+                    "Ignoring {}={}: it is the link variable Kubernetes sets for a Service named {}, not a setting; "
+                            + "pass the setting on the command line, or set enableServiceLinks: false in the pod spec",
+                    name,
+                    value,
+                    name.substring(0, name.length() - "_PORT".length())
+                            .toLowerCase(Locale.ROOT)
                             .replace('_', '-'));
         }
         return true;

@@ -23,8 +23,7 @@ import java.util.stream.Collectors;
  * publish then, since another writer that held a lock meanwhile may have published with other settings.
  */
 final class StoredSettingsCheck {
-    private StoredSettingsCheck() {
-    }
+    private StoredSettingsCheck() {}
 
     /**
      * @param layout        the store
@@ -34,28 +33,34 @@ final class StoredSettingsCheck {
      * @throws ConfigException one line naming each namespace whose stored settings differ, the stored and new values,
      *                         and how to proceed
      */
-    static void requireUnchanged(StoreLayout layout, List<TopicBinding> bindings,
-                                 Function<TopicBinding, Map<String, String>> attributesFor, Set<String> rebuild) {
-        requireUnchanged(bindings, b -> ManifestFiles.readIfUsable(layout.manifest(b.namespace())), attributesFor,
-                rebuild);
+    static void requireUnchanged(
+            StoreLayout layout,
+            List<TopicBinding> bindings,
+            Function<TopicBinding, Map<String, String>> attributesFor,
+            Set<String> rebuild) {
+        requireUnchanged(
+                bindings, b -> ManifestFiles.readIfUsable(layout.manifest(b.namespace())), attributesFor, rebuild);
     }
 
     /**
      * {@link #requireUnchanged(StoreLayout, List, Function, Set)} against what the locked {@code directories} (one per
      * binding, in the same order) publish: with the locks held, nobody else can publish any more.
      */
-    static void requireUnchangedLocked(List<TopicBinding> bindings, List<NamespaceDirectory> directories,
-                                       Function<TopicBinding, Map<String, String>> attributesFor,
-                                       Set<String> rebuild) {
+    static void requireUnchangedLocked(
+            List<TopicBinding> bindings,
+            List<NamespaceDirectory> directories,
+            Function<TopicBinding, Map<String, String>> attributesFor,
+            Set<String> rebuild) {
         Map<String, NamespaceDirectory> byNamespace = new LinkedHashMap<>();
         directories.forEach(w -> byNamespace.put(w.namespace(), w));
         requireUnchanged(bindings, b -> byNamespace.get(b.namespace()).published(), attributesFor, rebuild);
     }
 
-    private static void requireUnchanged(List<TopicBinding> bindings,
-                                         Function<TopicBinding, Optional<Manifest>> publishedOf,
-                                         Function<TopicBinding, Map<String, String>> attributesFor,
-                                         Set<String> rebuild) {
+    private static void requireUnchanged(
+            List<TopicBinding> bindings,
+            Function<TopicBinding, Optional<Manifest>> publishedOf,
+            Function<TopicBinding, Map<String, String>> attributesFor,
+            Set<String> rebuild) {
         List<String> refused = new ArrayList<>();
         List<String> namespaces = new ArrayList<>();
         List<String> putBack = new ArrayList<>();
@@ -68,8 +73,8 @@ final class StoredSettingsCheck {
             // nothing readers see yet, or nothing usable: built from the topic as before
             publishedOf.apply(b).ifPresent(m -> {
                 published.put(b, m);
-                List<StoredSettings.Change> changes = StoredSettings.changes(m.topic(), m.attributes(), b.topic(),
-                        attributesFor.apply(b));
+                List<StoredSettings.Change> changes =
+                        StoredSettings.changes(m.topic(), m.attributes(), b.topic(), attributesFor.apply(b));
                 if (!changes.isEmpty()) {
                     changed.put(b, changes);
                 }

@@ -45,7 +45,8 @@ public record TopicBinding(String topic, String namespace, Optional<String> valu
 
     /** This binding, storing {@code defaultField} unless it names its own field. */
     TopicBinding withDefaultField(Optional<String> defaultField) {
-        return valueField.isPresent() || defaultField.isEmpty() ? this
+        return valueField.isPresent() || defaultField.isEmpty()
+                ? this
                 : new TopicBinding(topic, namespace, defaultField, fromLookup);
     }
 
@@ -81,7 +82,9 @@ public record TopicBinding(String topic, String namespace, Optional<String> valu
         String rest = t.substring(eq + 1).trim();
         int colon = rest.indexOf(':');
         String topic = colon < 0 ? rest : rest.substring(0, colon).trim();
-        Optional<String> field = colon < 0 ? Optional.empty() : Optional.of(rest.substring(colon + 1).trim());
+        Optional<String> field = colon < 0
+                ? Optional.empty()
+                : Optional.of(rest.substring(colon + 1).trim());
         if (!NamespaceNames.isValid(namespace)) {
             throw new ConfigException("Invalid namespace '" + namespace + "' in --lookup " + text
                     + ": use 1 to 200 characters from [A-Za-z0-9._-], not '.' or '..', before the '='");

@@ -1,5 +1,7 @@
 package io.sharedlookup.writer;
 
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.writer.http.HttpApi;
 import io.sharedlookup.writer.http.HttpServer;
 import io.sharedlookup.writer.ingest.BrokerOutage;
@@ -13,9 +15,7 @@ import io.sharedlookup.writer.namespace.SampleBudget;
 import io.sharedlookup.writer.store.ChronicleLayoutProbe;
 import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.Snapshots;
-import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
-import io.sharedlookup.reader.SharedLookupStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.AccessDeniedException;
@@ -41,6 +41,7 @@ public final class WriterApp implements AutoCloseable {
     private final WriterMetrics metrics = new WriterMetrics();
     /** Null until ingestion starts; read by HTTP's threads. */
     private volatile Ingestor ingestor;
+
     private Seeding seeding;
     private WriterHeartbeat heartbeat;
     private SharedLookupStore store;
@@ -48,8 +49,7 @@ public final class WriterApp implements AutoCloseable {
     private WriterConfig config;
     private boolean stopped;
 
-    private WriterApp() {
-    }
+    private WriterApp() {}
 
     /**
      * Starts everything or nothing.
@@ -85,8 +85,8 @@ public final class WriterApp implements AutoCloseable {
         List<NamespaceDirectory> directories = lockNamespaces(layout, cfg);
         try {
             // Again with the locks held: a writer that still held one may have published with other settings since.
-            StoredSettingsCheck.requireUnchangedLocked(cfg.topics(), directories, b -> attributesFor(cfg, b),
-                    cfg.rebuild());
+            StoredSettingsCheck.requireUnchangedLocked(
+                    cfg.topics(), directories, b -> attributesFor(cfg, b), cfg.rebuild());
             // Then HTTP: the layout probe (seconds), asking Kafka for the topics (up to 10 s when no broker answers)
             // and seeding (minutes for a large snapshot) all come after, and /health and /ready say meanwhile what
             // the start is doing rather than leave the port closed.
@@ -122,8 +122,11 @@ public final class WriterApp implements AutoCloseable {
                 namespaces.add(ingest);
             }
             // Readers wait for a live writer: its heartbeat runs from the moment it holds its namespaces.
-            heartbeat = WriterHeartbeat.start(layout, cfg.topics().stream().map(TopicBinding::namespace).toList(),
-                    cfg.permissions(), () -> ingestor == null ? Map.of() : ingestor.statuses());
+            heartbeat = WriterHeartbeat.start(
+                    layout,
+                    cfg.topics().stream().map(TopicBinding::namespace).toList(),
+                    cfg.permissions(),
+                    () -> ingestor == null ? Map.of() : ingestor.statuses());
         } catch (IOException | RuntimeException | Error e) {
             namespaces.forEach(NamespaceIngest::abandon);
             closeQuietly(directories.subList(namespaces.size(), directories.size()));
@@ -154,7 +157,10 @@ public final class WriterApp implements AutoCloseable {
             for (TopicBinding b : cfg.topics()) {
                 try {
                     // A namespace built afresh starts numbering at the current Unix time in seconds.
-                    directories.add(NamespaceDirectory.open(layout, b.namespace(), cfg.permissions(),
+                    directories.add(NamespaceDirectory.open(
+                            layout,
+                            b.namespace(),
+                            cfg.permissions(),
                             java.time.Instant.now().getEpochSecond() - 1));
                 } catch (IllegalStateException e) {
                     throw new ConfigException(e.getMessage());
@@ -172,9 +178,11 @@ public final class WriterApp implements AutoCloseable {
 
     private static ConfigException cannotOpen(Path storeDir, IOException io) {
         return new ConfigException("Cannot open namespaces in " + storeDir + ": "
-                + (io instanceof AccessDeniedException denied ? denied.getFile() + ": permission denied; the "
-                + "store's files belong to another user (a run as root?): give them to the writer's user, or "
-                + "choose another --store-dir" : io));
+                + (io instanceof AccessDeniedException denied
+                        ? denied.getFile() + ": permission denied; the "
+                                + "store's files belong to another user (a run as root?): give them to the writer's user, or "
+                                + "choose another --store-dir"
+                        : io));
     }
 
     /** Releases namespaces not handed to ingestion (their locks only: nothing was written through them). */
@@ -190,8 +198,11 @@ public final class WriterApp implements AutoCloseable {
 
     private void listen(WriterConfig cfg) {
         try {
-            http = new HttpServer(cfg.httpHost(), cfg.httpPort(),
-                    new HttpApi(this::statusesNow, this::failure, seeding::phase, store, metrics), metrics);
+            http = new HttpServer(
+                    cfg.httpHost(),
+                    cfg.httpPort(),
+                    new HttpApi(this::statusesNow, this::failure, seeding::phase, store, metrics),
+                    metrics);
         } catch (IOException e) {
             throw new ConfigException(e.getMessage()); // one line naming the address and what to do
         } catch (Exception e) {
@@ -220,8 +231,8 @@ public final class WriterApp implements AutoCloseable {
             // A directory this writer creates gets the store's directory mode; an existing one is left as it is.
             permissions.createDirectory(dir);
         } catch (IOException e) {
-            throw new ConfigException("Cannot create store directory " + dir + " (" + e.getClass().getSimpleName()
-                    + "): choose a --store-dir this user can create and write");
+            throw new ConfigException("Cannot create store directory " + dir + " ("
+                    + e.getClass().getSimpleName() + "): choose a --store-dir this user can create and write");
         }
         if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
             throw new ConfigException("Store directory " + dir + " is not writable by this user: fix its "
@@ -327,14 +338,19 @@ public final class WriterApp implements AutoCloseable {
     }
 
     /** Seeds the namespace from the snapshot; a snapshot that cannot be used only costs the replay it would save. */
-    static void seed(Path snapshot, NamespaceDirectory directory, TopicBinding binding,
-                     Map<String, String> attributes) {
+    static void seed(
+            Path snapshot, NamespaceDirectory directory, TopicBinding binding, Map<String, String> attributes) {
         try {
-            Snapshots.seed(snapshot, directory, m -> ResumeDecision.builtDifferently(m.topic(), m.attributes(),
-                    binding.topic(), attributes));
+            Snapshots.seed(
+                    snapshot,
+                    directory,
+                    m -> ResumeDecision.builtDifferently(m.topic(), m.attributes(), binding.topic(), attributes));
         } catch (IOException | RuntimeException e) {
-            log.warn("Namespace '{}': cannot seed from {} ({}); building it from its topic", directory.namespace(),
-                    snapshot, e.toString());
+            log.warn(
+                    "Namespace '{}': cannot seed from {} ({}); building it from its topic",
+                    directory.namespace(),
+                    snapshot,
+                    e.toString());
         }
     }
 }

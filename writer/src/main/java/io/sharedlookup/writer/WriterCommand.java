@@ -32,35 +32,52 @@ import picocli.CommandLine.Option;
  * The command line: option declarations and their validation into a {@link WriterConfig}; how each option's text
  * becomes a value is {@link OptionConverters}'.
  */
-@Command(name = "shared-lookup-writer", mixinStandardHelpOptions = true, sortOptions = false,
-        versionProvider = WriterVersion.class, usageHelpWidth = WriterUsage.WIDTH,
-        customSynopsis = {"shared-lookup-writer --bootstrap-servers HOST:PORT --store-dir DIR --topic TOPIC "
-                + "[OPTION]...",
-                "       shared-lookup-writer COMMAND ARGUMENT...    (an operator command, below)"},
+@Command(
+        name = "shared-lookup-writer",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        versionProvider = WriterVersion.class,
+        usageHelpWidth = WriterUsage.WIDTH,
+        customSynopsis = {
+            "shared-lookup-writer --bootstrap-servers HOST:PORT --store-dir DIR --topic TOPIC " + "[OPTION]...",
+            "       shared-lookup-writer COMMAND ARGUMENT...    (an operator command, below)"
+        },
         description = "Consumes Kafka topics into a shared-lookup store and serves status, metrics and lookups over "
                 + "HTTP.",
         optionListHeading = "%nOptions (each in more detail in docs/writer.md):%n",
-        footer = {"", "Every option can also be set in the environment as SHARED_LOOKUP_<OPTION> (e.g. "
-                + "SHARED_LOOKUP_STORE_DIR) or in the --config file (store-dir=...). Precedence: command line > "
-                + "environment > config file > default. Repeatable options take comma-separated lists there."})
+        footer = {
+            "",
+            "Every option can also be set in the environment as SHARED_LOOKUP_<OPTION> (e.g. "
+                    + "SHARED_LOOKUP_STORE_DIR) or in the --config file (store-dir=...). Precedence: command line > "
+                    + "environment > config file > default. Repeatable options take comma-separated lists there."
+        })
 final class WriterCommand {
     // These descriptions are also the option table of docs/writer.md (WriterOptionsDocTest renders it from them).
     // One line each in --help (WriterHelpTest): what the option is and its default; the rest goes in the prose of
     // docs/writer.md.
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
+    @Option(
+            names = "--bootstrap-servers",
+            paramLabel = "HOST:PORT[,...]",
             description = "Kafka bootstrap servers to read from (required).")
     String bootstrapServers;
 
-    @Option(names = "--store-dir", paramLabel = "DIR",
-            description = "Store directory shared with readers (required).")
+    @Option(names = "--store-dir", paramLabel = "DIR", description = "Store directory shared with readers (required).")
     Path storeDir;
 
-    @Option(names = "--topic", paramLabel = "TOPIC[=NAMESPACE]", split = ",", hideParamSyntax = true,
+    @Option(
+            names = "--topic",
+            paramLabel = "TOPIC[=NAMESPACE]",
+            split = ",",
+            hideParamSyntax = true,
             converter = TopicConverter.class,
             description = "Topic to consume (namespace: its name); repeatable.")
     List<TopicBinding> topics = new ArrayList<>();
 
-    @Option(names = "--lookup", paramLabel = "NAMESPACE=TOPIC[:FIELD]", split = ",", hideParamSyntax = true,
+    @Option(
+            names = "--lookup",
+            paramLabel = "NAMESPACE=TOPIC[:FIELD]",
+            split = ",",
+            hideParamSyntax = true,
             converter = LookupConverter.class,
             description = "Namespace storing a JSON field of a topic; repeatable.")
     List<TopicBinding> lookups = new ArrayList<>();
@@ -73,69 +90,106 @@ final class WriterCommand {
      */
     static final String KAFKA_PROPERTY_SPLIT = ",(?=[a-z0-9]+(?:\\.[a-z0-9]+)+=)";
 
-    @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", split = KAFKA_PROPERTY_SPLIT,
-            hideParamSyntax = true, splitSynopsisLabel = ",", converter = KafkaPropertyConverter.class,
+    @Option(
+            names = "--kafka-property",
+            paramLabel = "KEY=VALUE",
+            split = KAFKA_PROPERTY_SPLIT,
+            hideParamSyntax = true,
+            splitSynopsisLabel = ",",
+            converter = KafkaPropertyConverter.class,
             description = "Kafka consumer property (SASL/SSL...); repeatable.")
     List<Map.Entry<String, String>> kafkaProperties = new ArrayList<>();
 
-    @Option(names = "--kafka-config", paramLabel = "FILE",
+    @Option(
+            names = "--kafka-config",
+            paramLabel = "FILE",
             description = "Properties file of Kafka consumer properties.")
     Path kafkaConfig;
 
-    @Option(names = "--http-host", paramLabel = "HOST", defaultValue = WriterConfig.DEFAULT_HTTP_HOST,
+    @Option(
+            names = "--http-host",
+            paramLabel = "HOST",
+            defaultValue = WriterConfig.DEFAULT_HTTP_HOST,
             description = "HTTP bind address (default: ${DEFAULT-VALUE}, loopback only).")
     String httpHost;
 
-    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "" + WriterConfig.DEFAULT_HTTP_PORT,
+    @Option(
+            names = "--http-port",
+            paramLabel = "PORT",
+            defaultValue = "" + WriterConfig.DEFAULT_HTTP_PORT,
             converter = PortConverter.class,
             description = "HTTP port (default: ${DEFAULT-VALUE}; 0: any free port).")
     int httpPort;
 
-    @Option(names = "--value-field", paramLabel = "PATH",
+    @Option(
+            names = "--value-field",
+            paramLabel = "PATH",
             description = "Store this dotted JSON field (default: whole value).")
     String valueField;
 
-    @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "" + WriterConfig.DEFAULT_MAX_VALUE_BYTES,
+    @Option(
+            names = "--max-value-bytes",
+            paramLabel = "BYTES",
+            defaultValue = "" + WriterConfig.DEFAULT_MAX_VALUE_BYTES,
             converter = ByteSizeConverter.class,
             description = "Skip larger record values (default: ${DEFAULT-VALUE}).")
     int maxValueBytes;
 
-    @Option(names = "--reverse-index",
-            description = "Keep a reverse index, value to keys (default: off).")
+    @Option(names = "--reverse-index", description = "Keep a reverse index, value to keys (default: off).")
     boolean reverseIndex;
 
-    @Option(names = "--file-mode", paramLabel = "MODE", defaultValue = StorePermissions.DEFAULT_FILE_MODE,
+    @Option(
+            names = "--file-mode",
+            paramLabel = "MODE",
+            defaultValue = StorePermissions.DEFAULT_FILE_MODE,
             description = "Mode of the store files (default: ${DEFAULT-VALUE}).")
     String fileMode;
 
-    @Option(names = "--dir-mode", paramLabel = "MODE", defaultValue = StorePermissions.DEFAULT_DIRECTORY_MODE,
+    @Option(
+            names = "--dir-mode",
+            paramLabel = "MODE",
+            defaultValue = StorePermissions.DEFAULT_DIRECTORY_MODE,
             description = "Mode of the store directories (default: ${DEFAULT-VALUE}).")
     String dirMode;
 
-    @Option(names = "--seed", paramLabel = "DIR",
-            description = "Copy missing namespaces from a 'snapshot' directory.")
+    @Option(names = "--seed", paramLabel = "DIR", description = "Copy missing namespaces from a 'snapshot' directory.")
     Path seed;
 
-    @Option(names = "--stuck-after", paramLabel = "SECONDS",
-            defaultValue = "" + WriterConfig.DEFAULT_STUCK_AFTER_SECONDS, converter = StuckAfterConverter.class,
+    @Option(
+            names = "--stuck-after",
+            paramLabel = "SECONDS",
+            defaultValue = "" + WriterConfig.DEFAULT_STUCK_AFTER_SECONDS,
+            converter = StuckAfterConverter.class,
             description = "Report a partition stuck after this long (default: ${DEFAULT-VALUE}).")
     int stuckAfter;
 
-    @Option(names = "--ingest-hold-limit", paramLabel = "SECONDS",
-            defaultValue = "" + WriterConfig.DEFAULT_INGEST_HOLD_LIMIT_SECONDS, converter = HoldLimitConverter.class,
+    @Option(
+            names = "--ingest-hold-limit",
+            paramLabel = "SECONDS",
+            defaultValue = "" + WriterConfig.DEFAULT_INGEST_HOLD_LIMIT_SECONDS,
+            converter = HoldLimitConverter.class,
             description = "Ingest held this long fails /health (default: ${DEFAULT-VALUE}).")
     int ingestHoldLimit;
 
-    @Option(names = "--apply-threads", paramLabel = "N", defaultValue = "1",
+    @Option(
+            names = "--apply-threads",
+            paramLabel = "N",
+            defaultValue = "1",
             converter = ApplyThreadsConverter.class,
             description = "Threads filling an unpublished generation (default: ${DEFAULT-VALUE}).")
     int applyThreads;
 
-    @Option(names = "--rebuild", paramLabel = "NAMESPACE", split = ",", hideParamSyntax = true,
+    @Option(
+            names = "--rebuild",
+            paramLabel = "NAMESPACE",
+            split = ",",
+            hideParamSyntax = true,
             description = "Rebuild this namespace from its topic now; repeatable.")
     List<String> rebuild = new ArrayList<>();
 
-    @Option(names = "--config", paramLabel = "FILE",
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
             description = "Properties file of these options, keyed without --.")
     Path config;
 
@@ -174,10 +228,12 @@ final class WriterCommand {
                 continue; // a blank list entry
             }
             if (!namespaces.add(b.namespace())) { // namespaces are directories: one feed each
-                TopicBinding first = bindings.stream().filter(o -> o.namespace().equals(b.namespace())).findFirst()
+                TopicBinding first = bindings.stream()
+                        .filter(o -> o.namespace().equals(b.namespace()))
+                        .findFirst()
                         .orElseThrow();
-                throw new ConfigException("Namespace '" + b.namespace() + "' is given twice (" + option(first)
-                        + " and " + option(b) + "): give each lookup its own namespace");
+                throw new ConfigException("Namespace '" + b.namespace() + "' is given twice (" + option(first) + " and "
+                        + option(b) + "): give each lookup its own namespace");
             }
             bindings.add(b);
         }
@@ -186,7 +242,8 @@ final class WriterCommand {
                     + "NAMESPACE=TOPIC[:FIELD] (repeatable) or set SHARED_LOOKUP_TOPIC");
         }
         Set<String> toRebuild = rebuildNamespaces(namespaces);
-        Optional<String> field = Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
+        Optional<String> field =
+                Optional.ofNullable(valueField).map(String::trim).filter(s -> !s.isEmpty());
         field.ifPresent(JsonField::validatePath);
         // A seed that is gone is not an error (a store that has its namespaces ignores it, and the option often stays
         // in a unit file or ConfigMap after the first start); one that names a file, or that cannot be reached, is.
@@ -195,11 +252,21 @@ final class WriterCommand {
                     + "parent directory it cannot enter): pass the directory the 'snapshot' command wrote, readable "
                     + "by the writer's user");
         }
-        return WriterConfig.builder(servers, storeDir.toAbsolutePath().normalize()).topics(bindings)
-                .kafkaProperties(kafkaProps()).httpHost(httpHost.trim()).httpPort(httpPort).valueField(field)
-                .maxValueBytes(maxValueBytes).reverseIndex(reverseIndex).permissions(permissions())
-                .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize())).stuckAfterSeconds(stuckAfter)
-                .ingestHoldLimitSeconds(ingestHoldLimit).rebuild(toRebuild).applyThreads(applyThreads).build();
+        return WriterConfig.builder(servers, storeDir.toAbsolutePath().normalize())
+                .topics(bindings)
+                .kafkaProperties(kafkaProps())
+                .httpHost(httpHost.trim())
+                .httpPort(httpPort)
+                .valueField(field)
+                .maxValueBytes(maxValueBytes)
+                .reverseIndex(reverseIndex)
+                .permissions(permissions())
+                .seed(Optional.ofNullable(seed).map(p -> p.toAbsolutePath().normalize()))
+                .stuckAfterSeconds(stuckAfter)
+                .ingestHoldLimitSeconds(ingestHoldLimit)
+                .rebuild(toRebuild)
+                .applyThreads(applyThreads)
+                .build();
     }
 
     /** The {@code --rebuild} namespaces, each one of the {@code served} namespaces. */
@@ -222,18 +289,21 @@ final class WriterCommand {
 
     /** How {@code b} reads as an option, for errors. */
     private String option(TopicBinding b) {
-        return lookups.contains(b) ? "--lookup " + b.namespace() + "=" + b.topic()
-                + b.valueField().map(f -> ":" + f).orElse("") : "--topic " + b.topic() + "=" + b.namespace();
+        return lookups.contains(b)
+                ? "--lookup " + b.namespace() + "=" + b.topic()
+                        + b.valueField().map(f -> ":" + f).orElse("")
+                : "--topic " + b.topic() + "=" + b.namespace();
     }
 
     private StorePermissions permissions() {
-        return new StorePermissions(mode("--file-mode", fileMode, StorePermissions::fileMode),
+        return new StorePermissions(
+                mode("--file-mode", fileMode, StorePermissions::fileMode),
                 mode("--dir-mode", dirMode, StorePermissions::directoryMode));
     }
 
     /** Each mode checked on its own, so that the error names the option to fix. */
-    private static Set<PosixFilePermission> mode(String option, String text,
-                                                 Function<String, Set<PosixFilePermission>> parse) {
+    private static Set<PosixFilePermission> mode(
+            String option, String text, Function<String, Set<PosixFilePermission>> parse) {
         try {
             return parse.apply(text);
         } catch (IllegalArgumentException e) {

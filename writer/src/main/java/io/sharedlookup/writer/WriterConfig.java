@@ -32,12 +32,22 @@ import java.util.Set;
  * @param applyThreads     threads that fill a generation not yet published (a first build, a rebuild), each taking
  *                         the keys of its share; 1 applies every record on the ingest thread
  */
-public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBinding> topics,
-                           Map<String, String> kafkaProperties, String httpHost, int httpPort,
-                           Optional<String> valueField, int maxValueBytes, boolean reverseIndex,
-                           StorePermissions permissions, Optional<Path> seed,
-                           int stuckAfterSeconds, int ingestHoldLimitSeconds, Set<String> rebuild,
-                           int applyThreads) {
+public record WriterConfig(
+        String bootstrapServers,
+        Path storeDir,
+        List<TopicBinding> topics,
+        Map<String, String> kafkaProperties,
+        String httpHost,
+        int httpPort,
+        Optional<String> valueField,
+        int maxValueBytes,
+        boolean reverseIndex,
+        StorePermissions permissions,
+        Optional<Path> seed,
+        int stuckAfterSeconds,
+        int ingestHoldLimitSeconds,
+        Set<String> rebuild,
+        int applyThreads) {
     // Constants, so that the command line's option annotations take their defaults from here.
     public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
     public static final int DEFAULT_HTTP_PORT = 7070;
@@ -71,12 +81,12 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
             throw new IllegalArgumentException("stuckAfterSeconds must be at least 1, not " + stuckAfterSeconds);
         }
         if (ingestHoldLimitSeconds < 0) {
-            throw new IllegalArgumentException("ingestHoldLimitSeconds must be 0 (never) or more, not "
-                    + ingestHoldLimitSeconds);
+            throw new IllegalArgumentException(
+                    "ingestHoldLimitSeconds must be 0 (never) or more, not " + ingestHoldLimitSeconds);
         }
         if (applyThreads < 1 || applyThreads > MAX_APPLY_THREADS) {
-            throw new IllegalArgumentException("applyThreads must be 1 to " + MAX_APPLY_THREADS + ", not "
-                    + applyThreads);
+            throw new IllegalArgumentException(
+                    "applyThreads must be 1 to " + MAX_APPLY_THREADS + ", not " + applyThreads);
         }
     }
 
@@ -174,9 +184,22 @@ public record WriterConfig(String bootstrapServers, Path storeDir, List<TopicBin
         }
 
         public WriterConfig build() {
-            return new WriterConfig(bootstrapServers, storeDir, topics, kafkaProperties, httpHost, httpPort,
-                    valueField, maxValueBytes, reverseIndex, permissions, seed, stuckAfterSeconds,
-                    ingestHoldLimitSeconds, rebuild, applyThreads);
+            return new WriterConfig(
+                    bootstrapServers,
+                    storeDir,
+                    topics,
+                    kafkaProperties,
+                    httpHost,
+                    httpPort,
+                    valueField,
+                    maxValueBytes,
+                    reverseIndex,
+                    permissions,
+                    seed,
+                    stuckAfterSeconds,
+                    ingestHoldLimitSeconds,
+                    rebuild,
+                    applyThreads);
         }
     }
 }

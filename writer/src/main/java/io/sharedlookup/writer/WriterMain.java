@@ -15,8 +15,7 @@ public final class WriterMain {
     /** Where the broker-in-the-box went: the writer's jar carries no Kafka server. */
     static final String DEMO_HINT = "java -jar demo/target/shared-lookup-demo.jar --store-dir DIR";
 
-    private WriterMain() {
-    }
+    private WriterMain() {}
 
     private static PrintWriter utf8(PrintStream stream) {
         return new PrintWriter(new BufferedWriter(new OutputStreamWriter(stream, StandardCharsets.UTF_8)), true);
@@ -83,8 +82,7 @@ public final class WriterMain {
      * The outcome of {@link #launch}: a running writer and its configuration, or (app null) the exit code the
      * command line ends with: 0 after help or version, 1 when it failed to start, 2 for a bad configuration.
      */
-    public record Launch(WriterApp app, WriterConfig config, int exitCode) {
-    }
+    public record Launch(WriterApp app, WriterConfig config, int exitCode) {}
 
     /**
      * Returns the {@link WriterConfig}, or an exit code after printing help or version.
@@ -100,14 +98,17 @@ public final class WriterMain {
             cli.parseArgs(args);
         } catch (CommandLine.UnmatchedArgumentException e) {
             if (e.getUnmatched().stream().anyMatch(a -> a.startsWith("--embedded-kafka") || a.startsWith("--demo"))) {
-                throw new ConfigException("The writer has no embedded broker or demo: they moved to the demo jar ("
-                        + DEMO_HINT + ")");
+                throw new ConfigException(
+                        "The writer has no embedded broker or demo: they moved to the demo jar (" + DEMO_HINT + ")");
             }
             String unmatched = e.getUnmatched().get(0);
-            String meant = unmatched.startsWith("-") ? SettingSources.nearestOption(unmatched, cli.getCommandSpec())
-                    .map(o -> " (did you mean " + o + "?)").orElse("") : "";
-            throw new ConfigException("Unknown option or argument " + e.getUnmatched() + meant
-                    + ": run with --help to list the options");
+            String meant = unmatched.startsWith("-")
+                    ? SettingSources.nearestOption(unmatched, cli.getCommandSpec())
+                            .map(o -> " (did you mean " + o + "?)")
+                            .orElse("")
+                    : "";
+            throw new ConfigException(
+                    "Unknown option or argument " + e.getUnmatched() + meant + ": run with --help to list the options");
         } catch (CommandLine.ParameterException e) {
             if (e.getCause() instanceof ConfigException fromConverter) {
                 throw fromConverter;

@@ -23,16 +23,15 @@ final class WriterUsage {
     /** Room for the longest option and its parameter, so that no description starts on a line of its own. */
     private static final int OPTION_COLUMN = 36;
 
-    private WriterUsage() {
-    }
+    private WriterUsage() {}
 
     /** The writer's command line, its help laid out as above. */
     static CommandLine commandLine(WriterCommand command) {
         CommandLine cli = new CommandLine(command);
         cli.setUsageHelpLongOptionsMaxWidth(OPTION_COLUMN);
         List<String> keys = new ArrayList<>(cli.getHelpSectionKeys());
-        keys.add(keys.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_PARAMETER_LIST_HEADING),
-                OPERATOR_COMMANDS);
+        keys.add(
+                keys.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_PARAMETER_LIST_HEADING), OPERATOR_COMMANDS);
         cli.setHelpSectionKeys(keys);
         cli.getHelpSectionMap().put(OPERATOR_COMMANDS, help -> operatorCommands());
         return cli;
@@ -55,8 +54,8 @@ final class WriterUsage {
             rows.add(new String[] {synopsis.toString(), spec.usageMessage().description()[0]});
             width = Math.max(width, synopsis.length());
         }
-        StringBuilder out = new StringBuilder(String.format("%nOperator commands (read a store and never change it; "
-                + "'COMMAND --help' for more):%n"));
+        StringBuilder out = new StringBuilder(String.format(
+                "%nOperator commands (read a store and never change it; " + "'COMMAND --help' for more):%n"));
         for (String[] row : rows) {
             out.append(String.format("  %-" + width + "s  %s%n", row[0], row[1]));
         }

@@ -40,6 +40,7 @@ class ExtraTierHardeningTest {
     private static final long TIMEOUT = TestStores.TIMEOUT;
     /** Where a segment header and a tier's counters hold their next tier (see {@link MapLayout}'s file layout). */
     private static final long SEGMENT_NEXT_TIER = 16;
+
     private static final long TIER_NEXT_TIER = 0;
     private static final Map<String, String> CONTENT = new LinkedHashMap<>();
 
@@ -57,8 +58,10 @@ class ExtraTierHardeningTest {
         writer = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
         generation = writer.createGeneration(new GenerationSizing(1024, 4, 4, 8.0), false); // far too small
         CONTENT.forEach((k, v) -> generation.put(k, v, TIMEOUT));
-        assertThat(Files.size(generation.file())).as("extra tier bulks were added")
-                .isGreaterThan(generation.layout().baseSize() + generation.layout().tierBulkSize());
+        assertThat(Files.size(generation.file()))
+                .as("extra tier bulks were added")
+                .isGreaterThan(
+                        generation.layout().baseSize() + generation.layout().tierBulkSize());
         generation.force();
     }
 
@@ -139,25 +142,50 @@ class ExtraTierHardeningTest {
         int looped = -1;
         try (FileChannel file = FileChannel.open(copy, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             for (int segment = 0; segment < layout.segments() && looped < 0; segment++) {
-                long tier = readLong(file, layout.segmentHeadersOffset()
-                        + (long) segment * layout.segmentHeaderSize() + SEGMENT_NEXT_TIER);
+                long tier = readLong(
+                        file,
+                        layout.segmentHeadersOffset()
+                                + (long) segment * layout.segmentHeaderSize()
+                                + SEGMENT_NEXT_TIER);
                 if (tier != 0) {
                     long extra = tier - 1 - layout.segments();
-                    long at = layout.baseSize() + extra / layout.tiersInBulk() * layout.tierBulkSize()
-                            + layout.tierBulkInnerOffset() + extra % layout.tiersInBulk() * layout.tierSize()
-                            + layout.countersOffset() + TIER_NEXT_TIER;
-                    file.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, tier), at);
+                    long at = layout.baseSize()
+                            + extra / layout.tiersInBulk() * layout.tierBulkSize()
+                            + layout.tierBulkInnerOffset()
+                            + extra % layout.tiersInBulk() * layout.tierSize()
+                            + layout.countersOffset()
+                            + TIER_NEXT_TIER;
+                    file.write(
+                            ByteBuffer.allocate(8)
+                                    .order(ByteOrder.LITTLE_ENDIAN)
+                                    .putLong(0, tier),
+                            at);
                     looped = segment;
                 }
             }
         }
         assertThat(looped).as("a segment with an extra tier").isGreaterThanOrEqualTo(0);
         // the chain limit of a large map (thousands of segments): copying up to it is millions of entries
-        MapLayout large = new MapLayout(layout.chronicleMapVersion(), layout.segments(),
-                layout.segmentHeadersOffset(), layout.segmentHeaderSize(), layout.segmentsOffset(), layout.tierSize(),
-                layout.baseSize(), layout.tiersInBulk(), layout.tierBulkSize(), layout.tierBulkInnerOffset(),
-                20_000, layout.slotSize(), layout.hashLookupCapacity(), layout.keyBits(), layout.valueBits(),
-                layout.countersOffset(), layout.entrySpaceOffset(), layout.chunkSize(), layout.chunksPerTier());
+        MapLayout large = new MapLayout(
+                layout.chronicleMapVersion(),
+                layout.segments(),
+                layout.segmentHeadersOffset(),
+                layout.segmentHeaderSize(),
+                layout.segmentsOffset(),
+                layout.tierSize(),
+                layout.baseSize(),
+                layout.tiersInBulk(),
+                layout.tierBulkSize(),
+                layout.tierBulkInnerOffset(),
+                20_000,
+                layout.slotSize(),
+                layout.hashLookupCapacity(),
+                layout.keyBits(),
+                layout.valueBits(),
+                layout.countersOffset(),
+                layout.entrySpaceOffset(),
+                layout.chunkSize(),
+                layout.chunksPerTier());
         MappedMap map = MappedMap.open(copy, SequenceFile.of(copy), large);
         AtomicLong passed = new AtomicLong();
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -167,7 +195,8 @@ class ExtraTierHardeningTest {
                 .hasMessageContaining("segment " + looped);
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         // the segments before the looped one are copied whole (a few hundred entries each, two Strings an entry)
-        assertThat(allocated).as("bytes allocated by the scan, " + passed.get() + " entries passed")
+        assertThat(allocated)
+                .as("bytes allocated by the scan, " + passed.get() + " entries passed")
                 .isLessThan((looped + 1) * 1_000_000L);
     }
 

@@ -30,7 +30,9 @@ class GenerationSwitchTest {
     @Test
     void readersRacingGenerationSwitchesSeeWholeGenerationsAndOldOnesGetReleased() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", content(1));
-             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(1)).open()) {
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .refreshInterval(Duration.ofMillis(1))
+                        .open()) {
             Lookup users = s.lookup("users");
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong lookups = new AtomicLong();

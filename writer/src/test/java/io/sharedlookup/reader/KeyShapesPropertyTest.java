@@ -53,15 +53,26 @@ class KeyShapesPropertyTest {
                 Arbitraries.of(1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 36, 63, 64, 65, 127, 128, 129, 200)
                         .flatMap(n -> ascii.ofLength(n)),
                 Arbitraries.integers().between(1_000_000, 9_999_999).map(String::valueOf),
-                Arbitraries.strings().withCharRange('a', 'f').withCharRange('0', '9').ofLength(32)
+                Arbitraries.strings()
+                        .withCharRange('a', 'f')
+                        .withCharRange('0', '9')
+                        .ofLength(32)
                         .map(h -> h.substring(0, 8) + "-" + h.substring(8, 12) + "-" + h.substring(12, 16) + "-"
                                 + h.substring(16, 20) + "-" + h.substring(20)),
                 // non-ASCII BMP: Latin-1 and Cyrillic (2-byte forms), CJK (3-byte forms), mixed with ASCII
-                Arbitraries.strings().withCharRange('a', 'z').withCharRange('\u00C0', '\u00FF')
-                        .withCharRange('\u0410', '\u044F').withCharRange('\u4E00', '\u4FFF').ofMinLength(1)
+                Arbitraries.strings()
+                        .withCharRange('a', 'z')
+                        .withCharRange('\u00C0', '\u00FF')
+                        .withCharRange('\u0410', '\u044F')
+                        .withCharRange('\u4E00', '\u4FFF')
+                        .ofMinLength(1)
                         .ofMaxLength(60),
                 // surrogate pairs (encoded by Chronicle as two 3-byte forms), between ASCII
-                Arbitraries.integers().between(0x10000, 0x10FFFF).list().ofMinSize(1).ofMaxSize(12)
+                Arbitraries.integers()
+                        .between(0x10000, 0x10FFFF)
+                        .list()
+                        .ofMinSize(1)
+                        .ofMaxSize(12)
                         .map(KeyShapesPropertyTest::withSupplementary));
     }
 
@@ -69,7 +80,10 @@ class KeyShapesPropertyTest {
     Arbitrary<String> values() {
         return Arbitraries.oneOf(
                 Arbitraries.strings().withCharRange(' ', '~').ofMaxLength(40),
-                Arbitraries.strings().withCharRange(' ', '~').withChars('é', '✓', '名').ofMinLength(100)
+                Arbitraries.strings()
+                        .withCharRange(' ', '~')
+                        .withChars('é', '✓', '名')
+                        .ofMinLength(100)
                         .ofMaxLength(300), // sizes of two bytes
                 Arbitraries.strings().withCharRange('a', 'z').ofLength(2000),
                 Arbitraries.of("", "名前", "\uD83D\uDE00"));
@@ -93,8 +107,9 @@ class KeyShapesPropertyTest {
             probes.add(key.substring(0, key.length() - 1));
         }
         String namespace = "shapes" + namespaces++;
-        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
-             GenerationFile generation = writer.createGeneration(denselySized(model), false)) {
+        try (NamespaceDirectory writer =
+                        NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+                GenerationFile generation = writer.createGeneration(denselySized(model), false)) {
             model.forEach((k, v) -> generation.put(k, v, TestStores.TIMEOUT));
             writer.publish(generation, "topic", Map.of(0, (long) model.size()), true, Map.of());
             assertLookupsAgree(namespace, model, probes);
@@ -114,8 +129,12 @@ class KeyShapesPropertyTest {
             valueChars += e.getValue().length();
             largest = Math.max(largest, 3L * (e.getKey().length() + e.getValue().length()));
         }
-        return new GenerationSizing(Math.max(16, model.size()), 2.0 * keyChars / model.size(),
-                2.0 * valueChars / model.size(), 8.0, largest);
+        return new GenerationSizing(
+                Math.max(16, model.size()),
+                2.0 * keyChars / model.size(),
+                2.0 * valueChars / model.size(),
+                8.0,
+                largest);
     }
 
     private void assertLookupsAgree(String namespace, Map<String, String> model, List<String> probes) {
@@ -128,11 +147,15 @@ class KeyShapesPropertyTest {
                 String fresh = new String(probe.toCharArray()); // own chars, no cached hash, as a query passes it
                 StringBuilder builder = new StringBuilder(probe);
                 assertThat(lookup.get(fresh)).as("get(%s)", probe).isEqualTo(expected);
-                assertThat(lookup.get(builder)).as("get(StringBuilder %s)", probe).isEqualTo(expected);
-                assertThat(lookup.getInto(fresh, value)).as("getInto(%s, ValueBuffer)", probe)
+                assertThat(lookup.get(builder))
+                        .as("get(StringBuilder %s)", probe)
+                        .isEqualTo(expected);
+                assertThat(lookup.getInto(fresh, value))
+                        .as("getInto(%s, ValueBuffer)", probe)
                         .isEqualTo(expected != null);
                 assertThat(value.toString()).isEqualTo(expected == null ? "" : expected);
-                assertThat(lookup.getInto(builder, out)).as("getInto(StringBuilder %s, StringBuilder)", probe)
+                assertThat(lookup.getInto(builder, out))
+                        .as("getInto(StringBuilder %s, StringBuilder)", probe)
                         .isEqualTo(expected != null);
                 assertThat(out.toString()).isEqualTo(expected == null ? "" : expected);
             }
@@ -154,8 +177,11 @@ class KeyShapesPropertyTest {
         assertThat(lookup.getAllInto(keys, values, keys.length)).isEqualTo(expectedPresent);
         for (int i = 0; i < keys.length; i++) {
             String expected = model.get(probes.get(i));
-            assertThat(values[i].found()).as("found(%s) in a batch", probes.get(i)).isEqualTo(expected != null);
-            assertThat(values[i].toString()).as("value of %s in a batch", probes.get(i))
+            assertThat(values[i].found())
+                    .as("found(%s) in a batch", probes.get(i))
+                    .isEqualTo(expected != null);
+            assertThat(values[i].toString())
+                    .as("value of %s in a batch", probes.get(i))
                     .isEqualTo(expected == null ? "" : expected);
         }
     }

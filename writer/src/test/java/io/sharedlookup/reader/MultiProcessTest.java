@@ -35,20 +35,23 @@ class MultiProcessTest {
      * One second still tells a bounded wait from Chronicle's own 60 s one.
      */
     private static final long MAX_CALL_MILLIS = LOCK_TIMEOUT_MILLIS + 950;
-    private static final Pattern STATS = Pattern.compile(
-            "STATS lookups=(\\d+) invalid=(\\d+) timeouts=(\\d+) maxMillis=(\\d+) generation=(\\d+)");
+
+    private static final Pattern STATS =
+            Pattern.compile("STATS lookups=(\\d+) invalid=(\\d+) timeouts=(\\d+) maxMillis=(\\d+) generation=(\\d+)");
     private static final Pattern ROUND = Pattern.compile("ROUND (\\d+) gen=(\\d+)");
 
     @TempDir
     Path store;
     /** Kept after the run (target/child-logs) so a failure can be read. */
     private Path logs;
+
     private final List<ChildJvm> children = new ArrayList<>();
     private final Random random = new Random(42);
 
     @BeforeEach
     void logDir(TestInfo test) throws Exception {
-        logs = Files.createDirectories(Path.of("target", "child-logs", test.getTestMethod().orElseThrow().getName()));
+        logs = Files.createDirectories(Path.of(
+                "target", "child-logs", test.getTestMethod().orElseThrow().getName()));
     }
 
     @AfterEach
@@ -59,7 +62,13 @@ class MultiProcessTest {
     }
 
     private ChildJvm writer(String name, int publishEvery) throws Exception {
-        ChildJvm w = ChildJvm.start(name, logs, TestWriterMain.class, store.toString(), NS, Integer.toString(KEYS),
+        ChildJvm w = ChildJvm.start(
+                name,
+                logs,
+                TestWriterMain.class,
+                store.toString(),
+                NS,
+                Integer.toString(KEYS),
                 Integer.toString(publishEvery));
         children.add(w);
         w.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("READY"));
@@ -67,7 +76,13 @@ class MultiProcessTest {
     }
 
     private ChildJvm reader(String name) throws Exception {
-        ChildJvm r = ChildJvm.start(name, logs, TestReaderMain.class, store.toString(), NS, Integer.toString(KEYS),
+        ChildJvm r = ChildJvm.start(
+                name,
+                logs,
+                TestReaderMain.class,
+                store.toString(),
+                NS,
+                Integer.toString(KEYS),
                 Long.toString(LOCK_TIMEOUT_MILLIS));
         children.add(r);
         r.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("STATS"));
@@ -115,7 +130,8 @@ class MultiProcessTest {
         });
         Matcher after = STATS.matcher(later);
         assertThat(after.matches()).isTrue();
-        assertThat(Long.parseLong(after.group(3)) - timeouts).as("timeouts in 5000 lookups on the new generation")
+        assertThat(Long.parseLong(after.group(3)) - timeouts)
+                .as("timeouts in 5000 lookups on the new generation")
                 .isLessThanOrEqualTo(50);
     }
 
@@ -172,7 +188,8 @@ class MultiProcessTest {
             Thread.sleep(random.nextInt(30)); // a random moment in the update loop, not synchronisation
             writer.kill();
             writer = writer("writer-" + (trial + 1), 1_000_000);
-            assertThat(writer.awaitLine(Duration.ofSeconds(1), l -> l.startsWith("READY"))).contains("resumed=false");
+            assertThat(writer.awaitLine(Duration.ofSeconds(1), l -> l.startsWith("READY")))
+                    .contains("resumed=false");
             long generation = publishedGeneration(writer);
             awaitRounds(writer, lastRound(writer), 2);
             for (ChildJvm r : readers) {

@@ -53,25 +53,52 @@ class ReaderDocExampleTest {
         List<String> readerClassPath = readerLibAndSlf4jApi();
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         StringWriter diagnostics = new StringWriter();
-        boolean compiled = javac.getTask(diagnostics, null, null, List.of("--release", "17", "-Xlint:all", "-classpath",
-                String.join(File.pathSeparator, readerClassPath), "-d", classes.toString()), null,
-                javac.getStandardFileManager(null, null, StandardCharsets.UTF_8).getJavaFileObjects(mainJava)).call();
-        assertThat(compiled).as("docs/reader.md's Main.java compiles against reader-lib:%n%s", diagnostics).isTrue();
+        boolean compiled = javac.getTask(
+                        diagnostics,
+                        null,
+                        null,
+                        List.of(
+                                "--release",
+                                "17",
+                                "-Xlint:all",
+                                "-classpath",
+                                String.join(File.pathSeparator, readerClassPath),
+                                "-d",
+                                classes.toString()),
+                        null,
+                        javac.getStandardFileManager(null, null, StandardCharsets.UTF_8)
+                                .getJavaFileObjects(mainJava))
+                .call();
+        assertThat(compiled)
+                .as("docs/reader.md's Main.java compiles against reader-lib:%n%s", diagnostics)
+                .isTrue();
 
         Path store = tmp.resolve("store");
-        try (TestStores.Published published = TestStores.publish(store, "users",
-                Map.of("42", "Ada Lovelace", "43", "Grace Hopper", "44", "Edsger Dijkstra"))) {
+        try (TestStores.Published published = TestStores.publish(
+                store, "users", Map.of("42", "Ada Lovelace", "43", "Grace Hopper", "44", "Edsger Dijkstra"))) {
             List<String> classPath = new ArrayList<>(readerClassPath);
             classPath.add(0, classes.toString());
-            Process main = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx64m", "-cp", String.join(File.pathSeparator, classPath), "Main", store.toString(), "users")
+            Process main = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "java")
+                                    .toString(),
+                            "-Xmx64m",
+                            "-cp",
+                            String.join(File.pathSeparator, classPath),
+                            "Main",
+                            store.toString(),
+                            "users")
                     .start();
             // Both streams read at once, so that neither can fill its pipe and stall the program.
             CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> readAll(main.getErrorStream()));
             String stdout = readAll(main.getInputStream());
-            assertThat(main.waitFor(60, TimeUnit.SECONDS)).as("Main ends within 60 s").isTrue();
-            assertThat(main.exitValue()).as("exit status; stdout:%n%s%nstderr:%n%s", stdout, stderr.get()).isZero();
-            assertThat(stdout.strip().lines()).as("stderr:%n%s", stderr.get())
+            assertThat(main.waitFor(60, TimeUnit.SECONDS))
+                    .as("Main ends within 60 s")
+                    .isTrue();
+            assertThat(main.exitValue())
+                    .as("exit status; stdout:%n%s%nstderr:%n%s", stdout, stderr.get())
+                    .isZero();
+            assertThat(stdout.strip().lines())
+                    .as("stderr:%n%s", stderr.get())
                     .containsExactlyElementsOf(expectedOutput.strip().lines().toList());
         }
     }
@@ -88,15 +115,20 @@ class ReaderDocExampleTest {
         String artifactId = xpath.evaluate("/project/artifactId", readerPom);
 
         Document docPom = parse(fencedBlock(md, POM_HEADING, "xml"));
-        NodeList dependencies = (NodeList) xpath.evaluate("/project/dependencies/dependency", docPom,
-                XPathConstants.NODESET);
-        assertThat(dependencies.getLength()).as("the example depends on reader-lib alone").isEqualTo(1);
-        assertThat(List.of(xpath.evaluate("groupId", dependencies.item(0)),
-                xpath.evaluate("artifactId", dependencies.item(0)), xpath.evaluate("version", dependencies.item(0))))
+        NodeList dependencies =
+                (NodeList) xpath.evaluate("/project/dependencies/dependency", docPom, XPathConstants.NODESET);
+        assertThat(dependencies.getLength())
+                .as("the example depends on reader-lib alone")
+                .isEqualTo(1);
+        assertThat(List.of(
+                        xpath.evaluate("groupId", dependencies.item(0)),
+                        xpath.evaluate("artifactId", dependencies.item(0)),
+                        xpath.evaluate("version", dependencies.item(0))))
                 .as("docs/reader.md's pom.xml names reader-lib/pom.xml's coordinates")
                 .containsExactly(groupId, artifactId, version);
         // The install step says what it installs, and installs reader-lib with the parent POM its pom names.
-        assertThat(md).contains("./mvnw -B -q -pl reader-lib -am install -DskipTests")
+        assertThat(md)
+                .contains("./mvnw -B -q -pl reader-lib -am install -DskipTests")
                 .contains(groupId + ":" + artifactId + ":" + version);
     }
 
@@ -126,8 +158,9 @@ class ReaderDocExampleTest {
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
             String unix = entry.replace('\\', '/');
             String name = Path.of(entry).getFileName().toString();
-            if (unix.endsWith("reader-lib/target/classes") || name.matches("shared-lookup-reader-[^-]+.*\\.jar")
-                    && !name.contains("tests") || name.startsWith("slf4j-api-")) {
+            if (unix.endsWith("reader-lib/target/classes")
+                    || name.matches("shared-lookup-reader-[^-]+.*\\.jar") && !name.contains("tests")
+                    || name.startsWith("slf4j-api-")) {
                 cp.add(entry);
             }
         }
@@ -141,11 +174,13 @@ class ReaderDocExampleTest {
                 return dir.resolve(relative);
             }
         }
-        throw new IllegalStateException(relative + " not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                relative + " not found above " + Path.of("").toAbsolutePath());
     }
 
     private static Document parse(String xml) throws Exception {
-        return DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        return DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
                 .parse(new java.io.ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
     }
 

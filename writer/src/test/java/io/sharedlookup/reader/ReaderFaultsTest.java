@@ -7,8 +7,8 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.NamespaceDirectory;
@@ -61,8 +61,9 @@ class ReaderFaultsTest {
      */
     @Test
     void lookupsOnAnInterruptedThread_answerAndKeepTheInterruptStatus() throws Exception {
-        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
-             GenerationFile generation = withExtraTiers(writer)) {
+        try (NamespaceDirectory writer =
+                        NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
+                GenerationFile generation = withExtraTiers(writer)) {
             writer.publish(generation, "topic", Map.of(0, (long) EXTRA_TIER_CONTENT.size()), true, Map.of());
             try (SharedLookupStore s = SharedLookupStore.open(store)) {
                 Thread.currentThread().interrupt();
@@ -71,7 +72,9 @@ class ReaderFaultsTest {
                     Lookup users = s.lookup("users");
                     EXTRA_TIER_CONTENT.keySet().forEach(k -> read.put(k, users.get(k)));
                 } finally {
-                    assertThat(Thread.interrupted()).as("the interrupt status is kept").isTrue();
+                    assertThat(Thread.interrupted())
+                            .as("the interrupt status is kept")
+                            .isTrue();
                 }
                 assertThat(read).isEqualTo(EXTRA_TIER_CONTENT);
             }
@@ -81,8 +84,9 @@ class ReaderFaultsTest {
     /** The same channel, closed anyway (an interrupt in the middle of a call): reopened for the next bulk. */
     @Test
     void aClosedChannel_isReopenedForTheExtraTiersMappedAfterIt() throws Exception {
-        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
-             GenerationFile generation = withExtraTiers(writer)) {
+        try (NamespaceDirectory writer =
+                        NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT);
+                GenerationFile generation = withExtraTiers(writer)) {
             MappedMap map = MappedMap.open(generation.file(), SequenceFile.of(generation.file()), generation.layout());
             map.close();
             StringBuilder value = new StringBuilder();
@@ -97,7 +101,8 @@ class ReaderFaultsTest {
     private static GenerationFile withExtraTiers(NamespaceDirectory writer) throws Exception {
         GenerationFile generation = writer.createGeneration(new GenerationSizing(1024, 4, 4, 8.0), false);
         EXTRA_TIER_CONTENT.forEach((k, v) -> generation.put(k, v, TIMEOUT));
-        assertThat(Files.size(generation.file())).as("extra tier bulks were added")
+        assertThat(Files.size(generation.file()))
+                .as("extra tier bulks were added")
                 .isGreaterThan(generation.layout().baseSize());
         return generation;
     }
@@ -105,15 +110,18 @@ class ReaderFaultsTest {
     @Test
     void aManifestThatIsNotAFileForAWhile_isReportedAndTheReaderFollowsOnceItIsBack() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "Ada"));
-             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .refreshInterval(Duration.ofMillis(5))
+                        .open()) {
             Lookup users = s.lookup("users");
             Path manifest = store.resolve("users").resolve(StoreLayout.MANIFEST);
             byte[] good = Files.readAllBytes(manifest);
             Path aside = manifest.resolveSibling("manifest.aside");
             Files.createSymbolicLink(aside, Path.of("/dev/zero")); // read whole, it never ends
             Files.move(aside, manifest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            await().atMost(Duration.ofSeconds(5)).until(() -> warnings().stream()
-                    .anyMatch(m -> m.contains("cannot follow") && m.contains("not a regular file")));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> warnings().stream()
+                            .anyMatch(m -> m.contains("cannot follow") && m.contains("not a regular file")));
             Files.write(aside, good);
             Files.move(aside, manifest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
 
@@ -126,17 +134,21 @@ class ReaderFaultsTest {
     void aGenerationThatCannotBeOpened_isRetriedSlowlyWhileTheWriterCheckpointsIt_andHoldsNoDescriptor()
             throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "Ada"), true, true);
-             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .refreshInterval(Duration.ofMillis(5))
+                        .open()) {
             Lookup users = s.lookup("users");
-            try (GenerationFile broken = published.writer.createGeneration(GenerationSizing.forExpected(10, 8, 16),
-                    true)) {
+            try (GenerationFile broken =
+                    published.writer.createGeneration(GenerationSizing.forExpected(10, 8, 16), true)) {
                 broken.put("1", "Grace", TIMEOUT);
                 Path reverseIndex = StoreLayout.reverseIndexFile(broken.file());
                 Files.delete(SequenceFile.of(reverseIndex)); // the data file opens, its reverse index does not
                 published.writer.publish(broken, "topic", Map.of(0, 1L), true, Map.of());
                 String name = broken.file().getFileName().toString();
-                await().atMost(Duration.ofSeconds(5)).until(() -> warnings().stream()
-                        .anyMatch(m -> m.contains("cannot follow") && m.contains(reverseIndex.getFileName().toString())));
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> warnings().stream()
+                                .anyMatch(m -> m.contains("cannot follow")
+                                        && m.contains(reverseIndex.getFileName().toString())));
                 long descriptors = descriptorsOf(name); // the writer's own
                 long mappings = mappingsOf(name);
 
@@ -148,9 +160,13 @@ class ReaderFaultsTest {
                 }
                 // At most what was open at the first look, which may have caught a retry's open in flight; a leak
                 // would add one per failed open (about a hundred here).
-                await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(descriptorsOf(name))
-                        .as("descriptors left open by failed opens").isLessThanOrEqualTo(descriptors));
-                assertThat(mappingsOf(name) - mappings).as("mappings of failed opens").isLessThan(30);
+                await().atMost(Duration.ofSeconds(5))
+                        .untilAsserted(() -> assertThat(descriptorsOf(name))
+                                .as("descriptors left open by failed opens")
+                                .isLessThanOrEqualTo(descriptors));
+                assertThat(mappingsOf(name) - mappings)
+                        .as("mappings of failed opens")
+                        .isLessThan(30);
             }
         }
     }
@@ -159,7 +175,8 @@ class ReaderFaultsTest {
     void aManifestWithAnUnknownWriterState_isRefusedInOneLineThatNamesIt() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "Ada"))) {
             Path manifest = store.resolve("users").resolve(StoreLayout.MANIFEST);
-            Files.writeString(manifest, Files.readString(manifest).replaceAll("writer\\.state=\\w+", "writer.state=bogus"));
+            Files.writeString(
+                    manifest, Files.readString(manifest).replaceAll("writer\\.state=\\w+", "writer.state=bogus"));
             try (SharedLookupStore s = SharedLookupStore.open(store)) {
                 assertThatThrownBy(() -> s.lookup("users"))
                         .isInstanceOf(SharedLookupException.class)
@@ -191,6 +208,8 @@ class ReaderFaultsTest {
     }
 
     private static long mappingsOf(String fileName) throws Exception {
-        return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.endsWith(fileName)).count();
+        return Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .filter(l -> l.endsWith(fileName))
+                .count();
     }
 }

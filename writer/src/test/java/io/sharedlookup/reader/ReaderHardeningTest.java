@@ -8,13 +8,11 @@ import io.sharedlookup.internal.store.MappedMap;
 import io.sharedlookup.internal.store.PublishedGeneration;
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
-import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,25 +61,32 @@ class ReaderHardeningTest {
     @Test
     void aFifoInPlaceOfASequenceFile_isRefusedInOneLine_andTheOtherNamespaceKeepsFollowing() throws Exception {
         try (TestStores.Published users = TestStores.publish(store, "users", Map.of("1", "Ada"));
-             TestStores.Published places = TestStores.publish(store, "places", Map.of("p", "Paris"));
-             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+                TestStores.Published places = TestStores.publish(store, "places", Map.of("p", "Paris"));
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .refreshInterval(Duration.ofMillis(5))
+                        .open()) {
             Lookup usersLookup = s.lookup("users");
             Lookup placesLookup = s.lookup("places");
-            try (GenerationFile broken = places.writer.createGeneration(GenerationSizing.forExpected(10, 8, 16),
-                    false)) {
+            try (GenerationFile broken =
+                    places.writer.createGeneration(GenerationSizing.forExpected(10, 8, 16), false)) {
                 broken.put("p", "Prague", TIMEOUT);
                 Path fifo = SequenceFile.of(broken.file());
                 Files.delete(fifo);
                 mkfifo(fifo);
                 try {
                     places.writer.publish(broken, "topic", Map.of(0, 1L), true, Map.of());
-                    await().atMost(PATIENCE).until(() -> warnings().stream().anyMatch(m -> m.contains("places")
-                            && m.contains(fifo.toString()) && m.contains("not a regular file")));
+                    await().atMost(PATIENCE)
+                            .until(() -> warnings().stream()
+                                    .anyMatch(m -> m.contains("places")
+                                            && m.contains(fifo.toString())
+                                            && m.contains("not a regular file")));
                     assertThat(warnings()).allSatisfy(m -> assertThat(m).doesNotContain("\n"));
 
                     users.republish(Map.of("1", "Grace")); // a new generation: followed by the refresh only
                     await().atMost(PATIENCE).until(() -> "Grace".equals(usersLookup.get("1")));
-                    assertThat(placesLookup.get("p")).as("the last good generation").isEqualTo("Paris");
+                    assertThat(placesLookup.get("p"))
+                            .as("the last good generation")
+                            .isEqualTo("Paris");
                 } finally {
                     unblock(fifo);
                 }
@@ -139,8 +144,10 @@ class ReaderHardeningTest {
             content.put("p" + i, "place " + i);
         }
         try (TestStores.Published users = TestStores.publish(store, "users", Map.of("1", "Ada"));
-             TestStores.Published places = TestStores.publish(store, "places", content);
-             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+                TestStores.Published places = TestStores.publish(store, "places", content);
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .refreshInterval(Duration.ofMillis(5))
+                        .open()) {
             Lookup usersLookup = s.lookup("users");
             Lookup placesLookup = s.lookup("places");
             Path file = places.generation.file();
@@ -158,16 +165,17 @@ class ReaderHardeningTest {
 
                 assertThatThrownBy(() -> placesLookup.getInto("p1", value))
                         .isInstanceOf(SharedLookupException.class)
-                        .hasMessageContaining("places").hasMessageContaining(file.toString())
+                        .hasMessageContaining("places")
+                        .hasMessageContaining(file.toString())
                         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
                 assertThat(value.found()).isFalse();
                 assertThat(value.length()).isZero();
-                assertThatThrownBy(() -> placesLookup.getInto("p1", builder))
-                        .isInstanceOf(SharedLookupException.class);
+                assertThatThrownBy(() -> placesLookup.getInto("p1", builder)).isInstanceOf(SharedLookupException.class);
                 assertThat(builder.length()).isZero();
                 assertThatThrownBy(() -> placesLookup.getAllInto(keys, values, 2))
                         .isInstanceOf(SharedLookupException.class);
-                assertThat(values).allSatisfy(v -> assertThat(v.found() || v.length() > 0).isFalse());
+                assertThat(values)
+                        .allSatisfy(v -> assertThat(v.found() || v.length() > 0).isFalse());
 
                 users.republish(Map.of("1", "Grace")); // a new generation: followed by the refresh only
                 await().atMost(PATIENCE).until(() -> "Grace".equals(usersLookup.get("1")));
@@ -193,12 +201,18 @@ class ReaderHardeningTest {
     @Test
     void aFaultSurfacingInLiveLookup_getsTheGenerationReopenedFromTheManifest() throws Exception {
         try (TestStores.Published places = TestStores.publish(store, "places", Map.of("p", "Paris"));
-             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .refreshInterval(Duration.ofMillis(5))
+                        .open()) {
             LiveLookup lookup = (LiveLookup) s.lookup("places");
             PublishedGeneration before = lookup.acquire();
-            SharedLookupException thrown = CallFailures.damaged("places", before,
+            SharedLookupException thrown = CallFailures.damaged(
+                    "places",
+                    before,
                     new InternalError("a fault occurred in an unsafe memory access operation in compiled Java code"));
-            assertThat(thrown.getMessage()).contains("places").contains(places.generation.file().toString())
+            assertThat(thrown.getMessage())
+                    .contains("places")
+                    .contains(places.generation.file().toString())
                     .doesNotContain("\n");
             await().atMost(PATIENCE).until(() -> lookup.acquire() != before);
             assertThat(lookup.acquire().faulted()).isFalse();
@@ -213,9 +227,11 @@ class ReaderHardeningTest {
     @Test
     void anErrorEscapingOneNamespacesRefresh_doesNotEndTheRefreshOfAnyNamespace() throws Exception {
         try (TestStores.Published users = TestStores.publish(store, "users", Map.of("1", "Ada"));
-             TestStores.Published places = TestStores.publish(store, "places", Map.of("p", "Paris"));
-             CapturedLog storeLog = CapturedLog.of(SharedLookupStore.class);
-             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open()) {
+                TestStores.Published places = TestStores.publish(store, "places", Map.of("p", "Paris"));
+                CapturedLog storeLog = CapturedLog.of(SharedLookupStore.class);
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .refreshInterval(Duration.ofMillis(5))
+                        .open()) {
             Lookup placesLookup = s.lookup("places");
             Lookup usersLookup = s.lookup("users");
             AtomicInteger thrown = new AtomicInteger();
@@ -229,7 +245,7 @@ class ReaderHardeningTest {
             users.republish(Map.of("1", "Grace")); // a new generation: followed by the refresh only
             await().atMost(PATIENCE).until(() -> "Grace".equals(usersLookup.get("1")));
             assertThat(storeLog.warnings()).anyMatch(m -> m.contains("places") && m.contains("injected"));
-            s.beforeRefresh = namespace -> { };
+            s.beforeRefresh = namespace -> {};
             places.republish(Map.of("p", "Prague"));
             await().atMost(PATIENCE).until(() -> "Prague".equals(placesLookup.get("p")));
         }
@@ -241,7 +257,9 @@ class ReaderHardeningTest {
 
     private static void mkfifo(Path path) throws Exception {
         Process p = new ProcessBuilder("mkfifo", path.toString()).inheritIO().start();
-        assertThat(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0).as("mkfifo " + path).isTrue();
+        assertThat(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0)
+                .as("mkfifo " + path)
+                .isTrue();
     }
 
     /**
@@ -251,7 +269,8 @@ class ReaderHardeningTest {
     private static void unblock(Path fifo) throws Exception {
         if (Files.exists(fifo)) {
             // a blocked open waits for the count of writers to change, so it is released even if this closes first
-            FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).close();
+            FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                    .close();
         }
     }
 }

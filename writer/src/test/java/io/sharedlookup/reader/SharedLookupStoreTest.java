@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sharedlookup.internal.store.Manifest;
-import io.sharedlookup.writer.CapturedLog;
-import io.sharedlookup.testing.TempTrees;
-import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.internal.store.StoreLayout;
-import io.sharedlookup.writer.store.StorePermissions;
+import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.writer.CapturedLog;
+import io.sharedlookup.writer.store.NamespaceDirectory;
+import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -30,13 +30,12 @@ class SharedLookupStoreTest {
     @TempDir
     Path store;
 
-    private static final Map<String, String> USERS = Map.of(
-            "1", "Ada", "2", "Grace", "ü-ключ", "名前 ✓", "empty", "");
+    private static final Map<String, String> USERS = Map.of("1", "Ada", "2", "Grace", "ü-ключ", "名前 ✓", "empty", "");
 
     @Test
     void resolvesKeysOfAPublishedNamespace() throws Exception {
         try (TestStores.Published ignored = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
             assertThat(users.namespace()).isEqualTo("users");
             assertThat(users.get("1")).isEqualTo("Ada");
@@ -73,7 +72,7 @@ class SharedLookupStoreTest {
             content.put("id" + i, "name " + i);
         }
         try (TestStores.Published ignored = TestStores.publish(store, "users", content);
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
             // 41 keys: more than one internal batch; hits and misses, short and long, ASCII and not, a null, a
             // non-String key
@@ -95,11 +94,14 @@ class SharedLookupStoreTest {
                 CharSequence key = keys.get(i);
                 boolean found = users.getInto(key, single);
                 assertThat(values[i].found()).as("%s", key).isEqualTo(found);
-                assertThat(values[i].toString()).as("%s", key).isEqualTo(single.toString())
+                assertThat(values[i].toString())
+                        .as("%s", key)
+                        .isEqualTo(single.toString())
                         .isEqualTo(found ? content.get(key.toString()) : "");
             }
             assertThat(values[values.length - 1]).as("past count: untouched").hasToString("Ada");
-            assertThat(users.getAllInto(new CharSequence[0], new ValueBuffer[0], 0)).isZero();
+            assertThat(users.getAllInto(new CharSequence[0], new ValueBuffer[0], 0))
+                    .isZero();
             assertThatThrownBy(() -> users.getAllInto(new CharSequence[] {"1"}, values, 2))
                     .isInstanceOf(IndexOutOfBoundsException.class);
             assertThatThrownBy(() -> users.getAllInto(new CharSequence[] {"1"}, new ValueBuffer[0], 1))
@@ -113,7 +115,7 @@ class SharedLookupStoreTest {
         content.put("a-key-longer-than-sixteen-chars", "long key's value");
         content.put("long-value", "v".repeat(300)); // a size of two bytes
         try (TestStores.Published ignored = TestStores.publish(store, "users", content);
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
             ValueBuffer value = new ValueBuffer();
             for (Map.Entry<String, String> e : content.entrySet()) {
@@ -152,14 +154,15 @@ class SharedLookupStoreTest {
     @Test
     void followsANewGenerationWithinASecondAndReleasesTheOldOne() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
             Path oldFile = published.generation.file();
             long oldVersion = users.version();
             assertThat(mapped(oldFile)).isTrue();
 
             published.republish(Map.of("1", "Ada Lovelace"));
-            await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(1))
+            await().atMost(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(1))
                     .until(() -> "Ada Lovelace".equals(users.get("1")));
             assertThat(users.get("2")).isNull();
             assertThat(users.generation()).isEqualTo(2);
@@ -175,7 +178,7 @@ class SharedLookupStoreTest {
     @Test
     void release_letsTheNamespaceGoAndALaterLookupOpensItAnew() throws Exception {
         try (TestStores.Published items = TestStores.publish(store, "items", Map.of("7", "Lamp"));
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup released;
             Path file;
             try (TestStores.Published users = TestStores.publish(store, "users", USERS)) {
@@ -184,7 +187,8 @@ class SharedLookupStoreTest {
                 assertThat(released.get("1")).isEqualTo("Ada");
                 s.release("users");
             }
-            assertThatThrownBy(() -> released.get("1")).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> released.get("1"))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessage("Namespace 'users' is closed (its store was closed or the namespace released): look it "
                             + "up again through an open store");
             // The writer has closed it too (the test's writer runs in this JVM) and deletes the namespace: only a
@@ -194,7 +198,8 @@ class SharedLookupStoreTest {
             Lookup kept = s.lookup("items");
             assertThat(kept.get("7")).isEqualTo("Lamp");
             items.republish(Map.of("7", "Desk lamp"));
-            await("the other namespace is still followed").atMost(Duration.ofSeconds(2))
+            await("the other namespace is still followed")
+                    .atMost(Duration.ofSeconds(2))
                     .until(() -> "Desk lamp".equals(kept.get("7")));
 
             try (TestStores.Published users = TestStores.publish(store, "users", Map.of("1", "Bob"))) {
@@ -217,7 +222,8 @@ class SharedLookupStoreTest {
             // What the corrupt-manifest message tells operators to do: delete the directory, let the writer rebuild.
             TempTrees.delete(store.resolve("users"));
             try (TestStores.Published rebuilt = TestStores.publish(store, "users", Map.of("1", "Bob"))) {
-                assertThat(rebuilt.writer.published().orElseThrow().generation()).isEqualTo(users.generation());
+                assertThat(rebuilt.writer.published().orElseThrow().generation())
+                        .isEqualTo(users.generation());
                 await().atMost(Duration.ofSeconds(2)).until(() -> "Bob".equals(users.get("1")));
             }
         }
@@ -230,7 +236,7 @@ class SharedLookupStoreTest {
     @Test
     void contentStampMovesWithAnUpdateBeforeTheCheckpoint() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
             long version = users.version();
             long stamp = users.contentStamp();
@@ -249,22 +255,23 @@ class SharedLookupStoreTest {
     @Test
     void contentStampFirstAskedAfterAnUpdate_namesTheContentOfNow() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.open(store);
-             SharedLookupStore before = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store);
+                SharedLookupStore before = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
             long old = before.lookup("users").contentStamp();
             published.generation.put("1", "Ada Byron", TestStores.TIMEOUT);
             assertThat(users.get("1")).isEqualTo("Ada Byron");
             long stamp = users.contentStamp();
             assertThat(stamp).isNotEqualTo(old);
-            await().atMost(Duration.ofSeconds(1)).until(() -> before.lookup("users").contentStamp() == stamp);
+            await().atMost(Duration.ofSeconds(1))
+                    .until(() -> before.lookup("users").contentStamp() == stamp);
         }
     }
 
     @Test
     void contentVersionChangesWithContentAndOnlyThen() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
             long v1 = users.version();
             published.writer.checkpoint(Map.of(0, 5L), true, false);
@@ -295,7 +302,8 @@ class SharedLookupStoreTest {
     void validatesNamespaceNamesForCallersThatTakeThemFromConfiguration() {
         assertThat(SharedLookupStore.requireValidNamespace("item_names")).isEqualTo("item_names");
         assertThatThrownBy(() -> SharedLookupStore.requireValidNamespace(".."))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[A-Za-z0-9._-]");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("[A-Za-z0-9._-]");
     }
 
     @Test
@@ -340,22 +348,24 @@ class SharedLookupStoreTest {
     @Test
     void lookup_inADamagedSegment_saysTheFileIsCorruptAndNeverReadsOutsideIt() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
             Outputs outputs = Outputs.filledBy(users);
             var layout = published.writer.published().orElseThrow().layout();
             // Every hash lookup slot of every first tier now points past its tier's chunks.
-            try (var ch = FileChannel.open(published.generation.file(),
-                    StandardOpenOption.WRITE)) {
+            try (var ch = FileChannel.open(published.generation.file(), StandardOpenOption.WRITE)) {
                 byte[] ones = new byte[(int) (layout.hashLookupCapacity() * layout.slotSize())];
                 java.util.Arrays.fill(ones, (byte) 0xFF);
                 for (int segment = 0; segment < layout.segments(); segment++) {
                     ch.write(ByteBuffer.wrap(ones), layout.segmentsOffset() + segment * layout.tierSize());
                 }
             }
-            assertThatThrownBy(() -> users.get("1")).isInstanceOf(SharedLookupException.class)
-                    .hasMessageContaining("is corrupt").hasMessageContaining(published.generation.file().toString());
-            assertThatThrownBy(() -> users.forEach((k, v) -> { })).isInstanceOf(SharedLookupException.class)
+            assertThatThrownBy(() -> users.get("1"))
+                    .isInstanceOf(SharedLookupException.class)
+                    .hasMessageContaining("is corrupt")
+                    .hasMessageContaining(published.generation.file().toString());
+            assertThatThrownBy(() -> users.forEach((k, v) -> {}))
+                    .isInstanceOf(SharedLookupException.class)
                     .hasMessageContaining("is corrupt");
             outputs.assertEmptiedByFailingLookups(users, SharedLookupException.class);
         }
@@ -364,11 +374,14 @@ class SharedLookupStoreTest {
     @Test
     void lookup_inASegmentLeftInTheMiddleOfAChange_timesOutAfterTheBoundAndLeavesItsOutputsEmpty() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(Duration.ofMillis(20)).open()) {
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .lockTimeout(Duration.ofMillis(20))
+                        .open()) {
             Lookup users = s.lookup("users");
             Outputs outputs = Outputs.filledBy(users);
             published.leaveEverySegmentMidChange(); // as a writer that died in the middle of a change leaves one
-            assertThatThrownBy(() -> users.get("1")).isInstanceOf(LookupTimeoutException.class)
+            assertThatThrownBy(() -> users.get("1"))
+                    .isInstanceOf(LookupTimeoutException.class)
                     .hasMessageContaining("Namespace 'users'");
             outputs.assertEmptiedByFailingLookups(users, LookupTimeoutException.class);
         }
@@ -384,20 +397,28 @@ class SharedLookupStoreTest {
     void lookup_inASegmentLeftMidChangeForLong_givesUpAtOnceUntilItMoves() throws Exception {
         Duration bound = Duration.ofMillis(200);
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(bound).open()) {
+                SharedLookupStore s =
+                        SharedLookupStore.builder(store).lockTimeout(bound).open()) {
             Lookup users = s.lookup("users");
             published.leaveEverySegmentMidChange();
-            assertThat(failingTime(() -> users.get("1"))).as("the first call waits the bound").isGreaterThanOrEqualTo(bound);
-            assertThat(failingTime(() -> users.get("1"))).as("within the second, a call still waits")
+            assertThat(failingTime(() -> users.get("1")))
+                    .as("the first call waits the bound")
                     .isGreaterThanOrEqualTo(bound);
-            await("a call that gives up at once").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+            assertThat(failingTime(() -> users.get("1")))
+                    .as("within the second, a call still waits")
+                    .isGreaterThanOrEqualTo(bound);
+            await("a call that gives up at once")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> failingTime(() -> users.get("1")).compareTo(bound) < 0);
             assertThat(failingTime(() -> users.getInto("1", new ValueBuffer()))).isLessThan(bound);
             // Segment by segment: a scan stops at the first segment, given up on here unless "1" lies in it.
             failingTime(users::size);
-            await("a scan that gives up at once").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+            await("a scan that gives up at once")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> failingTime(users::size).compareTo(bound) < 0
-                            && failingTime(() -> users.forEach((k, v) -> { })).compareTo(bound) < 0);
+                            && failingTime(() -> users.forEach((k, v) -> {})).compareTo(bound) < 0);
             published.finishEveryChange();
             assertThat(users.get("1")).isEqualTo(USERS.get("1"));
             assertThat(users.size()).isEqualTo(USERS.size());
@@ -414,10 +435,12 @@ class SharedLookupStoreTest {
     /** One output of each kind, filled by a successful lookup: a failed lookup into them must empty them. */
     private record Outputs(ValueBuffer value, StringBuilder text, ValueBuffer[] values) {
         static Outputs filledBy(Lookup users) {
-            Outputs outputs = new Outputs(new ValueBuffer(), new StringBuilder(),
-                    new ValueBuffer[] {new ValueBuffer(), new ValueBuffer()});
-            assertThat(users.getInto("1", outputs.value) && users.getInto("1", outputs.text)).isTrue();
-            assertThat(users.getAllInto(new CharSequence[] {"1", "2"}, outputs.values, 2)).isEqualTo(2);
+            Outputs outputs = new Outputs(
+                    new ValueBuffer(), new StringBuilder(), new ValueBuffer[] {new ValueBuffer(), new ValueBuffer()});
+            assertThat(users.getInto("1", outputs.value) && users.getInto("1", outputs.text))
+                    .isTrue();
+            assertThat(users.getAllInto(new CharSequence[] {"1", "2"}, outputs.values, 2))
+                    .isEqualTo(2);
             return outputs;
         }
 
@@ -427,7 +450,8 @@ class SharedLookupStoreTest {
             assertThat(value.found()).isFalse();
             assertThatThrownBy(() -> users.getInto("1", text)).isInstanceOf(failure);
             assertThat(text).isEmpty();
-            assertThatThrownBy(() -> users.getAllInto(new CharSequence[] {"1", "2"}, values, 2)).isInstanceOf(failure);
+            assertThatThrownBy(() -> users.getAllInto(new CharSequence[] {"1", "2"}, values, 2))
+                    .isInstanceOf(failure);
             for (ValueBuffer v : values) {
                 assertThat(v).isEmpty();
                 assertThat(v.found()).isFalse();
@@ -439,11 +463,12 @@ class SharedLookupStoreTest {
     void aKeyWhoseCharAtLooksUpOtherKeys_isLookedUpItself() throws Exception {
         Map<String, String> content = Map.of("ab€", "first", "zz€", "second", "1", "Ada", "2", "Grace");
         try (TestStores.Published ignored = TestStores.publish(store, "users", content);
-             SharedLookupStore s = SharedLookupStore.open(store)) {
+                SharedLookupStore s = SharedLookupStore.open(store)) {
             Lookup users = s.lookup("users");
             // A key computed from the store: reading its last char looks another non-ASCII key up on this thread,
             // while the lookup of the key itself is half-way through encoding it.
-            CharSequence viaGet = new KeyThatLooksUp("ab€", () -> assertThat(users.get("zz€")).isEqualTo("second"));
+            CharSequence viaGet =
+                    new KeyThatLooksUp("ab€", () -> assertThat(users.get("zz€")).isEqualTo("second"));
             assertThat(users.get(viaGet)).isEqualTo("first");
             ValueBuffer value = new ValueBuffer();
             assertThat(users.getInto(viaGet, value)).isTrue();
@@ -451,10 +476,13 @@ class SharedLookupStoreTest {
 
             // The same inside a batch: the nested batch must not take over the outer one's working space.
             ValueBuffer[] nested = {new ValueBuffer(), new ValueBuffer(), new ValueBuffer()};
-            CharSequence viaBatch = new KeyThatLooksUp("ab€", () -> assertThat(
-                    users.getAllInto(new CharSequence[] {"2", "zz€", "1"}, nested, 3)).isEqualTo(3));
+            CharSequence viaBatch = new KeyThatLooksUp(
+                    "ab€",
+                    () -> assertThat(users.getAllInto(new CharSequence[] {"2", "zz€", "1"}, nested, 3))
+                            .isEqualTo(3));
             ValueBuffer[] values = {new ValueBuffer(), new ValueBuffer(), new ValueBuffer()};
-            assertThat(users.getAllInto(new CharSequence[] {viaBatch, "1", "2"}, values, 3)).isEqualTo(3);
+            assertThat(users.getAllInto(new CharSequence[] {viaBatch, "1", "2"}, values, 3))
+                    .isEqualTo(3);
             assertThat(values).extracting(ValueBuffer::toString).containsExactly("first", "Ada", "Grace");
             assertThat(nested).extracting(ValueBuffer::toString).containsExactly("Grace", "second", "Ada");
         }
@@ -504,20 +532,42 @@ class SharedLookupStoreTest {
     @Test
     void keepsServingTheLiveGenerationWhenANewOneIsCorrupt() throws Exception {
         try (TestStores.Published published = TestStores.publish(store, "users", USERS);
-             SharedLookupStore s = SharedLookupStore.builder(store).refreshInterval(Duration.ofMillis(5)).open();
-             CapturedLog log = CapturedLog.of(LiveLookup.class)) {
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .refreshInterval(Duration.ofMillis(5))
+                        .open();
+                CapturedLog log = CapturedLog.of(LiveLookup.class)) {
             Lookup users = s.lookup("users");
             Manifest live = published.writer.published().orElseThrow();
             Path bogus = new StoreLayout(store).namespaceDir("users").resolve(StoreLayout.generationFileName(9));
             Files.write(bogus, new byte[] {1, 2, 3});
-            io.sharedlookup.writer.store.ManifestFiles.write(new Manifest(Manifest.FORMAT_VERSION, "users", 9,
-                    bogus.getFileName().toString(), 10, "topic", Map.of(), 1, true, Manifest.WriterState.OPEN, 0, 0,
-                    Map.of(), live.layout(), null, null), new StoreLayout(store).manifest("users"), StorePermissions.DEFAULT,
+            io.sharedlookup.writer.store.ManifestFiles.write(
+                    new Manifest(
+                            Manifest.FORMAT_VERSION,
+                            "users",
+                            9,
+                            bogus.getFileName().toString(),
+                            10,
+                            "topic",
+                            Map.of(),
+                            1,
+                            true,
+                            Manifest.WriterState.OPEN,
+                            0,
+                            0,
+                            Map.of(),
+                            live.layout(),
+                            null,
+                            null),
+                    new StoreLayout(store).manifest("users"),
+                    StorePermissions.DEFAULT,
                     false);
             // The reader tried the new generation (not merely missed the manifest), and keeps the one it has.
-            await().atMost(Duration.ofSeconds(5)).until(() -> log.warnings().stream()
-                    .anyMatch(m -> m.contains("cannot follow") && m.contains(bogus.getFileName().toString())));
-            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> log.warnings().stream()
+                            .anyMatch(m -> m.contains("cannot follow")
+                                    && m.contains(bogus.getFileName().toString())));
+            await().during(Duration.ofMillis(200))
+                    .atMost(Duration.ofSeconds(2))
                     .until(() -> users.generation() == live.generation() && "Ada".equals(users.get("1")));
         }
     }
@@ -531,16 +581,25 @@ class SharedLookupStoreTest {
             users.contentStamp();
             s.close();
             assertThatThrownBy(() -> users.get("1")).isInstanceOf(IllegalStateException.class);
-            assertThatThrownBy(() -> s.lookup("users")).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> s.lookup("users"))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("is closed");
             // No call answers from a store it no longer follows, nor leaves the previous key's value in its output:
             // a cache keyed by version(), generation() and contentStamp() must not go on matching.
             outputs.assertEmptiedByFailingLookups(users, IllegalStateException.class);
-            List<ThrowingCallable> calls = List.of(users::version, users::generation, users::contentStamp,
-                    users::isCaughtUp, users::contentDigest, users::size, () -> users.get(null),
-                    () -> users.getInto(null, new ValueBuffer()), () -> users.keysOf(null));
+            List<ThrowingCallable> calls = List.of(
+                    users::version,
+                    users::generation,
+                    users::contentStamp,
+                    users::isCaughtUp,
+                    users::contentDigest,
+                    users::size,
+                    () -> users.get(null),
+                    () -> users.getInto(null, new ValueBuffer()),
+                    () -> users.keysOf(null));
             for (ThrowingCallable call : calls) {
-                assertThatThrownBy(call).isInstanceOf(IllegalStateException.class)
+                assertThatThrownBy(call)
+                        .isInstanceOf(IllegalStateException.class)
                         .hasMessage("Namespace 'users' is closed (its store was closed or the namespace released): "
                                 + "look it up again through an open store");
             }
@@ -565,7 +624,8 @@ class SharedLookupStoreTest {
         StoreLayout layout = new StoreLayout(store);
         TestStores.Published published = TestStores.publish(store, "users", USERS);
         assertThatThrownBy(() -> NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("Another writer");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Another writer");
         published.close(); // released without a clean stop: like a kill
         try (NamespaceDirectory again = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             assertThat(again.canResume()).isFalse();

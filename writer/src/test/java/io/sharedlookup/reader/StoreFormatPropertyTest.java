@@ -3,13 +3,13 @@ package io.sharedlookup.reader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.testing.TempTrees;
+import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.NamespaceDirectory;
-import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
-import io.sharedlookup.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,17 +34,13 @@ class StoreFormatPropertyTest {
     private static final long TIMEOUT = TestStores.TIMEOUT;
     private static final List<String> KEYS = List.of("a", "b", "ключ", "名前", "", "x".repeat(300), "k/1", "k..2");
 
-    sealed interface Step permits Put, Remove, Publish {
-    }
+    sealed interface Step permits Put, Remove, Publish {}
 
-    record Put(String key, String value) implements Step {
-    }
+    record Put(String key, String value) implements Step {}
 
-    record Remove(String key) implements Step {
-    }
+    record Remove(String key) implements Step {}
 
-    record Publish() implements Step {
-    }
+    record Publish() implements Step {}
 
     private Path store;
 
@@ -59,7 +55,10 @@ class StoreFormatPropertyTest {
     }
 
     private static List<String> keysOf(Map<String, String> model, String value) {
-        return model.entrySet().stream().filter(e -> e.getValue().equals(value)).map(Map.Entry::getKey).toList();
+        return model.entrySet().stream()
+                .filter(e -> e.getValue().equals(value))
+                .map(Map.Entry::getKey)
+                .toList();
     }
 
     @Provide
@@ -67,14 +66,23 @@ class StoreFormatPropertyTest {
         Arbitrary<String> keys = Arbitraries.of(KEYS);
         // Few distinct short values, so that several keys share one (exercising the reverse index's key lists),
         // and some long ones.
-        Arbitrary<String> values = Arbitraries.oneOf(Arbitraries.of("", "x", "名前", "a:b", "12:3"),
-                Arbitraries.strings().withCharRange(' ', '~').withChars('é', '✓', '名').ofMinLength(0).ofMaxLength(200));
+        Arbitrary<String> values = Arbitraries.oneOf(
+                Arbitraries.of("", "x", "名前", "a:b", "12:3"),
+                Arbitraries.strings()
+                        .withCharRange(' ', '~')
+                        .withChars('é', '✓', '名')
+                        .ofMinLength(0)
+                        .ofMaxLength(200));
         Arbitrary<Step> put = Combinators.combine(keys, values).as(Put::new);
         Arbitrary<Step> remove = keys.map(Remove::new);
         Arbitrary<Step> publish = Arbitraries.just(new Publish());
         return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(6, put), net.jqwik.api.Tuple.of(2, remove), net.jqwik.api.Tuple.of(1, publish))
-                .list().ofMinSize(1).ofMaxSize(40);
+                        net.jqwik.api.Tuple.of(6, put),
+                        net.jqwik.api.Tuple.of(2, remove),
+                        net.jqwik.api.Tuple.of(1, publish))
+                .list()
+                .ofMinSize(1)
+                .ofMaxSize(40);
     }
 
     @Property(tries = 40)
@@ -82,7 +90,8 @@ class StoreFormatPropertyTest {
             throws Exception {
         String namespace = "ns" + System.nanoTime();
         Map<String, String> model = new HashMap<>();
-        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer =
+                NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT)) {
             GenerationFile live = writer.createGeneration(GenerationSizing.forExpected(0, 4, 8), reverseIndex);
             writer.publish(live, "t", Map.of(), true, Map.of());
             try (SharedLookupStore reader = SharedLookupStore.open(store)) {
@@ -94,10 +103,11 @@ class StoreFormatPropertyTest {
                     } else if (step instanceof Remove remove) {
                         assertThat(live.remove(remove.key(), TIMEOUT)).isEqualTo(model.remove(remove.key()) != null);
                     } else {
-                        GenerationFile next = writer.createGeneration(
-                                GenerationSizing.forExpected(live.size(), 4, 8), reverseIndex);
+                        GenerationFile next =
+                                writer.createGeneration(GenerationSizing.forExpected(live.size(), 4, 8), reverseIndex);
                         live.forEach((k, v) -> next.put(k, v, TIMEOUT), TIMEOUT);
-                        long generation = writer.publish(next, "t", Map.of(), true, Map.of()).generation();
+                        long generation = writer.publish(next, "t", Map.of(), true, Map.of())
+                                .generation();
                         live.close();
                         live = next;
                         await().atMost(Duration.ofSeconds(2)).until(() -> lookup.generation() == generation);
@@ -108,7 +118,8 @@ class StoreFormatPropertyTest {
                     }
                     assertThat(lookup.hasReverseIndex()).isEqualTo(reverseIndex);
                     for (String value : model.values()) {
-                        assertThat(lookup.keysOf(value)).as("keys of %s", value)
+                        assertThat(lookup.keysOf(value))
+                                .as("keys of %s", value)
                                 .containsExactlyInAnyOrderElementsOf(keysOf(model, value));
                     }
                     assertThat(lookup.keysOf("no such value")).isEmpty();

@@ -23,11 +23,12 @@ public final class TestReaderMain {
         StringBuilder value = new StringBuilder();
         long lookups = 0, invalid = 0, timeouts = 0, maxNanos = 0;
         try (SharedLookupStore store = SharedLookupStore.builder(storeDir)
-                .lockTimeout(Duration.ofMillis(lockTimeoutMillis)).open()) {
+                .lockTimeout(Duration.ofMillis(lockTimeoutMillis))
+                .open()) {
             Lookup lookup = store.lookup(namespace);
             System.out.println("OPEN generation=" + lookup.generation());
             long nextReport = System.nanoTime();
-            for (;;) {
+            for (; ; ) {
                 int i = random.nextInt(keys);
                 key.setLength(0);
                 key.append('k').append(i);
@@ -37,8 +38,8 @@ public final class TestReaderMain {
                     long round = found ? roundOf(value, i) : -1;
                     if (round < lastRound[i]) {
                         invalid++;
-                        System.out.println("INVALID key=" + key + " found=" + found + " value=" + value
-                                + " lastRound=" + lastRound[i]);
+                        System.out.println("INVALID key=" + key + " found=" + found + " value=" + value + " lastRound="
+                                + lastRound[i]);
                     } else {
                         lastRound[i] = round;
                     }

@@ -1,11 +1,11 @@
 package io.sharedlookup.reader;
 
-import io.sharedlookup.writer.store.GenerationFile;
-import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.internal.store.LockTimeoutException;
 import io.sharedlookup.internal.store.Manifest;
-import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.writer.store.GenerationFile;
+import io.sharedlookup.writer.store.GenerationSizing;
+import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.file.Path;
 import java.util.Map;
@@ -39,12 +39,14 @@ public final class TestWriterMain {
         String namespace = args[1];
         int keys = Integer.parseInt(args[2]);
         int publishEvery = Integer.parseInt(args[3]);
-        NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(storeDir), namespace, StorePermissions.DEFAULT);
+        NamespaceDirectory writer =
+                NamespaceDirectory.open(new StoreLayout(storeDir), namespace, StorePermissions.DEFAULT);
         new TestWriterMain(writer, keys).run(publishEvery);
     }
 
     private void run(int publishEvery) throws Exception {
-        long lastRound = writer.published().map(m -> m.offsets().getOrDefault(0, 0L)).orElse(0L);
+        long lastRound =
+                writer.published().map(m -> m.offsets().getOrDefault(0, 0L)).orElse(0L);
         boolean resumed = writer.canResume();
         if (resumed) {
             generation = writer.resume();
@@ -59,7 +61,7 @@ public final class TestWriterMain {
             publish(fresh);
         }
         System.out.println("READY gen=" + generation.file().getFileName() + " resumed=" + resumed + " round=" + round);
-        for (;;) {
+        for (; ; ) {
             round++;
             for (int i = 0; i < keys; i++) {
                 try {
@@ -73,13 +75,15 @@ public final class TestWriterMain {
             if (round % publishEvery == 0) {
                 publish(copyOf(generation));
             }
-            System.out.println("ROUND " + round + " gen=" + writer.published().map(Manifest::generation).orElse(0L));
+            System.out.println("ROUND " + round + " gen="
+                    + writer.published().map(Manifest::generation).orElse(0L));
         }
     }
 
     private void heal() throws Exception {
         publish(copyOf(generation));
-        System.out.println("HEALED gen=" + writer.published().map(Manifest::generation).orElse(0L));
+        System.out.println(
+                "HEALED gen=" + writer.published().map(Manifest::generation).orElse(0L));
     }
 
     private GenerationFile copyOf(GenerationFile source) throws Exception {

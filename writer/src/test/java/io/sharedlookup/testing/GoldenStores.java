@@ -42,6 +42,7 @@ public final class GoldenStores {
     public static final long HEARTBEAT_MILLIS = CURRENT_AS_OF_MILLIS + 1_000;
     /** The heartbeat count and pid pinned into {@code writer.status} (a real writer's vary). */
     public static final long HEARTBEAT_COUNT = 42;
+
     public static final long PID = 4242;
     /** The namespace carrying the writer's heartbeat file. */
     public static final String HEARTBEAT_NAMESPACE = "ids";
@@ -49,8 +50,13 @@ public final class GoldenStores {
     private static final long TIMEOUT = TestStores.TIMEOUT;
 
     /** One golden namespace: what to put, what to remove afterwards, how big a file, with a reverse index or not. */
-    private record Namespace(String name, Map<String, String> puts, List<String> removes, List<String> neverWritten,
-                             GenerationSizing sizing, boolean reverseIndex) {
+    private record Namespace(
+            String name,
+            Map<String, String> puts,
+            List<String> removes,
+            List<String> neverWritten,
+            GenerationSizing sizing,
+            boolean reverseIndex) {
         Map<String, String> expected() {
             Map<String, String> all = new LinkedHashMap<>(puts);
             removes.forEach(all::remove);
@@ -58,8 +64,7 @@ public final class GoldenStores {
         }
     }
 
-    private GoldenStores() {
-    }
+    private GoldenStores() {}
 
     /** The golden namespaces' names. */
     public static List<String> namespaces() {
@@ -77,8 +82,13 @@ public final class GoldenStores {
         }
         ids.put("0", "");
         ids.put("100", "removed later");
-        all.add(new Namespace("ids", ids, List.of("100"), List.of("61", "-1", "", "1 "),
-                new GenerationSizing(128, 2, 10, 1.0), false));
+        all.add(new Namespace(
+                "ids",
+                ids,
+                List.of("100"),
+                List.of("61", "-1", "", "1 "),
+                new GenerationSizing(128, 2, 10, 1.0),
+                false));
 
         // ~20-char ASCII ids with ~200-byte values, and a few values of >= 2 KB (the bulk-copy path).
         Map<String, String> names = new LinkedHashMap<>();
@@ -89,17 +99,26 @@ public final class GoldenStores {
         for (int i = 0; i < 3; i++) {
             names.put(String.format("customer-profile-%04d", i), bigValue(i, 2_048 + 517 * i));
         }
-        all.add(new Namespace("names", names, List.of(),
+        all.add(new Namespace(
+                "names",
+                names,
+                List.of(),
                 List.of("customer-account-0040", "customer-account-000", "CUSTOMER-ACCOUNT-0001"),
-                new GenerationSizing(64, 21, 200, 1.0).withLargestEntry(21 + 3_100), false));
+                new GenerationSizing(64, 21, 200, 1.0).withLargestEntry(21 + 3_100),
+                false));
 
         // UUIDs, derived from fixed names so that they are the same on every run.
         Map<String, String> uuids = new LinkedHashMap<>();
         for (int i = 0; i < 40; i++) {
             uuids.put(uuid("user-" + i), "user " + i);
         }
-        all.add(new Namespace("uuids", uuids, List.of(), List.of(uuid("user-40"), uuid("user-0").toUpperCase()),
-                new GenerationSizing(64, 36, 8, 1.0), false));
+        all.add(new Namespace(
+                "uuids",
+                uuids,
+                List.of(),
+                List.of(uuid("user-40"), uuid("user-0").toUpperCase()),
+                new GenerationSizing(64, 36, 8, 1.0),
+                false));
 
         // Non-ASCII keys and values: 2- and 3-byte chars and a surrogate pair (two 3-byte sequences in the file).
         Map<String, String> unicode = new LinkedHashMap<>();
@@ -110,8 +129,13 @@ public final class GoldenStores {
         unicode.put("plain", "naïve façade");
         unicode.put("ключ", "значение");
         unicode.put("mixed é 東 \uD83D\uDE00", "");
-        all.add(new Namespace("unicode", unicode, List.of(), List.of("cafe", "東", "emoji-"),
-                new GenerationSizing(32, 8, 16, 1.0), false));
+        all.add(new Namespace(
+                "unicode",
+                unicode,
+                List.of(),
+                List.of("cafe", "東", "emoji-"),
+                new GenerationSizing(32, 8, 16, 1.0),
+                false));
 
         // A reverse index: values shared by a few keys, one by so many that its key list becomes the scan marker,
         // and a key moved from one value to another.
@@ -123,16 +147,21 @@ public final class GoldenStores {
             regions.put(String.format("warehouse-location-%03d", i), "central");
         }
         regions.put("store-0", "west"); // moved from north: the index must no longer list it there
-        all.add(new Namespace("regions", regions, List.of("store-11"), List.of("store-12", "warehouse-location-040"),
-                new GenerationSizing(64, 20, 8, 1.0), true));
+        all.add(new Namespace(
+                "regions",
+                regions,
+                List.of("store-11"),
+                List.of("store-12", "warehouse-location-040"),
+                new GenerationSizing(64, 20, 8, 1.0),
+                true));
 
         // Extra tiers: far more entries than a tiny layout holds, so Chronicle appends tier bulks.
         Map<String, String> tiers = new LinkedHashMap<>();
         for (int i = 0; i < 1_500; i++) {
             tiers.put("k" + i, "v" + i);
         }
-        all.add(new Namespace("tiers", tiers, List.of(), List.of("k1500", "k-1"),
-                new GenerationSizing(64, 4, 4, 40.0), false));
+        all.add(new Namespace(
+                "tiers", tiers, List.of(), List.of("k1500", "k-1"), new GenerationSizing(64, 4, 4, 40.0), false));
         return all;
     }
 
@@ -156,25 +185,32 @@ public final class GoldenStores {
     public static void write(Path store, Path expectations) throws IOException {
         Files.createDirectories(expectations);
         for (Namespace ns : definitions()) {
-            try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), ns.name(),
-                    StorePermissions.DEFAULT)) {
+            try (NamespaceDirectory writer =
+                    NamespaceDirectory.open(new StoreLayout(store), ns.name(), StorePermissions.DEFAULT)) {
                 GenerationFile generation = writer.createGeneration(ns.sizing(), ns.reverseIndex());
                 try {
                     ns.puts().forEach((k, v) -> requireDone(generation.put(k, v, TIMEOUT), "put", k));
                     ns.removes().forEach(k -> requireDone(generation.remove(k, TIMEOUT), "remove", k));
-                    writer.publish(generation, "golden-" + ns.name(), Map.of(0, (long) ns.puts().size()), true,
-                            Map.of(), CURRENT_AS_OF_MILLIS);
+                    writer.publish(
+                            generation,
+                            "golden-" + ns.name(),
+                            Map.of(0, (long) ns.puts().size()),
+                            true,
+                            Map.of(),
+                            CURRENT_AS_OF_MILLIS);
                 } finally {
                     generation.close();
                 }
             }
-            Files.writeString(expectations.resolve(ns.name() + ".expected.properties"),
-                    properties(ns.expected()), StandardCharsets.UTF_8);
+            Files.writeString(
+                    expectations.resolve(ns.name() + ".expected.properties"),
+                    properties(ns.expected()),
+                    StandardCharsets.UTF_8);
             Map<String, String> absent = new LinkedHashMap<>();
             ns.removes().forEach(k -> absent.put(k, "removed"));
             ns.neverWritten().forEach(k -> absent.put(k, "never written"));
-            Files.writeString(expectations.resolve(ns.name() + ".absent.properties"), properties(absent),
-                    StandardCharsets.UTF_8);
+            Files.writeString(
+                    expectations.resolve(ns.name() + ".absent.properties"), properties(absent), StandardCharsets.UTF_8);
             try (var files = Files.list(store.resolve(ns.name()))) {
                 for (Path f : files.toList()) {
                     String name = f.getFileName().toString();
@@ -199,8 +235,8 @@ public final class GoldenStores {
      * says it stopped), so readers judge it not alive by the stale heartbeat alone.
      */
     private static void writeHeartbeat(Path store) throws IOException {
-        WriterHeartbeat.start(new StoreLayout(store), List.of(HEARTBEAT_NAMESPACE), StorePermissions.DEFAULT,
-                Map::of).close();
+        WriterHeartbeat.start(new StoreLayout(store), List.of(HEARTBEAT_NAMESPACE), StorePermissions.DEFAULT, Map::of)
+                .close();
         Path file = WriterStatusDescriptor.of(store.resolve(HEARTBEAT_NAMESPACE));
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ByteBuffer status = channel.map(FileChannel.MapMode.READ_WRITE, 0, WriterStatusDescriptor.SIZE)
@@ -219,7 +255,8 @@ public final class GoldenStores {
      */
     static String properties(Map<String, String> entries) {
         StringBuilder out = new StringBuilder("# golden store expectations, written by GoldenStores: do not edit\n");
-        entries.forEach((k, v) -> out.append(escape(k, true)).append('=').append(escape(v, false)).append('\n'));
+        entries.forEach((k, v) ->
+                out.append(escape(k, true)).append('=').append(escape(v, false)).append('\n'));
         return out.toString();
     }
 

@@ -43,7 +43,8 @@ public final class OwnFileSizeLimit implements AutoCloseable {
     }
 
     private static String prlimit(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("prlimit", "--pid", Long.toString(ProcessHandle.current().pid())));
+        List<String> command = new ArrayList<>(List.of(
+                "prlimit", "--pid", Long.toString(ProcessHandle.current().pid())));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());

@@ -1,12 +1,12 @@
 package io.sharedlookup.testing;
 
+import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.writer.store.GenerationFile;
 import io.sharedlookup.writer.store.GenerationSizing;
 import io.sharedlookup.writer.store.NamespaceDirectory;
-import io.sharedlookup.internal.store.SequenceFile;
-import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
-import io.sharedlookup.reader.SharedLookupStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -26,15 +26,16 @@ import java.util.concurrent.TimeUnit;
 public final class TestStores {
     public static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
 
-    private TestStores() {
-    }
+    private TestStores() {}
 
     /**
      * A namespace's whole content as read through reader-lib, sorted; a store that cannot be read yields a one-entry
      * map naming the error, so that polling comparisons fail readably instead of throwing.
      */
     public static Map<String, String> contents(Path store, String namespace) {
-        try (SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(1)).open()) {
+        try (SharedLookupStore s = SharedLookupStore.builder(store)
+                .lockTimeout(Duration.ofSeconds(1))
+                .open()) {
             Map<String, String> all = new TreeMap<>();
             s.lookup(namespace).forEach(all::put);
             return all;
@@ -80,9 +81,11 @@ public final class TestStores {
         }
 
         private void setEverySequence(long value) throws IOException {
-            try (FileChannel sequences = FileChannel.open(SequenceFile.of(generation.file()),
-                    StandardOpenOption.WRITE)) {
-                ByteBuffer bytes = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value);
+            try (FileChannel sequences =
+                    FileChannel.open(SequenceFile.of(generation.file()), StandardOpenOption.WRITE)) {
+                ByteBuffer bytes = ByteBuffer.allocate(Long.BYTES)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .putLong(0, value);
                 for (int segment = 0; segment < generation.layout().segments(); segment++) {
                     sequences.write(bytes.rewind(), (long) segment * SequenceFile.STRIDE);
                 }
@@ -106,9 +109,11 @@ public final class TestStores {
     }
 
     /** With {@code reverseIndex}, the generation carries the writer's reverse index (value to keys). */
-    public static Published publish(Path store, String namespace, Map<String, String> content, boolean caughtUp,
-                                    boolean reverseIndex) throws IOException {
-        NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+    public static Published publish(
+            Path store, String namespace, Map<String, String> content, boolean caughtUp, boolean reverseIndex)
+            throws IOException {
+        NamespaceDirectory writer =
+                NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
         GenerationFile generation = fill(writer, content, reverseIndex);
         writer.publish(generation, "topic", Map.of(0, (long) content.size()), caughtUp, Map.of());
         return new Published(writer, generation, reverseIndex);
@@ -116,8 +121,8 @@ public final class TestStores {
 
     private static GenerationFile fill(NamespaceDirectory writer, Map<String, String> content, boolean reverseIndex)
             throws IOException {
-        GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(content.size(), 8, 16),
-                reverseIndex);
+        GenerationFile generation =
+                writer.createGeneration(GenerationSizing.forExpected(content.size(), 8, 16), reverseIndex);
         content.forEach((k, v) -> generation.put(k, v, TIMEOUT));
         return generation;
     }

@@ -37,8 +37,10 @@ public final class CapturedLog implements AutoCloseable {
         synchronized (appender) { // logback appends under the appender's own lock
             events = List.copyOf(appender.list);
         }
-        return events.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
-                .map(ILoggingEvent::getFormattedMessage).toList();
+        return events.stream()
+                .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
     }
 
     @Override

@@ -35,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ClockAheadTest {
     private static final long HOUR = TimeUnit.HOURS.toMillis(1);
+
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
@@ -54,8 +55,11 @@ class ClockAheadTest {
     }
 
     private static WriterConfig config(Path store, String topic, Optional<Path> seed) {
-        return WriterConfig.builder(kafka.bootstrap(), store).topics(List.of(new TopicBinding(topic, topic)))
-                .httpPort(0).seed(seed).build();
+        return WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding(topic, topic)))
+                .httpPort(0)
+                .seed(seed)
+                .build();
     }
 
     private static WriterApp start(WriterConfig config) throws Exception {
@@ -63,7 +67,9 @@ class ClockAheadTest {
     }
 
     private static void awaitReady(WriterApp app) {
-        await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        await("writer ready")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
     }
 
@@ -75,8 +81,11 @@ class ClockAheadTest {
     private static long stampAnHourAhead(Path manifest) throws Exception {
         Manifest m = Manifest.read(manifest);
         long ahead = System.currentTimeMillis() + HOUR;
-        ManifestFiles.write(m.withOffsets(m.offsets(), m.contentVersion(), m.caughtUp(), m.contentDigest(), ahead),
-                manifest, StorePermissions.DEFAULT, true);
+        ManifestFiles.write(
+                m.withOffsets(m.offsets(), m.contentVersion(), m.caughtUp(), m.contentDigest(), ahead),
+                manifest,
+                StorePermissions.DEFAULT,
+                true);
         return ahead;
     }
 
@@ -90,9 +99,13 @@ class ClockAheadTest {
     }
 
     private void assertRebuiltBecauseOfTheClock(WriterApp app, String namespace) throws Exception {
-        assertThat(metricOf(app, "sharedlookup_writer_resumes_total", namespace)).as("resumed").isZero();
-        assertThat(metricOf(app, "sharedlookup_writer_rebuilds_total", namespace)).isEqualTo(1);
-        assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage)
+        assertThat(metricOf(app, "sharedlookup_writer_resumes_total", namespace))
+                .as("resumed")
+                .isZero();
+        assertThat(metricOf(app, "sharedlookup_writer_rebuilds_total", namespace))
+                .isEqualTo(1);
+        assertThat(logged.list)
+                .extracting(ILoggingEvent::getFormattedMessage)
                 .anyMatch(m -> m.contains("building a fresh generation") && m.contains("later than this host's clock"));
     }
 
@@ -111,7 +124,8 @@ class ClockAheadTest {
             awaitReady(app);
             assertRebuiltBecauseOfTheClock(app, "ahead");
             assertThat(TestStores.contents(store, "ahead")).isEqualTo(new TreeMap<>(kafka.latest("ahead")));
-            long stamped = Manifest.read(new StoreLayout(store).manifest("ahead")).updatedAtMillis();
+            long stamped =
+                    Manifest.read(new StoreLayout(store).manifest("ahead")).updatedAtMillis();
             assertThat(stamped).as("stamped by this host's clock").isLessThanOrEqualTo(System.currentTimeMillis());
         }
     }

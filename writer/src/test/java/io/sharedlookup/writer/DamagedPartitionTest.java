@@ -43,13 +43,17 @@ class DamagedPartitionTest {
     }
 
     private static WriterApp start(List<TopicBinding> topics) throws Exception {
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore()).topics(topics)
-                .httpPort(0).build();
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
+                .topics(topics)
+                .httpPort(0)
+                .build();
         return WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
     }
 
     private static void awaitReady(WriterApp app) {
-        await("ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        await("ready")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
     }
 
@@ -66,28 +70,38 @@ class DamagedPartitionTest {
         ListAppender<ILoggingEvent> log = new ListAppender<>();
         log.start();
         logger.addAppender(log);
-        List<TopicBinding> topics = List.of(new TopicBinding("damaged", "damaged"),
-                new TopicBinding("healthy", "healthy"));
+        List<TopicBinding> topics =
+                List.of(new TopicBinding("damaged", "damaged"), new TopicBinding("healthy", "healthy"));
         try (WriterApp app = start(topics)) {
             awaitReady(app);
             assertThat(Http.get(app.httpPort(), "/lookup/healthy/h4").body()).isEqualTo("v4");
             for (int p = 0; p < 2; p++) {
-                assertThat(Http.get(app.httpPort(), "/lookup/damaged/p" + p + "-0-4").body()).isEqualTo("v0");
-                assertThat(Http.get(app.httpPort(), "/lookup/damaged/p" + p + "-2-0").body()).isEqualTo("v2");
-                assertThat(Http.get(app.httpPort(), "/lookup/damaged/p" + p + "-1-0").statusCode()).isEqualTo(404);
+                assertThat(Http.get(app.httpPort(), "/lookup/damaged/p" + p + "-0-4")
+                                .body())
+                        .isEqualTo("v0");
+                assertThat(Http.get(app.httpPort(), "/lookup/damaged/p" + p + "-2-0")
+                                .body())
+                        .isEqualTo("v2");
+                assertThat(Http.get(app.httpPort(), "/lookup/damaged/p" + p + "-1-0")
+                                .statusCode())
+                        .isEqualTo(404);
             }
             assertThat(corruptRecords(app, "damaged")).isEqualTo(10);
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
 
             kafka.send("damaged", 0, "p0-1-0", "written again");
             kafka.flush();
-            await("a later record of a damaged partition").atMost(Duration.ofSeconds(30))
+            await("a later record of a damaged partition")
+                    .atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(50))
-                    .until(() -> Http.get(app.httpPort(), "/lookup/damaged/p0-1-0").body().equals("written again"));
+                    .until(() -> Http.get(app.httpPort(), "/lookup/damaged/p0-1-0")
+                            .body()
+                            .equals("written again"));
         } finally {
             logger.detachAppender(log);
         }
-        assertThat(log.list).anyMatch(e -> e.getFormattedMessage().startsWith("Skipped offset 5 of damaged-"))
+        assertThat(log.list)
+                .anyMatch(e -> e.getFormattedMessage().startsWith("Skipped offset 5 of damaged-"))
                 .anyMatch(e -> e.getFormattedMessage().contains("the record batch from offset 5 arrived damaged"));
         assertThat(log.list).as("fetched once more, not in a loop").hasSizeLessThan(100);
     }
@@ -98,18 +112,23 @@ class DamagedPartitionTest {
         threeBatches("skipped", 0);
         kafka.corruptBatch("skipped", 0, 1);
         List<TopicBinding> topics = List.of(new TopicBinding("skipped", "skipped"));
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore()).topics(topics)
-                .httpPort(0).build();
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
+                .topics(topics)
+                .httpPort(0)
+                .build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             awaitReady(app);
             assertThat(corruptRecords(app, "skipped")).isEqualTo(5);
         }
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             awaitReady(app);
-            assertThat(Http.metric(Http.get(app.httpPort(), "/metrics").body(),
-                    "sharedlookup_writer_resumes_total{namespace=\"skipped\"}")).isEqualTo(1);
+            assertThat(Http.metric(
+                            Http.get(app.httpPort(), "/metrics").body(),
+                            "sharedlookup_writer_resumes_total{namespace=\"skipped\"}"))
+                    .isEqualTo(1);
             assertThat(corruptRecords(app, "skipped")).isZero();
-            assertThat(Http.get(app.httpPort(), "/lookup/skipped/p0-2-4").body()).isEqualTo("v2");
+            assertThat(Http.get(app.httpPort(), "/lookup/skipped/p0-2-4").body())
+                    .isEqualTo("v2");
         }
     }
 
@@ -126,16 +145,22 @@ class DamagedPartitionTest {
         threeBatches("unreadable", 0);
         kafka.breakBatchLength("unreadable", 0, 1);
         fillHealthy("fine");
-        try (WriterApp app = start(List.of(new TopicBinding("unreadable", "unreadable"),
-                new TopicBinding("fine", "fine")))) {
-            await("the topic paused, saying why").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        try (WriterApp app =
+                start(List.of(new TopicBinding("unreadable", "unreadable"), new TopicBinding("fine", "fine")))) {
+            await("the topic paused, saying why")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(app.httpPort(), "/ready").body().contains("repair the partition"));
             kafka.send("fine", "h9", "later");
             kafka.flush();
-            await("the other topic flows on").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(app.httpPort(), "/lookup/fine/h9").body().equals("later"));
+            await("the other topic flows on")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() ->
+                            Http.get(app.httpPort(), "/lookup/fine/h9").body().equals("later"));
             assertThat(corruptRecords(app, "unreadable")).as("nothing skipped").isZero();
-            assertThat(Http.get(app.httpPort(), "/lookup/unreadable/p0-2-0").statusCode()).isEqualTo(404);
+            assertThat(Http.get(app.httpPort(), "/lookup/unreadable/p0-2-0").statusCode())
+                    .isEqualTo(404);
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
         }
     }
@@ -152,7 +177,9 @@ class DamagedPartitionTest {
         fillHealthy("flowing");
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
                 .topics(List.of(new TopicBinding("silent", "silent"), new TopicBinding("flowing", "flowing")))
-                .httpPort(0).stuckAfterSeconds(1).build();
+                .httpPort(0)
+                .stuckAfterSeconds(1)
+                .build();
         for (int i = 0; i < 5; i++) {
             kafka.send("silent", 0, "p0-0-" + i, "v0");
         }
@@ -168,15 +195,19 @@ class DamagedPartitionTest {
         }
         int length = kafka.setBatchLength("silent", 0, 1, 1 << 30);
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
-            await("the partition reported stuck").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(app.httpPort(), "/ready").body()
+            await("the partition reported stuck")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(app.httpPort(), "/ready")
+                            .body()
                             .contains("stuck: partition 0 has not moved past offset 5"));
             assertThat(Http.get(app.httpPort(), "/ready").statusCode()).isEqualTo(503);
             assertThat(stuckPartitions(app, "silent")).isEqualTo(1);
             assertThat(stuckPartitions(app, "flowing")).isZero();
             assertThat(corruptRecords(app, "silent")).as("nothing skipped").isZero();
             assertThat(Http.get(app.httpPort(), "/lookup/silent/p0-0-4").body()).isEqualTo("v0");
-            assertThat(Http.get(app.httpPort(), "/lookup/silent/p0-1-0").statusCode()).isEqualTo(404);
+            assertThat(Http.get(app.httpPort(), "/lookup/silent/p0-1-0").statusCode())
+                    .isEqualTo(404);
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);
 
             kafka.setBatchLength("silent", 0, 1, length); // repaired
@@ -188,12 +219,14 @@ class DamagedPartitionTest {
     }
 
     private static double stuckPartitions(WriterApp app, String namespace) throws Exception {
-        return Http.metric(Http.get(app.httpPort(), "/metrics").body(),
+        return Http.metric(
+                Http.get(app.httpPort(), "/metrics").body(),
                 "sharedlookup_writer_stuck_partitions{namespace=\"" + namespace + "\"}");
     }
 
     private static double corruptRecords(WriterApp app, String namespace) throws Exception {
-        return Http.metric(Http.get(app.httpPort(), "/metrics").body(),
+        return Http.metric(
+                Http.get(app.httpPort(), "/metrics").body(),
                 "sharedlookup_writer_corrupt_records_total{namespace=\"" + namespace + "\"}");
     }
 }

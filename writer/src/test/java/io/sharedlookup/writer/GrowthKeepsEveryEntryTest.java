@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.sharedlookup.testing.TestKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -35,9 +34,13 @@ class GrowthKeepsEveryEntryTest {
         kafka.send("big", "huge", huge);
         kafka.flush();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
-                .topics(List.of(new TopicBinding("big", "big"))).httpPort(0).build();
+                .topics(List.of(new TopicBinding("big", "big")))
+                .httpPort(0)
+                .build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
-            await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            await("writer ready")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
             assertThat(Http.get(app.httpPort(), "/lookup/big/huge").body()).isEqualTo(huge);
 
@@ -49,7 +52,9 @@ class GrowthKeepsEveryEntryTest {
                 kafka.send("big", "new" + i, "n" + i);
             }
             kafka.flush();
-            await("grown and caught up").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            await("grown and caught up")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.metric(metrics(app), "sharedlookup_writer_growths_total{namespace=\"big\"}") >= 1
                             && Http.get(app.httpPort(), "/lookup/big/new299").statusCode() == 200);
 

@@ -18,7 +18,8 @@ public final class HoldSegmentLock {
         StoreLayout layout = new StoreLayout(Path.of(args[0]));
         Manifest m = Manifest.read(layout.manifest(args[1]));
         ChronicleMap<CharSequence, CharSequence> map = ChronicleMapBuilder.of(CharSequence.class, CharSequence.class)
-                .createPersistedTo(layout.namespaceDir(args[1]).resolve(m.dataFile()).toFile());
+                .createPersistedTo(
+                        layout.namespaceDir(args[1]).resolve(m.dataFile()).toFile());
         ExternalMapQueryContext<CharSequence, CharSequence, ?> c = map.queryContext(args[2]);
         if ("update".equals(args[3])) {
             c.updateLock().lock();

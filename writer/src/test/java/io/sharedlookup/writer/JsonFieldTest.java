@@ -22,8 +22,11 @@ class JsonFieldTest {
         assertThat(extract("n", "{\"n\":12345678901234567890.5}")).isEqualTo("12345678901234567890.5");
         assertThat(extract("n", "{\"n\":-0}")).isEqualTo("-0");
         assertThat(extract("n", "{\"n\":true}")).isEqualTo("true");
-        assertThat(extract("a.b", "{\"x\":[1,{\"b\":2}],\"a\":{\"c\":null,\"b\":\"deep\"}}")).isEqualTo("deep");
-        assertThat(extract("n", "{\"n\":null,\"n\":\"x\"}")).as("a name given twice: the last").isEqualTo("x");
+        assertThat(extract("a.b", "{\"x\":[1,{\"b\":2}],\"a\":{\"c\":null,\"b\":\"deep\"}}"))
+                .isEqualTo("deep");
+        assertThat(extract("n", "{\"n\":null,\"n\":\"x\"}"))
+                .as("a name given twice: the last")
+                .isEqualTo("x");
     }
 
     @Test
@@ -33,14 +36,16 @@ class JsonFieldTest {
 
     @Test
     void missingFieldsNullsAndBadJsonAreDecodeErrors() {
-        assertThatThrownBy(() -> extract("n", "{\"m\":1}")).isInstanceOf(RecordDecoder.DecodeException.class)
+        assertThatThrownBy(() -> extract("n", "{\"m\":1}"))
+                .isInstanceOf(RecordDecoder.DecodeException.class)
                 .hasMessage("value has no field 'n'");
         assertThatThrownBy(() -> extract("n", "{\"n\":null}")).hasMessage("value has no field 'n'");
         assertThatThrownBy(() -> extract("a.b", "{\"a\":\"not an object\"}")).hasMessage("value has no field 'a.b'");
         assertThatThrownBy(() -> extract("n", "[1,2]")).hasMessage("value has no field 'n'");
         assertThatThrownBy(() -> extract("n", "")).hasMessageStartingWith("value is not valid JSON");
         assertThatThrownBy(() -> extract("n", "{\"n\":1")).hasMessageStartingWith("value is not valid JSON");
-        assertThatThrownBy(() -> extract("n", "{\"n\":\"a\"} garbage")).isInstanceOf(RecordDecoder.DecodeException.class)
+        assertThatThrownBy(() -> extract("n", "{\"n\":\"a\"} garbage"))
+                .isInstanceOf(RecordDecoder.DecodeException.class)
                 .hasMessageStartingWith("value is not valid JSON");
         assertThatThrownBy(() -> extract("n", "{\"n\":\"a\"} {\"n\":\"b\"}"))
                 .hasMessageStartingWith("value is not valid JSON");

@@ -28,18 +28,24 @@ class KeyOnSeveralPartitionsTest {
         kafka.flush();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
                 .topics(List.of(new TopicBinding("moved", "moved"), new TopicBinding("clean", "clean")))
-                .httpPort(0).build();
+                .httpPort(0)
+                .build();
         try (CapturedLog log = CapturedLog.named("io.sharedlookup.writer.ingest.KeyPartitions");
-             WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
+                WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             String metric = "sharedlookup_writer_keys_on_several_partitions_total{namespace=\"moved\"}";
-            await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            await("writer ready")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, metric)).isEqualTo(1);
-            assertThat(metrics).as("registered zero-valued for a namespace without such keys").contains(
-                    "sharedlookup_writer_keys_on_several_partitions_total{namespace=\"clean\"} 0.0");
+            assertThat(metrics)
+                    .as("registered zero-valued for a namespace without such keys")
+                    .contains("sharedlookup_writer_keys_on_several_partitions_total{namespace=\"clean\"} 0.0");
             assertThat(Http.get(app.httpPort(), "/lookup/moved/user-8").body()).isEqualTo("only here");
-            assertThat(log.warnings()).singleElement().asString()
+            assertThat(log.warnings())
+                    .singleElement()
+                    .asString()
                     .contains("'user-7'", "'moved'", "partition 1 (offset 0)", "partition 0 (offset 0)");
         }
     }

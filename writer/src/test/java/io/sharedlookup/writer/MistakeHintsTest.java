@@ -19,13 +19,15 @@ class MistakeHintsTest {
     @TempDir
     Path tmp;
 
-    private record Run(int exit, String out, String err) {
-    }
+    private record Run(int exit, String out, String err) {}
 
     private static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int rc = WriterMain.run(args, Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8),
+        int rc = WriterMain.run(
+                args,
+                Map.of(),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -34,35 +36,49 @@ class MistakeHintsTest {
     void aMistypedOptionNamesTheNearestOne() {
         Run kafkaSpelling = run("--bootstrap-server", "k:1", "--store-dir", tmp.toString(), "--topic", "t");
         assertThat(kafkaSpelling.exit()).isEqualTo(2);
-        assertThat(kafkaSpelling.err().strip()).startsWith("error: Unknown option or argument [--bootstrap-server")
+        assertThat(kafkaSpelling.err().strip())
+                .startsWith("error: Unknown option or argument [--bootstrap-server")
                 .contains("(did you mean --bootstrap-servers?): run with --help to list the options")
                 .doesNotContain("\n");
-        Run swapped = run("--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t",
-                "--value-feild=name");
+        Run swapped =
+                run("--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t", "--value-feild=name");
         assertThat(swapped.exit()).isEqualTo(2);
-        assertThat(swapped.err().strip()).isEqualTo("error: Unknown option or argument [--value-feild=name] (did you "
-                + "mean --value-field?): run with --help to list the options");
-        assertThat(run("--bogus").err().strip()).as("nothing near: no guess")
+        assertThat(swapped.err().strip())
+                .isEqualTo("error: Unknown option or argument [--value-feild=name] (did you "
+                        + "mean --value-field?): run with --help to list the options");
+        assertThat(run("--bogus").err().strip())
+                .as("nothing near: no guess")
                 .isEqualTo("error: Unknown option or argument [--bogus]: run with --help to list the options");
     }
 
     @Test
     void aMistypedConfigKeyNamesTheNearestOneAndHowKeysAreSpelled() throws Exception {
         Map<String, String> expected = Map.of(
-                "topics=users", "error: Unknown setting 'topics' in the --config file: did you mean topic=...? (keys "
-                        + "are the options without their leading --: topic for --topic)",
-                "value_field=name", "error: Unknown setting 'value_field' in the --config file: did you mean "
-                        + "value-field=...? (keys are the options without their leading --: value-field for "
-                        + "--value-field)",
-                "--store-dir=/x", "error: Unknown setting '--store-dir' in the --config file: did you mean "
-                        + "store-dir=...? (keys are the options without their leading --: store-dir for --store-dir)",
-                "colour=blue", "error: Unknown setting 'colour' in the --config file: keys are the options without "
-                        + "their leading --, e.g. bootstrap-servers=... for --bootstrap-servers (see --help for the "
-                        + "list)");
+                "topics=users",
+                        "error: Unknown setting 'topics' in the --config file: did you mean topic=...? (keys "
+                                + "are the options without their leading --: topic for --topic)",
+                "value_field=name",
+                        "error: Unknown setting 'value_field' in the --config file: did you mean "
+                                + "value-field=...? (keys are the options without their leading --: value-field for "
+                                + "--value-field)",
+                "--store-dir=/x",
+                        "error: Unknown setting '--store-dir' in the --config file: did you mean "
+                                + "store-dir=...? (keys are the options without their leading --: store-dir for --store-dir)",
+                "colour=blue",
+                        "error: Unknown setting 'colour' in the --config file: keys are the options without "
+                                + "their leading --, e.g. bootstrap-servers=... for --bootstrap-servers (see --help for the "
+                                + "list)");
         for (var e : expected.entrySet()) {
             Path file = Files.writeString(tmp.resolve("writer.properties"), e.getKey() + "\n");
-            Run r = run("--config", file.toString(), "--bootstrap-servers", "k:1", "--store-dir", tmp.toString(),
-                    "--topic", "t");
+            Run r = run(
+                    "--config",
+                    file.toString(),
+                    "--bootstrap-servers",
+                    "k:1",
+                    "--store-dir",
+                    tmp.toString(),
+                    "--topic",
+                    "t");
             assertThat(r.exit()).as(e.getKey()).isEqualTo(2);
             assertThat(r.err().strip()).as(e.getKey()).isEqualTo(e.getValue());
         }
@@ -84,7 +100,8 @@ class MistakeHintsTest {
         assertThat(inspect.err().strip()).isEqualTo("error: " + advice);
         assertThat(inspect.out()).doesNotContain("No namespaces");
 
-        assertThatThrownBy(() -> SharedLookupStore.open(users)).isInstanceOf(SharedLookupException.class)
+        assertThatThrownBy(() -> SharedLookupStore.open(users))
+                .isInstanceOf(SharedLookupException.class)
                 .hasMessage(advice);
         try (SharedLookupStore right = SharedLookupStore.open(store)) {
             assertThat(right.directory()).isEqualTo(store.toAbsolutePath().normalize());

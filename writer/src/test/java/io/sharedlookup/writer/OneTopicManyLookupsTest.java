@@ -50,6 +50,7 @@ class OneTopicManyLookupsTest {
     }
 
     private static final Path LOGS = Path.of("target", "child-logs");
+
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
@@ -66,11 +67,11 @@ class OneTopicManyLookupsTest {
         kafka.flush();
 
         Path store = TestKafka.tempStore();
-        List<String> args = new ArrayList<>(List.of("--bootstrap-servers", kafka.bootstrap(), "--store-dir",
-                store.toString(), "--http-port", "0"));
+        List<String> args = new ArrayList<>(
+                List.of("--bootstrap-servers", kafka.bootstrap(), "--store-dir", store.toString(), "--http-port", "0"));
         FIELDS.forEach((ns, field) -> args.addAll(List.of("--lookup", ns + "=users:" + field)));
         try (CapturedLog log = CapturedLog.named("io.sharedlookup.writer.ingest.BatchApplier");
-             WriterApp app = start(args)) {
+                WriterApp app = start(args)) {
             awaitReady(app);
             Expected expected = Expected.consume();
             try (SharedLookupStore reader = SharedLookupStore.open(store)) {
@@ -92,20 +93,24 @@ class OneTopicManyLookupsTest {
                 kafka.send("users", "u41", doc("Forty-one", "NL", 0));
                 kafka.flush();
                 Expected later = Expected.consume();
-                await("every namespace at the topic's latest value of its field").atMost(Duration.ofSeconds(30))
-                        .pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+                await("every namespace at the topic's latest value of its field")
+                        .atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(100))
+                        .untilAsserted(() -> {
                             for (String ns : FIELDS.keySet()) {
                                 assertThat(contents(reader.lookup(ns))).as(ns).isEqualTo(later.values.get(ns));
                             }
                         });
                 assertThat(reader.lookup("users_tier").get("u3")).isEqualTo("0"); // u3's tier as first written
 
-                JsonNode namespaces = JSON.readTree(Http.get(app.httpPort(), "/namespaces").body());
+                JsonNode namespaces =
+                        JSON.readTree(Http.get(app.httpPort(), "/namespaces").body());
                 for (String ns : FIELDS.keySet()) {
                     Set<String> skipped = new HashSet<>();
                     namespaces.get(ns).get("skippedRecords").forEach(s -> {
                         assertThat(s.get("reason").asText()).as(ns).contains("has no field '" + FIELDS.get(ns) + "'");
-                        skipped.add(s.get("partition").asInt() + ":" + s.get("offset").asLong());
+                        skipped.add(s.get("partition").asInt() + ":"
+                                + s.get("offset").asLong());
                     });
                     assertThat(skipped).as(ns + " skipped").isEqualTo(later.skipped.get(ns));
                     assertThat(namespaces.get(ns).get("topic").asText()).isEqualTo("users");
@@ -114,15 +119,22 @@ class OneTopicManyLookupsTest {
                 assertThat(later.skipped.get("users_tier")).hasSize(1);
                 String metrics = Http.get(app.httpPort(), "/metrics").body();
                 for (String ns : FIELDS.keySet()) {
-                    assertThat(Http.metric(metrics, "sharedlookup_writer_decode_errors_total{namespace=\"" + ns
-                            + "\"}")).as(ns).isEqualTo(later.skipped.get(ns).size());
-                    assertThat(Http.metric(metrics, "sharedlookup_writer_tombstones_total{namespace=\"" + ns
-                            + "\"}")).as(ns).isEqualTo(3);
+                    assertThat(Http.metric(
+                                    metrics, "sharedlookup_writer_decode_errors_total{namespace=\"" + ns + "\"}"))
+                            .as(ns)
+                            .isEqualTo(later.skipped.get(ns).size());
+                    assertThat(Http.metric(metrics, "sharedlookup_writer_tombstones_total{namespace=\"" + ns + "\"}"))
+                            .as(ns)
+                            .isEqualTo(3);
                 }
                 // The first skip is logged at once (the rate limit holds back the next ones), naming the namespace.
-                assertThat(log.warnings()).anySatisfy(w -> assertThat(w).matches("Skipped a record that cannot be "
-                        + "decoded at users-[01] offset \\d+: value has no field '[a-z.]+' \\(for namespace "
-                        + "'users_[a-z]+'; the topic's other namespaces take it when it has their field\\)"));
+                assertThat(log.warnings())
+                        .anySatisfy(
+                                w -> assertThat(w)
+                                        .matches(
+                                                "Skipped a record that cannot be "
+                                                        + "decoded at users-[01] offset \\d+: value has no field '[a-z.]+' \\(for namespace "
+                                                        + "'users_[a-z]+'; the topic's other namespaces take it when it has their field\\)"));
             }
         }
 
@@ -153,9 +165,17 @@ class OneTopicManyLookupsTest {
         kafka.send("people", "old", "{\"name\":\"Old\",\"city\":\"Oldtown\"}");
         kafka.flush();
         Path store = TestKafka.tempStore();
-        try (WriterProcess writer = WriterProcess.start(args -> ChildJvm.start("lookups-writer", LOGS,
-                WriterMain.class, args), kafka.bootstrap(), store, "plain", "--lookup", "people_name=people:name",
-                "--lookup", "people_city=people:city", "--lookup", "people_all=people")) {
+        try (WriterProcess writer = WriterProcess.start(
+                args -> ChildJvm.start("lookups-writer", LOGS, WriterMain.class, args),
+                kafka.bootstrap(),
+                store,
+                "plain",
+                "--lookup",
+                "people_name=people:name",
+                "--lookup",
+                "people_city=people:city",
+                "--lookup",
+                "people_all=people")) {
             writer.awaitReady(Duration.ofSeconds(90));
             assertThat(writer.lookup("people_name", "old")).isEqualTo("Old");
             assertThat(writer.lookup("people_city", "old")).isEqualTo("Oldtown");
@@ -164,15 +184,23 @@ class OneTopicManyLookupsTest {
             kafka.createTopic("people", 1);
             kafka.send("people", "new", "{\"name\":\"New\",\"city\":\"Newport\"}");
             kafka.flush();
-            Map<String, Map<String, String>> rebuilt = Map.of("people_name", Map.of("new", "New"), "people_city",
-                    Map.of("new", "Newport"), "people_all", Map.of("new", "{\"name\":\"New\",\"city\":\"Newport\"}"));
+            Map<String, Map<String, String>> rebuilt = Map.of(
+                    "people_name",
+                    Map.of("new", "New"),
+                    "people_city",
+                    Map.of("new", "Newport"),
+                    "people_all",
+                    Map.of("new", "{\"name\":\"New\",\"city\":\"Newport\"}"));
             try (SharedLookupStore reader = SharedLookupStore.open(store)) {
-                await("every namespace of the recreated topic rebuilt from it").atMost(Duration.ofSeconds(60))
-                        .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> rebuilt.forEach((ns, entries) ->
+                await("every namespace of the recreated topic rebuilt from it")
+                        .atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(200))
+                        .untilAsserted(() -> rebuilt.forEach((ns, entries) ->
                                 assertThat(contents(reader.lookup(ns))).as(ns).isEqualTo(entries)));
             }
             for (String ns : rebuilt.keySet()) {
-                assertThat(writer.metric("sharedlookup_writer_rebuilds_total{namespace=\"" + ns + "\"}")).as(ns)
+                assertThat(writer.metric("sharedlookup_writer_rebuilds_total{namespace=\"" + ns + "\"}"))
+                        .as(ns)
                         .isGreaterThanOrEqualTo(2);
             }
         }
@@ -184,13 +212,15 @@ class OneTopicManyLookupsTest {
     }
 
     private static WriterApp start(List<String> args) throws Exception {
-        WriterConfig config = (WriterConfig) WriterMain.parse(args.toArray(String[]::new), Map.of(),
-                new PrintStream(new ByteArrayOutputStream()));
+        WriterConfig config = (WriterConfig)
+                WriterMain.parse(args.toArray(String[]::new), Map.of(), new PrintStream(new ByteArrayOutputStream()));
         return WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
     }
 
     private static void awaitReady(WriterApp app) {
-        await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        await("writer ready")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
     }
 

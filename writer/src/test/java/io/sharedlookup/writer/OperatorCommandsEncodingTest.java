@@ -25,7 +25,9 @@ class OperatorCommandsEncodingTest {
         try (TestStores.Published p = TestStores.publish(store, "users", Map.of("ü-ключ", "名前 ✓"))) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int rc = WriterMain.run(new String[] {"get", store.toString(), "users", "ü-ключ"}, Map.of(),
+            int rc = WriterMain.run(
+                    new String[] {"get", store.toString(), "users", "ü-ключ"},
+                    Map.of(),
                     new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8));
             assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();

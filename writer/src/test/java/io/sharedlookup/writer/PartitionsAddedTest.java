@@ -34,6 +34,7 @@ class PartitionsAddedTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Partitions added are noticed within the consumer's metadata refresh (5 s), then read from their beginning. */
     private static final Duration VISIBLE_WITHIN = Duration.ofSeconds(30);
+
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
@@ -49,11 +50,15 @@ class PartitionsAddedTest {
         kafka.flush();
         Path store = TestKafka.tempStore();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
+                .topics(List.of(new TopicBinding(topic, topic)))
+                .httpPort(0)
+                .build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
-             SharedLookupStore readers = SharedLookupStore.open(store)) {
+                SharedLookupStore readers = SharedLookupStore.open(store)) {
             int port = app.httpPort();
-            await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            await("writer ready")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(port, "/ready").statusCode() == 200);
 
             kafka.increasePartitions(topic, 3);
@@ -76,42 +81,61 @@ class PartitionsAddedTest {
 
             Lookup lookup = readers.lookup(topic);
             AtomicInteger readySnapshotsWithNewPartitions = new AtomicInteger();
-            await("records on the added partitions visible to readers").atMost(VISIBLE_WITHIN)
-                    .pollInterval(Duration.ofMillis(20)).until(() -> {
+            await("records on the added partitions visible to readers")
+                    .atMost(VISIBLE_WITHIN)
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> {
                         JsonNode ns = namespace(port, topic);
                         long missing = missing(lookup, expected);
-                        if (readinessCheckable && ns.get("lag").has("2") && ns.get("ready").asBoolean()) {
+                        if (readinessCheckable
+                                && ns.get("lag").has("2")
+                                && ns.get("ready").asBoolean()) {
                             readySnapshotsWithNewPartitions.incrementAndGet();
-                            assertThat(missing).as("keys not visible while /namespaces said ready with partitions "
-                                    + ns.get("lag")).isZero();
+                            assertThat(missing)
+                                    .as("keys not visible while /namespaces said ready with partitions "
+                                            + ns.get("lag"))
+                                    .isZero();
                         }
                         return missing == 0;
                     });
-            log.info("Records on partitions added under the running writer visible to readers {} ms after the "
-                    + "partitions were added ({} records on the new partitions; readiness checked: {}, {} ready "
-                    + "snapshots)", (System.nanoTime() - raised) / 1_000_000, 2 * perNewPartition,
-                    readinessCheckable, readySnapshotsWithNewPartitions.get());
+            log.info(
+                    "Records on partitions added under the running writer visible to readers {} ms after the "
+                            + "partitions were added ({} records on the new partitions; readiness checked: {}, {} ready "
+                            + "snapshots)",
+                    (System.nanoTime() - raised) / 1_000_000,
+                    2 * perNewPartition,
+                    readinessCheckable,
+                    readySnapshotsWithNewPartitions.get());
 
             Map<Integer, Long> ends = Map.of(0, 210L, 1, (long) perNewPartition, 2, (long) perNewPartition);
-            await("manifest offsets cover the added partitions").atMost(Duration.ofSeconds(10))
+            await("manifest offsets cover the added partitions")
+                    .atMost(Duration.ofSeconds(10))
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> manifestOffsets(store, topic), offsets -> offsets.equals(ends));
-            await("ready again").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+            await("ready again")
+                    .atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(port, "/ready").statusCode() == 200);
             JsonNode lag = namespace(port, topic).get("lag");
             assertThat(lag.size()).as("lag per partition: " + lag).isEqualTo(3);
             String metrics = Http.get(port, "/metrics").body();
             for (int p = 0; p < 3; p++) {
-                assertThat(metrics).contains("sharedlookup_writer_lag_records{namespace=\"" + topic + "\",partition=\""
-                        + p + "\"}");
+                assertThat(metrics)
+                        .contains(
+                                "sharedlookup_writer_lag_records{namespace=\"" + topic + "\",partition=\"" + p + "\"}");
             }
         }
-        assertThat(manifestOffsets(store, topic)).as("offsets after a clean stop")
-                .containsOnlyKeys(0, 1, 2).containsEntry(1, 4000L).containsEntry(2, 4000L);
+        assertThat(manifestOffsets(store, topic))
+                .as("offsets after a clean stop")
+                .containsOnlyKeys(0, 1, 2)
+                .containsEntry(1, 4000L)
+                .containsEntry(2, 4000L);
     }
 
     private static long missing(Lookup lookup, Map<String, String> expected) {
-        return expected.entrySet().stream().filter(e -> !e.getValue().equals(lookup.get(e.getKey()))).count();
+        return expected.entrySet().stream()
+                .filter(e -> !e.getValue().equals(lookup.get(e.getKey())))
+                .count();
     }
 
     private static JsonNode namespace(int port, String namespace) throws Exception {

@@ -25,9 +25,9 @@ import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Read permission on one topic taken away from a running writer, on a real broker with Kafka's own authorizer. The
@@ -51,8 +51,7 @@ class ReadPermissionTest {
     private static final long SHORT_PAUSE_MILLIS = 5_000;
 
     /** A writer JVM of these topics ({@code TOPIC=NAMESPACE}); its stalled topics pause {@link #SHORT_PAUSE_MILLIS}. */
-    private static WriterProcess startWithShortPause(String name, String topic, String... moreTopics)
-            throws Exception {
+    private static WriterProcess startWithShortPause(String name, String topic, String... moreTopics) throws Exception {
         List<String> jvmOptions = new ArrayList<>(ChildJvm.chronicleFlags());
         jvmOptions.add("-D" + Applied.Stalled.PAUSE_PROPERTY + "=" + SHORT_PAUSE_MILLIS);
         List<String> extra = new ArrayList<>();
@@ -60,8 +59,12 @@ class ReadPermissionTest {
             extra.add("--topic");
             extra.add(t);
         }
-        return WriterProcess.start(args -> ChildJvm.start(name, LOGS, jvmOptions, WriterMain.class, args),
-                kafka.bootstrap(), TestKafka.tempStore(), topic, extra.toArray(String[]::new));
+        return WriterProcess.start(
+                args -> ChildJvm.start(name, LOGS, jvmOptions, WriterMain.class, args),
+                kafka.bootstrap(),
+                TestKafka.tempStore(),
+                topic,
+                extra.toArray(String[]::new));
     }
 
     /**
@@ -71,10 +74,10 @@ class ReadPermissionTest {
     private static List<AclBinding> allowAllBut(String topic, List<AclOperation> denied) {
         ResourcePattern pattern = new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL);
         List<AclBinding> acls = new ArrayList<>();
-        acls.add(new AclBinding(pattern, new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.ALL,
-                AclPermissionType.ALLOW)));
-        denied.forEach(op -> acls.add(new AclBinding(pattern, new AccessControlEntry("User:ANONYMOUS", "*", op,
-                AclPermissionType.DENY))));
+        acls.add(new AclBinding(
+                pattern, new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.ALL, AclPermissionType.ALLOW)));
+        denied.forEach(op -> acls.add(
+                new AclBinding(pattern, new AccessControlEntry("User:ANONYMOUS", "*", op, AclPermissionType.DENY))));
         return acls;
     }
 
@@ -87,13 +90,22 @@ class ReadPermissionTest {
         String hidden = "hidden-at-start";
         kafka.createTopic(hidden, 1);
         try (Admin admin = kafka.admin()) {
-            admin.createAcls(allowAllBut(hidden, List.of(AclOperation.DESCRIBE))).all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(allowAllBut(hidden, List.of(AclOperation.DESCRIBE)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             // Every client here is the same principal: once the admin no longer sees the topic, the writer will not.
-            await("the denial in effect").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> !admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(hidden));
+            await("the denial in effect")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> !admin.listTopics()
+                            .names()
+                            .get(10, TimeUnit.SECONDS)
+                            .contains(hidden));
         }
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
-                .topics(List.of(new TopicBinding(hidden, "hidden"))).httpPort(0).build();
+                .topics(List.of(new TopicBinding(hidden, "hidden")))
+                .httpPort(0)
+                .build();
         assertThatThrownBy(() -> WriterApp.start(config, new PrintStream(new ByteArrayOutputStream())))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Topic '" + hidden + "' does not exist on " + kafka.bootstrap() + ", or the writer's Kafka "
@@ -103,7 +115,9 @@ class ReadPermissionTest {
 
     /** Read alone denied: the fetch fails. Describe denied too: end offsets and metadata fail as well. */
     @ParameterizedTest
-    @EnumSource(value = AclOperation.class, names = {"READ", "DESCRIBE"})
+    @EnumSource(
+            value = AclOperation.class,
+            names = {"READ", "DESCRIBE"})
     void aTopicNoLongerReadable_pausesAloneAndComesBackWhenGrantedAgain(AclOperation alsoDenied) throws Exception {
         String locked = "locked-" + alsoDenied.name().toLowerCase(java.util.Locale.ROOT);
         String open = "open-" + alsoDenied.name().toLowerCase(java.util.Locale.ROOT);
@@ -113,40 +127,58 @@ class ReadPermissionTest {
         kafka.send(locked, "l1", "before");
         kafka.send(open, "o1", "before");
         kafka.flush();
-        try (WriterProcess writer = startWithShortPause("read-permission-" + alsoDenied.name().toLowerCase(
-                java.util.Locale.ROOT), locked + "=locked", open + "=open");
-             Admin admin = kafka.admin()) {
+        try (WriterProcess writer = startWithShortPause(
+                        "read-permission-" + alsoDenied.name().toLowerCase(java.util.Locale.ROOT),
+                        locked + "=locked",
+                        open + "=open");
+                Admin admin = kafka.admin()) {
             int port = writer.port;
             writer.awaitReady(Duration.ofSeconds(60));
 
             admin.createAcls(denial).all().get(30, TimeUnit.SECONDS);
-            await("the locked topic paused").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Http.get(port, "/ready").body().contains("not authorized to read topic "
-                            + "'" + locked + "': grant the writer's Kafka principal READ and DESCRIBE on it"));
+            await("the locked topic paused")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(port, "/ready")
+                            .body()
+                            .contains("not authorized to read topic " + "'" + locked
+                                    + "': grant the writer's Kafka principal READ and DESCRIBE on it"));
             kafka.send(open, "o2", "while locked");
             kafka.send(locked, "l2", "while locked");
             kafka.flush();
-            await("the other topic flows on").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+            await("the other topic flows on")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(port, "/lookup/open/o2").statusCode() == 200);
             assertThat(Http.get(port, "/lookup/locked/l2").statusCode()).isEqualTo(404);
             assertThat(Http.get(port, "/health").statusCode()).isEqualTo(200);
-            await("/namespaces says the locked namespace is paused").atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(100)).until(() -> Http.get(port, "/namespaces").body()
+            await("/namespaces says the locked namespace is paused")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(port, "/namespaces")
+                            .body()
                             .contains("\"notReadyReason\" : \"paused: not authorized"));
-            await("/ready names the locked topic, not the other one").atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(100)).until(() -> {
+            await("/ready names the locked topic, not the other one")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
                         String ready = Http.get(port, "/ready").body();
                         return ready.contains("not authorized to read topic '" + locked + "'")
                                 && !ready.contains("\"open\"");
                     });
 
-            admin.deleteAcls(denial.stream().map(AclBinding::toFilter).toList()).all().get(30, TimeUnit.SECONDS);
+            admin.deleteAcls(denial.stream().map(AclBinding::toFilter).toList())
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             // Paused SHORT_PAUSE_MILLIS at a time: read again at the end of the pause, nothing skipped. The bound fails
             // a writer that ignored the shortened pause (30 s) instead of slowing the build down by itself.
-            await("the locked topic read again").atMost(Duration.ofMillis(SHORT_PAUSE_MILLIS + 15_000))
+            await("the locked topic read again")
+                    .atMost(Duration.ofMillis(SHORT_PAUSE_MILLIS + 15_000))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> Http.get(port, "/lookup/locked/l2").body().equals("while locked"));
-            await("ready again").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+            await("ready again")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(port, "/ready").statusCode() == 200);
         }
     }

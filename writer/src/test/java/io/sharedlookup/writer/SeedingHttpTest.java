@@ -30,7 +30,9 @@ class SeedingHttpTest {
     static final TestKafka kafka = new TestKafka();
 
     private static void awaitReady(int port) {
-        await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        await("writer ready")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> Http.get(port, "/ready").statusCode() == 200);
     }
 
@@ -43,16 +45,23 @@ class SeedingHttpTest {
         kafka.flush();
         Path peer = TestKafka.tempStore();
         List<TopicBinding> topics = List.of(new TopicBinding("seed-http", "seed-http"));
-        try (WriterApp app = WriterApp.start(WriterConfig.builder(kafka.bootstrap(), peer).topics(topics).httpPort(0)
-                .build(), new PrintStream(new ByteArrayOutputStream()))) {
+        try (WriterApp app = WriterApp.start(
+                WriterConfig.builder(kafka.bootstrap(), peer)
+                        .topics(topics)
+                        .httpPort(0)
+                        .build(),
+                new PrintStream(new ByteArrayOutputStream()))) {
             awaitReady(app.httpPort());
         }
         Path snapshot = TestKafka.tempStore().resolve("snapshot");
         Snapshots.take(peer, "seed-http", snapshot, StorePermissions.DEFAULT);
 
         int port = Ports.freePort();
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore()).topics(topics)
-                .httpPort(port).seed(Optional.of(snapshot)).build();
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
+                .topics(topics)
+                .httpPort(port)
+                .seed(Optional.of(snapshot))
+                .build();
         CountDownLatch seedingBegan = new CountDownLatch(1);
         CountDownLatch goOn = new CountDownLatch(1);
         Seeding.Seeder heldUp = (dir, writer, binding, attributes) -> {
@@ -72,7 +81,9 @@ class SeedingHttpTest {
             }
         });
         try {
-            assertThat(seedingBegan.await(60, TimeUnit.SECONDS)).as("seeding began").isTrue();
+            assertThat(seedingBegan.await(60, TimeUnit.SECONDS))
+                    .as("seeding began")
+                    .isTrue();
             HttpResponse<String> health = Http.get(port, "/health");
             assertThat(health.statusCode()).isEqualTo(200);
             assertThat(health.body()).contains("seeding namespace 'seed-http' from snapshot");
@@ -85,8 +96,10 @@ class SeedingHttpTest {
         try (WriterApp app = starting.get(60, TimeUnit.SECONDS)) {
             awaitReady(port);
             assertThat(Http.get(port, "/health").body()).isEqualTo("ok\n");
-            assertThat(Http.metric(Http.get(port, "/metrics").body(),
-                    "sharedlookup_writer_resumes_total{namespace=\"seed-http\"}")).as("seeded, then resumed")
+            assertThat(Http.metric(
+                            Http.get(port, "/metrics").body(),
+                            "sharedlookup_writer_resumes_total{namespace=\"seed-http\"}"))
+                    .as("seeded, then resumed")
                     .isEqualTo(1);
         }
     }

@@ -28,31 +28,51 @@ class SettingSourcesTest {
         log.start();
         logger.addAppender(log);
         try {
-            WriterMain.parse(new String[] {"--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic",
-                    "t"}, env, new PrintStream(new ByteArrayOutputStream()));
+            WriterMain.parse(
+                    new String[] {"--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t"},
+                    env,
+                    new PrintStream(new ByteArrayOutputStream()));
         } finally {
             logger.detachAppender(log);
         }
-        return log.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage)
+        return log.list.stream()
+                .filter(e -> e.getLevel() == Level.WARN)
+                .map(ILoggingEvent::getFormattedMessage)
                 .toList();
     }
 
     @Test
     void aMisspelledVariableIsWarnedOfWithTheNearestSetting() {
-        assertThat(warningsParsing(Map.of("SHARED_LOOKUP_HTTP_PROT", "8080", "SHARED_LOOKUP_BOOTSTRAP_SERVER", "k:2",
-                "SHARED_LOOKUP_COLOUR", "blue", "OTHER_HTTP_PROT", "1"))).containsExactly(
-                "Ignoring SHARED_LOOKUP_BOOTSTRAP_SERVER: no such setting (did you mean "
-                        + "SHARED_LOOKUP_BOOTSTRAP_SERVERS?)",
-                "Ignoring SHARED_LOOKUP_COLOUR: no such setting",
-                "Ignoring SHARED_LOOKUP_HTTP_PROT: no such setting (did you mean SHARED_LOOKUP_HTTP_PORT?)");
+        assertThat(warningsParsing(Map.of(
+                        "SHARED_LOOKUP_HTTP_PROT",
+                        "8080",
+                        "SHARED_LOOKUP_BOOTSTRAP_SERVER",
+                        "k:2",
+                        "SHARED_LOOKUP_COLOUR",
+                        "blue",
+                        "OTHER_HTTP_PROT",
+                        "1")))
+                .containsExactly(
+                        "Ignoring SHARED_LOOKUP_BOOTSTRAP_SERVER: no such setting (did you mean "
+                                + "SHARED_LOOKUP_BOOTSTRAP_SERVERS?)",
+                        "Ignoring SHARED_LOOKUP_COLOUR: no such setting",
+                        "Ignoring SHARED_LOOKUP_HTTP_PROT: no such setting (did you mean SHARED_LOOKUP_HTTP_PORT?)");
     }
 
     /** What the container image sets, and what Kubernetes injects for Services named shared-lookup and shared-lookup-x. */
     @Test
     void settingsAndKubernetesServiceLinksAreNotWarnedOf() {
-        Map<String, String> env = new TreeMap<>(Map.of("SHARED_LOOKUP_STORE_DIR", tmp.toString(),
-                "SHARED_LOOKUP_HTTP_HOST", "0.0.0.0", "SHARED_LOOKUP_HTTP_PORT", "7070",
-                "SHARED_LOOKUP_KAFKA_PROPERTY", "client.rack=a", "SHARED_LOOKUP_REVERSE_INDEX", "false"));
+        Map<String, String> env = new TreeMap<>(Map.of(
+                "SHARED_LOOKUP_STORE_DIR",
+                tmp.toString(),
+                "SHARED_LOOKUP_HTTP_HOST",
+                "0.0.0.0",
+                "SHARED_LOOKUP_HTTP_PORT",
+                "7070",
+                "SHARED_LOOKUP_KAFKA_PROPERTY",
+                "client.rack=a",
+                "SHARED_LOOKUP_REVERSE_INDEX",
+                "false"));
         for (String service : List.of("SHARED_LOOKUP_", "SHARED_LOOKUP_X_")) {
             env.put(service + "SERVICE_HOST", "10.0.0.7");
             env.put(service + "SERVICE_PORT", "7070");
@@ -66,8 +86,9 @@ class SettingSourcesTest {
         }
         assertThat(warningsParsing(env)).isEmpty();
         // Without a Service of that prefix, a name shaped like a link variable is a typo like any other.
-        assertThat(warningsParsing(Map.of("SHARED_LOOKUP_HTP_PORT", "7070"))).containsExactly(
-                "Ignoring SHARED_LOOKUP_HTP_PORT: no such setting (did you mean SHARED_LOOKUP_HTTP_PORT?)");
+        assertThat(warningsParsing(Map.of("SHARED_LOOKUP_HTP_PORT", "7070")))
+                .containsExactly(
+                        "Ignoring SHARED_LOOKUP_HTP_PORT: no such setting (did you mean SHARED_LOOKUP_HTTP_PORT?)");
     }
 
     /**
@@ -82,18 +103,26 @@ class SettingSourcesTest {
         logger.addAppender(log);
         WriterConfig config;
         try {
-            config = (WriterConfig) WriterMain.parse(new String[] {"--bootstrap-servers", "k:1", "--store-dir",
-                    tmp.toString(), "--topic", "t"}, Map.of("SHARED_LOOKUP_HTTP_PORT", "tcp://10.0.0.7:7070",
-                    "SHARED_LOOKUP_HTTP_SERVICE_HOST", "10.0.0.7", "SHARED_LOOKUP_HTTP_SERVICE_PORT", "7070"),
+            config = (WriterConfig) WriterMain.parse(
+                    new String[] {"--bootstrap-servers", "k:1", "--store-dir", tmp.toString(), "--topic", "t"},
+                    Map.of(
+                            "SHARED_LOOKUP_HTTP_PORT",
+                            "tcp://10.0.0.7:7070",
+                            "SHARED_LOOKUP_HTTP_SERVICE_HOST",
+                            "10.0.0.7",
+                            "SHARED_LOOKUP_HTTP_SERVICE_PORT",
+                            "7070"),
                     new PrintStream(new ByteArrayOutputStream()));
         } finally {
             logger.detachAppender(log);
         }
         assertThat(config.httpPort()).isEqualTo(WriterConfig.DEFAULT_HTTP_PORT);
-        assertThat(log.list).map(ILoggingEvent::getFormattedMessage).containsExactly("Ignoring "
-                + "SHARED_LOOKUP_HTTP_PORT=tcp://10.0.0.7:7070: it is the link variable Kubernetes sets for a Service "
-                + "named shared-lookup-http, not a setting; pass the setting on the command line, or set "
-                + "enableServiceLinks: false in the pod spec");
+        assertThat(log.list)
+                .map(ILoggingEvent::getFormattedMessage)
+                .containsExactly("Ignoring "
+                        + "SHARED_LOOKUP_HTTP_PORT=tcp://10.0.0.7:7070: it is the link variable Kubernetes sets for a Service "
+                        + "named shared-lookup-http, not a setting; pass the setting on the command line, or set "
+                        + "enableServiceLinks: false in the pod spec");
     }
 
     @Test

@@ -26,9 +26,17 @@ class SidecarHeapTest {
     private static final int RECORDS = 1_000;
     private static final int VALUE_BYTES = 4_096;
     /** The settings docs/writer.md gives for a sidecar (its JAVA_TOOL_OPTIONS). */
-    private static final List<String> SIDECAR = List.of("-Xms32m", "-Xmx64m", "-XX:MaxMetaspaceSize=96m",
-            "-XX:ReservedCodeCacheSize=48m", "-XX:+UseSerialGC", "-XX:CICompilerCount=2", "-Xss512k",
-            "-XX:MaxDirectMemorySize=32m", "-Dchronicle.analytics.disable=true");
+    private static final List<String> SIDECAR = List.of(
+            "-Xms32m",
+            "-Xmx64m",
+            "-XX:MaxMetaspaceSize=96m",
+            "-XX:ReservedCodeCacheSize=48m",
+            "-XX:+UseSerialGC",
+            "-XX:CICompilerCount=2",
+            "-Xss512k",
+            "-XX:MaxDirectMemorySize=32m",
+            "-Dchronicle.analytics.disable=true");
+
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
@@ -64,13 +72,26 @@ class SidecarHeapTest {
             }
         }
         kafka.flush();
-        try (WriterProcess writer = WriterProcess.start(SidecarHeapTest::launch, kafka.bootstrap(),
-                TestKafka.tempStore(), "heap0", extra.toArray(String[]::new))) {
-            await("all " + NAMESPACES + " namespaces ready").atMost(Duration.ofSeconds(120))
-                    .pollInterval(Duration.ofMillis(250)).until(() -> writer.ready() || !writer.jvm.isAlive()
-                            || !writer.jvm.lines(l -> l.contains("OutOfMemoryError")).isEmpty());
-            assertThat(writer.jvm.lines(l -> l.contains("OutOfMemoryError"))).as("out of memory").isEmpty();
-            assertThat(writer.jvm.isAlive()).as("writer alive; output: %s", writer.jvm.tail(40)).isTrue();
+        try (WriterProcess writer = WriterProcess.start(
+                SidecarHeapTest::launch,
+                kafka.bootstrap(),
+                TestKafka.tempStore(),
+                "heap0",
+                extra.toArray(String[]::new))) {
+            await("all " + NAMESPACES + " namespaces ready")
+                    .atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> writer.ready()
+                            || !writer.jvm.isAlive()
+                            || !writer.jvm
+                                    .lines(l -> l.contains("OutOfMemoryError"))
+                                    .isEmpty());
+            assertThat(writer.jvm.lines(l -> l.contains("OutOfMemoryError")))
+                    .as("out of memory")
+                    .isEmpty();
+            assertThat(writer.jvm.isAlive())
+                    .as("writer alive; output: %s", writer.jvm.tail(40))
+                    .isTrue();
             for (int t = 0; t < NAMESPACES; t++) {
                 assertThat(writer.lookup("heap" + t, "k" + (RECORDS - 1))).isEqualTo(value(t, RECORDS - 1));
                 assertThat(writer.lookup("heap" + t, "k0")).isEqualTo(value(t, 0));

@@ -36,8 +36,8 @@ class StartWithoutKafkaTest {
     private static WriterProcess startWriter(String name, String bootstrap, Path store) throws Exception {
         List<String> jvmOptions = new ArrayList<>(ChildJvm.chronicleFlags());
         jvmOptions.add("-D" + BrokerOutage.PERIOD_PROPERTY + "=" + PERIOD_MILLIS);
-        return WriterProcess.start(args -> ChildJvm.start(name, LOGS, jvmOptions, WriterMain.class, args), bootstrap,
-                store, "users");
+        return WriterProcess.start(
+                args -> ChildJvm.start(name, LOGS, jvmOptions, WriterMain.class, args), bootstrap, store, "users");
     }
 
     @Test
@@ -47,7 +47,9 @@ class StartWithoutKafkaTest {
         long started = System.nanoTime(); // the process is started next (the OS keeps no reliable start time here)
         try (WriterProcess writer = startWriter("no-broker", bootstrap, store)) {
             AtomicReference<HttpResponse<String>> ready = new AtomicReference<>();
-            await("HTTP answers").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+            await("HTTP answers")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(50))
                     .until(() -> {
                         try {
                             ready.set(writer.get("/ready"));
@@ -57,24 +59,32 @@ class StartWithoutKafkaTest {
                         }
                     });
             Duration toHttp = Duration.ofNanos(System.nanoTime() - started);
-            assertThat(writer.jvm.isAlive()).as("writer alive; output: %s", writer.jvm.lines()).isTrue();
-            assertThat(toHttp).as("from the process's start to HTTP's first answer").isLessThan(HTTP_WITHIN);
+            assertThat(writer.jvm.isAlive())
+                    .as("writer alive; output: %s", writer.jvm.lines())
+                    .isTrue();
+            assertThat(toHttp)
+                    .as("from the process's start to HTTP's first answer")
+                    .isLessThan(HTTP_WITHIN);
             assertThat(ready.get().statusCode()).isEqualTo(503);
             // Whatever the load, the first answer comes while the start still waits for Kafka, not after it gave up.
             assertThat(ready.get().body()).contains("\"users\" : \"the writer is starting: ");
-            await("/ready says the writer is connecting to Kafka, and since when").atMost(Duration.ofSeconds(10))
-                    .until(() -> writer.get("/ready").body().matches("(?s).*connecting to Kafka at " + bootstrap
-                            + " since \\d+ s.*"));
+            await("/ready says the writer is connecting to Kafka, and since when")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> writer.get("/ready")
+                            .body()
+                            .matches("(?s).*connecting to Kafka at " + bootstrap + " since \\d+ s.*"));
             HttpResponse<String> health = writer.get("/health");
             assertThat(health.statusCode()).isEqualTo(200); // alive, starting: a liveness probe must not restart it
 
             // A second writer of the same namespace: its lock error at once, not after Kafka's 10 s.
             long secondStarted = System.nanoTime();
             try (WriterProcess second = startWriter("no-broker-second", bootstrap, store)) {
-                assertThat(second.jvm.awaitExit()).as("output: %s", second.jvm.lines()).isEqualTo(2);
+                assertThat(second.jvm.awaitExit())
+                        .as("output: %s", second.jvm.lines())
+                        .isEqualTo(2);
                 assertThat(Duration.ofNanos(System.nanoTime() - secondStarted)).isLessThan(HTTP_WITHIN);
-                assertThat(second.jvm.lines()).anyMatch(l -> l.startsWith("error: Another writer owns namespace "
-                        + "'users'"));
+                assertThat(second.jvm.lines())
+                        .anyMatch(l -> l.startsWith("error: Another writer owns namespace " + "'users'"));
                 // Whatever the load: it failed before talking to Kafka (it used to wait for it first, and say so).
                 assertThat(second.jvm.lines()).noneMatch(l -> l.contains(bootstrap));
             }
@@ -83,13 +93,19 @@ class StartWithoutKafkaTest {
             writer.jvm.awaitLine(Duration.ofSeconds(30), l -> l.contains("has been unreachable for"));
             List<String> warnings = writer.jvm.lines(l -> l.contains(" WARN "));
             long periods = Duration.ofNanos(System.nanoTime() - started).toMillis() / PERIOD_MILLIS;
-            assertThat(warnings).as("the client's own warnings are summarised: %s", warnings)
+            assertThat(warnings)
+                    .as("the client's own warnings are summarised: %s", warnings)
                     .noneMatch(l -> l.contains("NetworkClient") || l.contains("Node may not be available"));
-            assertThat(warnings).filteredOn(l -> l.contains("is unreachable")).singleElement().asString()
+            assertThat(warnings)
+                    .filteredOn(l -> l.contains("is unreachable"))
+                    .singleElement()
+                    .asString()
                     .contains("Kafka at " + bootstrap + " is unreachable (Connection to node -1 (/" + bootstrap
                             + ") could not be established)")
                     .contains("once every " + PERIOD_MILLIS / 1000 + " s");
-            assertThat(warnings).filteredOn(l -> l.contains("has been unreachable for")).isNotEmpty()
+            assertThat(warnings)
+                    .filteredOn(l -> l.contains("has been unreachable for"))
+                    .isNotEmpty()
                     .allMatch(l -> l.matches(".*Kafka at " + bootstrap + " has been unreachable for \\d+ s.*"))
                     .hasSizeLessThanOrEqualTo((int) periods);
         }

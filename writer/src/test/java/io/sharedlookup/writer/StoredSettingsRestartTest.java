@@ -42,13 +42,15 @@ class StoredSettingsRestartTest {
     private static final Path LOGS = Path.of("target", "child-logs");
     private static final String TOPIC = "people";
     private static final int KEYS = 300;
+
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
+
     private static Path store;
 
     private static WriterProcess writer(String name, String... extra) throws IOException {
-        return WriterProcess.start(args -> ChildJvm.start(name, LOGS, WriterMain.class, args), kafka.bootstrap(),
-                store, TOPIC, extra);
+        return WriterProcess.start(
+                args -> ChildJvm.start(name, LOGS, WriterMain.class, args), kafka.bootstrap(), store, TOPIC, extra);
     }
 
     private static String document(int i) {
@@ -95,8 +97,10 @@ class StoredSettingsRestartTest {
                         sha.update(buffer, 0, n);
                     }
                 }
-                files.put(f.getFileName().toString(), HexFormat.of().formatHex(sha.digest()) + " "
-                        + Files.getLastModifiedTime(f).toMillis());
+                files.put(
+                        f.getFileName().toString(),
+                        HexFormat.of().formatHex(sha.digest()) + " "
+                                + Files.getLastModifiedTime(f).toMillis());
             }
         }
         return files;
@@ -117,32 +121,43 @@ class StoredSettingsRestartTest {
             assertThat(jvm.lines(l -> l.startsWith("error:"))).containsExactly(line);
             assertThat(jvm.lines(l -> l.contains("Exception"))).isEmpty();
         }
-        assertThat(namespaceFiles()).as("the namespace's files, manifest included").isEqualTo(filesBefore);
+        assertThat(namespaceFiles())
+                .as("the namespace's files, manifest included")
+                .isEqualTo(filesBefore);
         assertThat(TestStores.contents(store, TOPIC)).isEqualTo(valuesBefore).isEqualTo(expected(i -> "Name " + i));
     }
 
     @Test
     @Order(1)
     void restartWithoutTheValueFieldIsRefused() throws Exception {
-        assertRefused("settings-no-field", "error: Refusing to start: namespace 'people' was built with "
-                + "value.field=name.display, now no value.field:" + remedy("with --value-field name.display"));
+        assertRefused(
+                "settings-no-field",
+                "error: Refusing to start: namespace 'people' was built with "
+                        + "value.field=name.display, now no value.field:" + remedy("with --value-field name.display"));
     }
 
     @Test
     @Order(2)
     void restartWithAnotherValueFieldIsRefused() throws Exception {
-        assertRefused("settings-other-field", "error: Refusing to start: namespace 'people' was built with "
+        assertRefused(
+                "settings-other-field",
+                "error: Refusing to start: namespace 'people' was built with "
                         + "value.field=name.display, now value.field=name.short:"
                         + remedy("with --value-field name.display"),
-                "--value-field", "name.short");
+                "--value-field",
+                "name.short");
     }
 
     @Test
     @Order(3)
     void restartWithTheReverseIndexToggledIsRefused() throws Exception {
-        assertRefused("settings-reverse-index", "error: Refusing to start: namespace 'people' was built with "
+        assertRefused(
+                "settings-reverse-index",
+                "error: Refusing to start: namespace 'people' was built with "
                         + "reverse.index=false, now reverse.index=true:" + remedy("without --reverse-index"),
-                "--value-field", "name.display", "--reverse-index");
+                "--value-field",
+                "name.display",
+                "--reverse-index");
     }
 
     /**
@@ -161,38 +176,56 @@ class StoredSettingsRestartTest {
         java.util.concurrent.atomic.AtomicLong observations = new java.util.concurrent.atomic.AtomicLong();
         List<String> observerErrors = new CopyOnWriteArrayList<>();
         int length = kafka.setBatchLength(TOPIC, 0, 0, 1 << 30);
-        try (SharedLookupStore reader = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(1)).open()) {
+        try (SharedLookupStore reader = SharedLookupStore.builder(store)
+                .lockTimeout(Duration.ofSeconds(1))
+                .open()) {
             // A reader all along: a new value must never show while the manifest still names the old generation.
-            Thread observer = new Thread(() -> {
-                while (observing.get()) {
-                    try {
-                        String v = reader.lookup(TOPIC).get("1");
-                        long generationAfter = Manifest.read(layout.manifest(TOPIC)).generation();
-                        if ("team-1".equals(v) && generationAfter == oldGeneration) {
-                            newValuesUnderOldGeneration.add(v);
+            Thread observer = new Thread(
+                    () -> {
+                        while (observing.get()) {
+                            try {
+                                String v = reader.lookup(TOPIC).get("1");
+                                long generationAfter =
+                                        Manifest.read(layout.manifest(TOPIC)).generation();
+                                if ("team-1".equals(v) && generationAfter == oldGeneration) {
+                                    newValuesUnderOldGeneration.add(v);
+                                }
+                                observations.incrementAndGet();
+                                // Pacing on a shared 2-core host (not synchronisation): a read every millisecond is
+                                // plenty.
+                                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                            } catch (IOException | RuntimeException e) {
+                                observerErrors.add(e.toString());
+                            }
                         }
-                        observations.incrementAndGet();
-                        // Pacing on a shared 2-core host (not synchronisation): a read every millisecond is plenty.
-                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-                    } catch (IOException | RuntimeException e) {
-                        observerErrors.add(e.toString());
-                    }
-                }
-            }, "observer");
+                    },
+                    "observer");
             observer.start();
             // A health check every second: only a health check tells the partition stuck (5 s apart in production,
             // the second one 10 s after the start), and the test waits for that before it repairs the partition.
             List<String> jvmOptions = new ArrayList<>(ChildJvm.chronicleFlags());
             jvmOptions.add("-D" + Ingestor.HEALTH_PERIOD_PROPERTY + "=1000");
-            WriterProcess w = WriterProcess.start(args -> ChildJvm.start("settings-rebuild", LOGS, jvmOptions,
-                    WriterMain.class, args), kafka.bootstrap(), store, TOPIC, "--value-field", "team", "--rebuild",
-                    TOPIC, "--stuck-after", "1");
+            WriterProcess w = WriterProcess.start(
+                    args -> ChildJvm.start("settings-rebuild", LOGS, jvmOptions, WriterMain.class, args),
+                    kafka.bootstrap(),
+                    store,
+                    TOPIC,
+                    "--value-field",
+                    "team",
+                    "--rebuild",
+                    TOPIC,
+                    "--stuck-after",
+                    "1");
             try (ChildJvm jvm = w.jvm) {
-                jvm.awaitLine(Duration.ofSeconds(60), l -> l.contains("building a fresh generation")
-                        && l.contains("--rebuild people was given"));
+                jvm.awaitLine(
+                        Duration.ofSeconds(60),
+                        l -> l.contains("building a fresh generation") && l.contains("--rebuild people was given"));
                 // Held at partition 0: it has read what it can and cannot publish.
-                await("rebuild held at partition 0").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                        .ignoreExceptions().until(() -> w.get("/ready").body().contains("stuck: partition 0"));
+                await("rebuild held at partition 0")
+                        .atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(100))
+                        .ignoreExceptions()
+                        .until(() -> w.get("/ready").body().contains("stuck: partition 0"));
                 assertThat(Manifest.read(layout.manifest(TOPIC)).generation()).isEqualTo(oldGeneration);
                 assertThat(reader.lookup(TOPIC).get("1")).isEqualTo("Name 1");
                 assertThat(TestStores.contents(store, TOPIC)).isEqualTo(expected(i -> "Name " + i));
@@ -202,7 +235,8 @@ class StoredSettingsRestartTest {
                 Manifest rebuilt = Manifest.read(layout.manifest(TOPIC));
                 assertThat(rebuilt.generation()).isGreaterThan(oldGeneration);
                 assertThat(rebuilt.attributes()).containsEntry("value.field", "team");
-                await("the long-running reader follows the publish").atMost(Duration.ofSeconds(10))
+                await("the long-running reader follows the publish")
+                        .atMost(Duration.ofSeconds(10))
                         .until(() -> "team-1".equals(reader.lookup(TOPIC).get("1")));
                 assertThat(TestStores.contents(store, TOPIC)).isEqualTo(expected(i -> "team-" + i % 7));
                 jvm.terminate(Duration.ofSeconds(10));
@@ -228,14 +262,17 @@ class StoredSettingsRestartTest {
         Manifest published = Manifest.read(new StoreLayout(store).manifest(TOPIC));
         long before = published.generation();
         String field = published.attributes().get("value.field"); // the stored one: nothing changes
-        WriterProcess w = field == null ? writer("settings-rebuild-same", "--rebuild", TOPIC)
+        WriterProcess w = field == null
+                ? writer("settings-rebuild-same", "--rebuild", TOPIC)
                 : writer("settings-rebuild-same", "--value-field", field, "--rebuild", TOPIC);
         try (ChildJvm jvm = w.jvm) {
             w.awaitReady(Duration.ofSeconds(60));
-            assertThat(jvm.printed(l -> l.contains("building a fresh generation")
-                    && l.contains("--rebuild people was given"))).isTrue();
+            assertThat(jvm.printed(
+                            l -> l.contains("building a fresh generation") && l.contains("--rebuild people was given")))
+                    .isTrue();
             jvm.terminate(Duration.ofSeconds(10));
         }
-        assertThat(Manifest.read(new StoreLayout(store).manifest(TOPIC)).generation()).isGreaterThan(before);
+        assertThat(Manifest.read(new StoreLayout(store).manifest(TOPIC)).generation())
+                .isGreaterThan(before);
     }
 }

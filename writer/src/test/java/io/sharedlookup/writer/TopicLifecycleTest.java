@@ -36,6 +36,7 @@ class TopicLifecycleTest {
     private static final Logger log = LoggerFactory.getLogger(TopicLifecycleTest.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path LOGS = Path.of("target", "child-logs");
+
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
@@ -44,7 +45,9 @@ class TopicLifecycleTest {
     }
 
     private static void awaitReady(int port) {
-        await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        await("writer ready")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> Http.get(port, "/ready").statusCode() == 200);
     }
 
@@ -74,16 +77,19 @@ class TopicLifecycleTest {
         kafka.send("doomed", 0, "d0", "v0");
         kafka.flush();
         Path store = TestKafka.tempStore();
-        try (WriterApp app = start(WriterConfig.builder(kafka.bootstrap(), store).topics(List.of(
-                new TopicBinding("alive", "alive"), new TopicBinding("doomed", "doomed"))))) {
+        try (WriterApp app = start(WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(new TopicBinding("alive", "alive"), new TopicBinding("doomed", "doomed"))))) {
             int port = app.httpPort();
             awaitReady(port);
             kafka.deleteTopic("doomed");
 
-            await("only the deleted topic's namespace unready, saying why").atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(200)).until(() -> {
+            await("only the deleted topic's namespace unready, saying why")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
                         JsonNode why = notReady(port);
-                        return why.has("doomed") && why.get("doomed").asText().contains("does not exist")
+                        return why.has("doomed")
+                                && why.get("doomed").asText().contains("does not exist")
                                 && !why.has("alive");
                     });
             long noticed = System.currentTimeMillis();
@@ -96,22 +102,32 @@ class TopicLifecycleTest {
                 kafka.flush();
                 String key = "a" + i;
                 String value = "v" + i;
-                await("update " + key + " visible").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                await("update " + key + " visible")
+                        .atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(10))
                         .until(() -> value.equals(lookup(port, "alive", key)));
                 slowestMillis = Math.max(slowestMillis, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent));
-                assertThat(notReady(port).has("alive")).as("alive unready: %s", notReady(port)).isFalse();
+                assertThat(notReady(port).has("alive"))
+                        .as("alive unready: %s", notReady(port))
+                        .isFalse();
                 Thread.sleep(400); // pacing the producer, not synchronisation
             }
-            log.info("FIGURE deleted topic: slowest of 25 updates of the healthy topic visible after {} ms",
+            log.info(
+                    "FIGURE deleted topic: slowest of 25 updates of the healthy topic visible after {} ms",
                     slowestMillis);
             // The point: the ingest thread is not held 3 s of every 5 (an update then waited over 3 s). One health
             // check now holds it at most the topic look's 0.5 s wait plus the end offsets' 1.2 s budget
             // (EndsRefresh.CHECK_BUDGET), and an update is published within a 250 ms checkpoint after its poll:
             // 2.5 s leaves room for a loaded 2-core machine and still fails a 3 s hold.
-            assertThat(slowestMillis).as("slowest update of the healthy topic, ms").isLessThan(2_500);
-            await("the healthy topic's updated.at moves past the deletion").atMost(Duration.ofSeconds(20))
+            assertThat(slowestMillis)
+                    .as("slowest update of the healthy topic, ms")
+                    .isLessThan(2_500);
+            await("the healthy topic's updated.at moves past the deletion")
+                    .atMost(Duration.ofSeconds(20))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> Manifest.read(new StoreLayout(store).manifest("alive")).updatedAtMillis() > noticed);
+                    .until(() -> Manifest.read(new StoreLayout(store).manifest("alive"))
+                                    .updatedAtMillis()
+                            > noticed);
             assertThat(notReady(port).get("doomed").asText()).contains("'doomed'");
         }
     }
@@ -133,11 +149,15 @@ class TopicLifecycleTest {
         // A health check every second: the health check is what sees the topic's new id (5 s apart in production).
         List<String> jvmOptions = new ArrayList<>(ChildJvm.chronicleFlags());
         jvmOptions.add("-D" + Ingestor.HEALTH_PERIOD_PROPERTY + "=1000");
-        try (WriterProcess writer = WriterProcess.start(args -> ChildJvm.start("reborn-writer", LOGS, jvmOptions,
-                WriterMain.class, args), kafka.bootstrap(), store, topic)) {
+        try (WriterProcess writer = WriterProcess.start(
+                args -> ChildJvm.start("reborn-writer", LOGS, jvmOptions, WriterMain.class, args),
+                kafka.bootstrap(),
+                store,
+                topic)) {
             writer.awaitReady(Duration.ofSeconds(90));
-            await("old keys served").atMost(Duration.ofSeconds(10)).until(() -> "old".equals(writer.lookup(topic,
-                    "old4")));
+            await("old keys served")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> "old".equals(writer.lookup(topic, "old4")));
             signal("STOP", writer.jvm.pid());
             try {
                 kafka.deleteTopic(topic);
@@ -150,17 +170,21 @@ class TopicLifecycleTest {
                 signal("CONT", writer.jvm.pid());
             }
             long resumed = System.nanoTime();
-            await("the recreated topic's keys served, the old topic's gone").atMost(Duration.ofSeconds(40))
+            await("the recreated topic's keys served, the old topic's gone")
+                    .atMost(Duration.ofSeconds(40))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> "new".equals(writer.lookup(topic, "new0")) && writer.lookup(topic, "old0") == null);
-            log.info("FIGURE recreated topic: new keys served, old gone {} ms after SIGCONT",
+            log.info(
+                    "FIGURE recreated topic: new keys served, old gone {} ms after SIGCONT",
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumed));
             assertThat(writer.jvm.lines()).anyMatch(l -> l.contains("WARN") && l.contains("topic id"));
         }
     }
 
     private static void signal(String name, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
+                .inheritIO()
+                .start();
         assertThat(kill.waitFor()).as("kill -%s %d", name, pid).isZero();
     }
 
@@ -186,12 +210,13 @@ class TopicLifecycleTest {
         WriterApp started;
         try {
             started = start(WriterConfig.builder(kafka.bootstrap(), store)
-                    .topics(List.of(new TopicBinding(topic, topic))).stuckAfterSeconds(2));
+                    .topics(List.of(new TopicBinding(topic, topic)))
+                    .stuckAfterSeconds(2));
         } finally {
             System.clearProperty(Ingestor.HEALTH_PERIOD_PROPERTY);
         }
         try (WriterApp app = started;
-             KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+                KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             int port = app.httpPort();
             awaitReady(port);
             producer.initTransactions();
@@ -202,24 +227,31 @@ class TopicLifecycleTest {
             producer.flush();
             long sent = System.nanoTime();
 
-            await("records behind the open transaction counted as lag").atMost(Duration.ofSeconds(20))
+            await("records behind the open transaction counted as lag")
+                    .atMost(Duration.ofSeconds(20))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> namespace(port, topic).get("lag").get("0").asLong() >= 3);
-            await("held partition reported stuck, naming the transaction").atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(200)).until(() -> {
+            await("held partition reported stuck, naming the transaction")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
                         String why = notReady(port).path(topic).asText();
-                        return why.contains("stuck") && why.contains("open transaction")
-                                && why.contains("producer id");
+                        return why.contains("stuck") && why.contains("open transaction") && why.contains("producer id");
                     });
-            log.info("FIGURE open transaction: /ready says stuck naming it {} ms after its records were sent "
-                    + "(--stuck-after 2)", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent));
+            log.info(
+                    "FIGURE open transaction: /ready says stuck naming it {} ms after its records were sent "
+                            + "(--stuck-after 2)",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent));
             assertThat(lookup(port, topic, "k1")).isNull();
 
             producer.commitTransaction();
             awaitReady(port);
-            await("committed records visible").atMost(Duration.ofSeconds(10))
+            await("committed records visible")
+                    .atMost(Duration.ofSeconds(10))
                     .until(() -> "v3".equals(lookup(port, topic, "k3")));
-            await("no lag").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
+            await("no lag")
+                    .atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> namespace(port, topic).get("lag").get("0").asLong() == 0);
         }
     }

@@ -33,13 +33,15 @@ class WriterCrashTest {
     private static final Logger log = LoggerFactory.getLogger(WriterCrashTest.class);
     /** Chooses the bootstrap kill moments; printed so that a failing run can be repeated. */
     private static final long KILL_SEED = 0xA1L;
+
     private static final Path LOGS = Path.of("target", "child-logs");
+
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
     private static WriterProcess startWriter(String name, Path store, String topic) throws IOException {
-        return WriterProcess.start(args -> ChildJvm.start(name, LOGS, WriterMain.class, args), kafka.bootstrap(),
-                store, topic);
+        return WriterProcess.start(
+                args -> ChildJvm.start(name, LOGS, WriterMain.class, args), kafka.bootstrap(), store, topic);
     }
 
     private static boolean ready(int port) {
@@ -51,9 +53,13 @@ class WriterCrashTest {
     }
 
     private static void awaitReady(WriterProcess w) {
-        await(w.jvm + " ready").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+        await(w.jvm + " ready")
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> ready(w.port) || !w.jvm.isAlive());
-        assertThat(w.jvm.isAlive()).as("writer alive; output: %s", w.jvm.lines()).isTrue();
+        assertThat(w.jvm.isAlive())
+                .as("writer alive; output: %s", w.jvm.lines())
+                .isTrue();
     }
 
     @Test
@@ -70,26 +76,29 @@ class WriterCrashTest {
         }
         kafka.flush();
         AtomicBoolean updating = new AtomicBoolean(true);
-        Thread updater = new Thread(() -> {
-            Random r = new Random(1);
-            long n = 0;
-            while (updating.get()) {
-                String key = "id-" + r.nextInt(20_000);
-                String value = r.nextInt(10) == 0 ? null : "update-" + n++;
-                kafka.send(topic, key, value);
-                if (value == null) {
-                    expected.remove(key);
-                } else {
-                    expected.put(key, value);
-                }
-                if (n % 20 == 0) {
-                    // Load pacing (about 2000 updates/s), not synchronisation: an unpaced producer would bury the
-                    // test in millions of records.
-                    java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
-                }
-            }
-            kafka.flush();
-        }, "updater");
+        Thread updater = new Thread(
+                () -> {
+                    Random r = new Random(1);
+                    long n = 0;
+                    while (updating.get()) {
+                        String key = "id-" + r.nextInt(20_000);
+                        String value = r.nextInt(10) == 0 ? null : "update-" + n++;
+                        kafka.send(topic, key, value);
+                        if (value == null) {
+                            expected.remove(key);
+                        } else {
+                            expected.put(key, value);
+                        }
+                        if (n % 20 == 0) {
+                            // Load pacing (about 2000 updates/s), not synchronisation: an unpaced producer would bury
+                            // the
+                            // test in millions of records.
+                            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+                        }
+                    }
+                    kafka.flush();
+                },
+                "updater");
         updater.start();
         Path store = TestKafka.tempStore();
         Random random = new Random(2);
@@ -103,7 +112,8 @@ class WriterCrashTest {
                     // Killed while it fills a new generation (usually before it publishes it), 0-1.5 s in: the
                     // moment is chosen by the seed, not by what the writer is doing, so kills land mid-fill.
                     bootstrapping.awaitLine(Duration.ofSeconds(60), l -> l.contains("new generation"));
-                    LockSupport.parkNanos(Duration.ofMillis(killDelays.nextInt(1500)).toNanos());
+                    LockSupport.parkNanos(
+                            Duration.ofMillis(killDelays.nextInt(1500)).toNanos());
                     bootstrapping.kill();
                     kills++;
                     if (!bootstrapping.printed(l -> l.contains("Namespace 'crash': published"))) {
@@ -125,14 +135,16 @@ class WriterCrashTest {
             updater.join();
         }
         assertThat(kills).isEqualTo(10);
-        assertThat(killsBeforePublish).as("bootstrap kills that hit an unpublished generation (seed %s)", KILL_SEED)
+        assertThat(killsBeforePublish)
+                .as("bootstrap kills that hit an unpublished generation (seed %s)", KILL_SEED)
                 .isGreaterThanOrEqualTo(3);
 
         WriterProcess last = startWriter("final", store, topic);
         try (ChildJvm jvm = last.jvm) {
             awaitReady(last);
             assertThat(jvm.printed(l -> l.contains("did not stop cleanly"))).isTrue();
-            await("store converges to the topic (kill seed " + KILL_SEED + ")").atMost(Duration.ofSeconds(60))
+            await("store converges to the topic (kill seed " + KILL_SEED + ")")
+                    .atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(500))
                     .until(() -> TestStores.contents(store, topic).equals(new TreeMap<>(expected)));
             long start = System.nanoTime();
@@ -154,7 +166,8 @@ class WriterCrashTest {
 
     private static double metric(int port, String namespace) {
         try {
-            return Http.metric(Http.get(port, "/metrics").body(),
+            return Http.metric(
+                    Http.get(port, "/metrics").body(),
                     "sharedlookup_writer_records_total{namespace=\"" + namespace + "\"}");
         } catch (Exception e) {
             return 0;
@@ -168,11 +181,15 @@ class WriterCrashTest {
         kafka.send(topic, "before", "1");
         kafka.flush();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
-                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
+                .topics(List.of(new TopicBinding(topic, topic)))
+                .httpPort(0)
+                .build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
             kafka.stop();
-            await("not ready while Kafka is down").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+            await("not ready while Kafka is down")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> {
                         var r = Http.get(app.httpPort(), "/ready");
                         return r.statusCode() == 503 && r.body().contains("unreachable");
@@ -182,7 +199,8 @@ class WriterCrashTest {
             kafka.start();
             kafka.send(topic, "after", "2");
             kafka.flush();
-            await("ready and caught up after Kafka is back").atMost(Duration.ofSeconds(90))
+            await("ready and caught up after Kafka is back")
+                    .atMost(Duration.ofSeconds(90))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> ready(app.httpPort())
                             && Http.get(app.httpPort(), "/lookup/outage/after").statusCode() == 200);
@@ -200,7 +218,9 @@ class WriterCrashTest {
         }
         kafka.flush();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
+                .topics(List.of(new TopicBinding(topic, topic)))
+                .httpPort(0)
+                .build();
         WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()));
         await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
         return app;
@@ -208,13 +228,15 @@ class WriterCrashTest {
 
     /** The status snapshot is refreshed every 250 ms, so it may trail the data a test has just seen. */
     private static void awaitStatusGenerationAfter(WriterApp app, String topic, long generation) {
-        await("status names a generation after " + generation).atMost(Duration.ofSeconds(5))
-                .untilAsserted(() -> assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation));
+        await("status names a generation after " + generation)
+                .atMost(Duration.ofSeconds(5))
+                .untilAsserted(
+                        () -> assertThat(app.statuses().get(topic).generation()).isGreaterThan(generation));
     }
 
     private static void dieHoldingSegmentLock(Path store, String topic, String key, String lock) throws Exception {
-        try (ChildJvm reader = ChildJvm.start("dies-holding-" + lock + "-lock", LOGS, HoldSegmentLock.class,
-                store.toString(), topic, key, lock)) {
+        try (ChildJvm reader = ChildJvm.start(
+                "dies-holding-" + lock + "-lock", LOGS, HoldSegmentLock.class, store.toString(), topic, key, lock)) {
             reader.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("LOCKED"));
             reader.kill();
         }
@@ -230,10 +252,15 @@ class WriterCrashTest {
             kafka.send(topic, "k7", "v2");
             kafka.send(topic, "k8", "v2");
             kafka.flush();
-            await("update applied in a replacement generation").atMost(Duration.ofSeconds(60))
+            await("update applied in a replacement generation")
+                    .atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(100))
-                    .until(() -> "v2".equals(Http.get(app.httpPort(), "/lookup/stuck/k7").body())
-                            && "v2".equals(Http.get(app.httpPort(), "/lookup/stuck/k8").body()));
+                    .until(() -> "v2"
+                                    .equals(Http.get(app.httpPort(), "/lookup/stuck/k7")
+                                            .body())
+                            && "v2"
+                                    .equals(Http.get(app.httpPort(), "/lookup/stuck/k8")
+                                            .body()));
             awaitStatusGenerationAfter(app, topic, generation);
             assertThat(Http.get(app.httpPort(), "/lookup/stuck/k99").body()).isEqualTo("v1");
             String metrics = Http.get(app.httpPort(), "/metrics").body();
@@ -259,7 +286,9 @@ class WriterCrashTest {
         }
         kafka.flush();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
+                .topics(List.of(new TopicBinding(topic, topic)))
+                .httpPort(0)
+                .build();
         try (WriterApp first = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(first.httpPort()));
         }
@@ -267,18 +296,27 @@ class WriterCrashTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_resumes_total{namespace=\"" + topic + "\"}"))
-                    .as("resumed after the clean stop").isEqualTo(1);
+                    .as("resumed after the clean stop")
+                    .isEqualTo(1);
             dieHoldingSegmentLock(store, topic, "k7", "read");
             kafka.send(topic, "k7", "after");
             kafka.send(topic, "k1000", "new");
             kafka.flush();
-            await("updates applied in a replacement generation").atMost(Duration.ofSeconds(60))
+            await("updates applied in a replacement generation")
+                    .atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(100))
-                    .until(() -> "after".equals(Http.get(app.httpPort(), "/lookup/" + topic + "/k7").body())
-                            && "new".equals(Http.get(app.httpPort(), "/lookup/" + topic + "/k1000").body()));
-            assertThat(Http.get(app.httpPort(), "/lookup/" + topic + "/k999").body()).isEqualTo(big + 999);
-            assertThat(Http.metric(Http.get(app.httpPort(), "/metrics").body(),
-                    "sharedlookup_writer_lock_replacements_total{namespace=\"" + topic + "\"}")).isEqualTo(1);
+                    .until(() -> "after"
+                                    .equals(Http.get(app.httpPort(), "/lookup/" + topic + "/k7")
+                                            .body())
+                            && "new"
+                                    .equals(Http.get(app.httpPort(), "/lookup/" + topic + "/k1000")
+                                            .body()));
+            assertThat(Http.get(app.httpPort(), "/lookup/" + topic + "/k999").body())
+                    .isEqualTo(big + 999);
+            assertThat(Http.metric(
+                            Http.get(app.httpPort(), "/metrics").body(),
+                            "sharedlookup_writer_lock_replacements_total{namespace=\"" + topic + "\"}"))
+                    .isEqualTo(1);
         }
     }
 
@@ -294,21 +332,28 @@ class WriterCrashTest {
             kafka.send(topic, "k7", "v2");
             kafka.send(topic, "k8", null);
             kafka.flush();
-            await("update applied in a generation rebuilt from the topic").atMost(Duration.ofSeconds(60))
+            await("update applied in a generation rebuilt from the topic")
+                    .atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(100))
-                    .until(() -> "v2".equals(Http.get(app.httpPort(), "/lookup/scanned/k7").body())
+                    .until(() -> "v2"
+                                    .equals(Http.get(app.httpPort(), "/lookup/scanned/k7")
+                                            .body())
                             && Http.get(app.httpPort(), "/lookup/scanned/k8").statusCode() == 404
                             && ready(app.httpPort()));
             awaitStatusGenerationAfter(app, topic, generation);
             assertThat(Http.get(app.httpPort(), "/lookup/scanned/k99").body()).isEqualTo("v1");
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"scanned\"}"))
-                    .as("the first build and the rebuild").isEqualTo(2);
+                    .as("the first build and the rebuild")
+                    .isEqualTo(2);
             // And it keeps taking updates afterwards.
             kafka.send(topic, "k7", "v3");
             kafka.flush();
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> "v3".equals(Http.get(app.httpPort(), "/lookup/scanned/k7").body()));
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> "v3"
+                            .equals(Http.get(app.httpPort(), "/lookup/scanned/k7")
+                                    .body()));
         }
     }
 
@@ -322,7 +367,9 @@ class WriterCrashTest {
         kafka.flush();
         Path store = TestKafka.tempStore();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).build();
+                .topics(List.of(new TopicBinding(topic, topic)))
+                .httpPort(0)
+                .build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready(app.httpPort()));
             long generation = app.statuses().get(topic).generation();
@@ -336,10 +383,14 @@ class WriterCrashTest {
             kafka.flush();
             // The old positions (about 150 per partition) are past the new end offsets: replaying the new topic
             // over the old generation would keep 280 keys that no longer exist.
-            await("the store equals the recreated topic").atMost(Duration.ofSeconds(90))
+            await("the store equals the recreated topic")
+                    .atMost(Duration.ofSeconds(90))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> ready(app.httpPort()) && app.statuses().get(topic).generation() > generation
-                            && "new-3".equals(Http.get(app.httpPort(), "/lookup/recreated/k3").body()));
+                    .until(() -> ready(app.httpPort())
+                            && app.statuses().get(topic).generation() > generation
+                            && "new-3"
+                                    .equals(Http.get(app.httpPort(), "/lookup/recreated/k3")
+                                            .body()));
             Contents.assertSame(TestStores.contents(store, topic), expected);
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"recreated\"}"))
@@ -356,7 +407,8 @@ class WriterCrashTest {
         TestStores.publish(store, "users", Map.of("1", "Ada")).close(); // what an earlier run left published
         WriterConfig config = WriterConfig.builder("127.0.0.1:" + deadPort, store)
                 // TestStores publishes as from topic "topic": the same topic, or the start is refused as a change.
-                .topics(List.of(new TopicBinding("topic", "users"), new TopicBinding("items", "items"))).httpPort(0)
+                .topics(List.of(new TopicBinding("topic", "users"), new TopicBinding("items", "items")))
+                .httpPort(0)
                 .build();
         try (WriterApp app = WriterApp.start(config, new PrintStream(new ByteArrayOutputStream()))) {
             assertThat(Http.get(app.httpPort(), "/health").statusCode()).isEqualTo(200);

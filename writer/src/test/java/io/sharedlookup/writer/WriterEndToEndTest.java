@@ -44,13 +44,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The writer in this JVM against a real KRaft broker; readers in this JVM and in a separate one. */
 class WriterEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
-    private static WriterConfig config(Path store, List<TopicBinding> topics, Optional<String> valueField,
-                                       int maxValueBytes) {
-        return WriterConfig.builder(kafka.bootstrap(), store).topics(topics).httpPort(0).valueField(valueField)
-                .maxValueBytes(maxValueBytes).build();
+    private static WriterConfig config(
+            Path store, List<TopicBinding> topics, Optional<String> valueField, int maxValueBytes) {
+        return WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(topics)
+                .httpPort(0)
+                .valueField(valueField)
+                .maxValueBytes(maxValueBytes)
+                .build();
     }
 
     private static WriterApp start(WriterConfig config) throws Exception {
@@ -58,18 +63,26 @@ class WriterEndToEndTest {
     }
 
     private static void awaitReady(WriterApp app) {
-        await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        await("writer ready")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
     }
 
     /** Reads the namespace from a separate JVM through reader-lib. */
     private static Map<String, String> dumpInChildJvm(Path store, String namespace) throws Exception {
-        try (ChildJvm child = ChildJvm.start("dump-" + namespace, Path.of("target", "child-logs"),
-                DumpNamespace.class, store.toString(), namespace)) {
+        try (ChildJvm child = ChildJvm.start(
+                "dump-" + namespace,
+                Path.of("target", "child-logs"),
+                DumpNamespace.class,
+                store.toString(),
+                namespace)) {
             assertThat(child.waitFor()).isZero();
-            String line = child.lines().stream().filter(l -> l.startsWith("DUMP ")).findFirst().orElseThrow(
-                    () -> new AssertionError("no dump: " + child.lines()));
-            return JSON.readValue(line.substring(5), new TypeReference<TreeMap<String, String>>() { });
+            String line = child.lines().stream()
+                    .filter(l -> l.startsWith("DUMP "))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no dump: " + child.lines()));
+            return JSON.readValue(line.substring(5), new TypeReference<TreeMap<String, String>>() {});
         }
     }
 
@@ -112,28 +125,32 @@ class WriterEndToEndTest {
         kafka.flush();
 
         Path store = TestKafka.tempStore();
-        List<TopicBinding> topics = List.of(new TopicBinding("mixed", "mixed"),
-                new TopicBinding("people", "people"));
+        List<TopicBinding> topics = List.of(new TopicBinding("mixed", "mixed"), new TopicBinding("people", "people"));
         Map<String, String> mixedBytes = new HashMap<>();
         try (WriterApp app = start(config(store, List.of(topics.get(0)), Optional.empty(), 1000))) {
             awaitReady(app);
             Contents.assertSame(dumpInChildJvm(store, "mixed"), mixed);
             String metrics = Http.get(app.httpPort(), "/metrics").body();
-            assertThat(Http.metric(metrics, "sharedlookup_writer_oversize_skips_total{namespace=\"mixed\"}")).isEqualTo(1);
-            assertThat(Http.metric(metrics, "sharedlookup_writer_null_keys_total{namespace=\"mixed\"}")).isEqualTo(1);
-            assertThat(Http.metric(metrics, "sharedlookup_writer_decode_errors_total{namespace=\"mixed\"}")).isEqualTo(1);
-            assertThat(Http.metric(metrics, "sharedlookup_writer_tombstones_total{namespace=\"mixed\"}")).isPositive();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_oversize_skips_total{namespace=\"mixed\"}"))
+                    .isEqualTo(1);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_null_keys_total{namespace=\"mixed\"}"))
+                    .isEqualTo(1);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_decode_errors_total{namespace=\"mixed\"}"))
+                    .isEqualTo(1);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_tombstones_total{namespace=\"mixed\"}"))
+                    .isPositive();
             mixedBytes.putAll(mixed);
         }
-        try (WriterApp app = start(config(TestKafka.tempStore(), List.of(topics.get(1)), Optional.of("name.display"),
-                1 << 20))) {
+        try (WriterApp app =
+                start(config(TestKafka.tempStore(), List.of(topics.get(1)), Optional.of("name.display"), 1 << 20))) {
             awaitReady(app);
             String metrics = Http.get(app.httpPort(), "/metrics").body();
             assertThat(Http.metric(metrics, "sharedlookup_writer_decode_errors_total{namespace=\"people\"}"))
                     .isEqualTo(2);
             assertThat(Http.get(app.httpPort(), "/lookup/people/1").body()).isEqualTo("Ada");
             assertThat(Http.get(app.httpPort(), "/lookup/people/5").body()).isEqualTo("42");
-            assertThat(Http.get(app.httpPort(), "/lookup/people/3").statusCode()).isEqualTo(404);
+            assertThat(Http.get(app.httpPort(), "/lookup/people/3").statusCode())
+                    .isEqualTo(404);
         }
 
         // Clean restart: resumes from the stored offsets, reads only what is new.
@@ -143,11 +160,15 @@ class WriterEndToEndTest {
         kafka.flush();
         try (WriterApp app = start(config(store, List.of(topics.get(0)), Optional.empty(), 1000))) {
             awaitReady(app);
-            await().atMost(Duration.ofSeconds(20)).until(() -> TestStores.contents(store, "mixed").equals(new TreeMap<>(mixed)));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> TestStores.contents(store, "mixed").equals(new TreeMap<>(mixed)));
             String metrics = Http.get(app.httpPort(), "/metrics").body();
-            assertThat(Http.metric(metrics, "sharedlookup_writer_records_total{namespace=\"mixed\"}")).isEqualTo(10);
-            assertThat(Http.metric(metrics, "sharedlookup_writer_resumes_total{namespace=\"mixed\"}")).isEqualTo(1);
-            assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"mixed\"}")).isZero();
+            assertThat(Http.metric(metrics, "sharedlookup_writer_records_total{namespace=\"mixed\"}"))
+                    .isEqualTo(10);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_resumes_total{namespace=\"mixed\"}"))
+                    .isEqualTo(1);
+            assertThat(Http.metric(metrics, "sharedlookup_writer_rebuilds_total{namespace=\"mixed\"}"))
+                    .isZero();
             httpEndpoints(app.httpPort());
         }
     }
@@ -162,12 +183,14 @@ class WriterEndToEndTest {
         assertThat(ns.get("topic").asText()).isEqualTo("mixed");
         assertThat(ns.get("state").asText()).isEqualTo("LIVE");
         assertThat(ns.get("entries").asLong()).isPositive();
-        assertThat(ns.get("capacity").asLong()).isGreaterThanOrEqualTo(ns.get("entries").asLong());
+        assertThat(ns.get("capacity").asLong())
+                .isGreaterThanOrEqualTo(ns.get("entries").asLong());
         assertThat(ns.get("lag").size()).isEqualTo(3);
-        assertThat(ns.has("generation") && ns.has("fillRatio") && ns.has("lastUpdate") && ns.has("lastError")).isTrue();
+        assertThat(ns.has("generation") && ns.has("fillRatio") && ns.has("lastUpdate") && ns.has("lastError"))
+                .isTrue();
 
-        HttpResponse<String> found = Http.get(port, "/lookup/mixed/"
-                + URLEncoder.encode("unicode-ключ-🔑", StandardCharsets.UTF_8));
+        HttpResponse<String> found =
+                Http.get(port, "/lookup/mixed/" + URLEncoder.encode("unicode-ключ-🔑", StandardCharsets.UTF_8));
         assertThat(found.statusCode()).isEqualTo(200);
         assertThat(found.body()).isEqualTo("значение ✓ 😀");
         assertThat(found.headers().firstValue("content-type")).contains("text/plain; charset=utf-8");
@@ -187,10 +210,17 @@ class WriterEndToEndTest {
         HttpResponse<String> metrics = Http.get(port, "/metrics");
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.headers().firstValue("content-type").orElse("")).startsWith("text/plain");
-        for (String family : List.of("sharedlookup_writer_records_total", "sharedlookup_writer_tombstones_total",
-                "sharedlookup_writer_decode_errors_total", "sharedlookup_writer_oversize_skips_total",
-                "sharedlookup_writer_lag_records", "sharedlookup_writer_entries", "sharedlookup_writer_capacity_entries",
-                "sharedlookup_writer_generation", "sharedlookup_writer_rebuilds_total", "sharedlookup_http_requests_total",
+        for (String family : List.of(
+                "sharedlookup_writer_records_total",
+                "sharedlookup_writer_tombstones_total",
+                "sharedlookup_writer_decode_errors_total",
+                "sharedlookup_writer_oversize_skips_total",
+                "sharedlookup_writer_lag_records",
+                "sharedlookup_writer_entries",
+                "sharedlookup_writer_capacity_entries",
+                "sharedlookup_writer_generation",
+                "sharedlookup_writer_rebuilds_total",
+                "sharedlookup_http_requests_total",
                 "sharedlookup_http_request_duration_seconds")) {
             assertThat(metrics.body()).contains("# TYPE " + family + " ");
         }
@@ -216,17 +246,23 @@ class WriterEndToEndTest {
         kafka.flush();
         Path store = TestKafka.tempStore();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding("teams", "teams"))).httpPort(0).maxValueBytes(1000)
-                .reverseIndex(true).build();
+                .topics(List.of(new TopicBinding("teams", "teams")))
+                .httpPort(0)
+                .maxValueBytes(1000)
+                .reverseIndex(true)
+                .build();
         try (WriterApp app = start(config)) {
             awaitReady(app);
             try (SharedLookupStore s = SharedLookupStore.open(store)) {
                 var teams = s.lookup("teams");
                 assertThat(teams.hasReverseIndex()).isTrue();
                 for (String team : new java.util.TreeSet<>(expected.values())) {
-                    assertThat(teams.keysOf(team)).as(team).containsExactlyInAnyOrderElementsOf(
-                            expected.entrySet().stream().filter(e -> e.getValue().equals(team))
-                                    .map(Map.Entry::getKey).toList());
+                    assertThat(teams.keysOf(team))
+                            .as(team)
+                            .containsExactlyInAnyOrderElementsOf(expected.entrySet().stream()
+                                    .filter(e -> e.getValue().equals(team))
+                                    .map(Map.Entry::getKey)
+                                    .toList());
                 }
                 assertThat(teams.keysOf("team-7")).doesNotContain("member-7", "member-8");
             }
@@ -240,18 +276,23 @@ class WriterEndToEndTest {
         kafka.flush();
         Path store = TestKafka.tempStore().resolve("created/by/the/writer");
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding("modes", "modes"))).httpPort(0)
-                .permissions(io.sharedlookup.writer.store.StorePermissions.parse("0660", "0770")).build();
+                .topics(List.of(new TopicBinding("modes", "modes")))
+                .httpPort(0)
+                .permissions(io.sharedlookup.writer.store.StorePermissions.parse("0660", "0770"))
+                .build();
         try (WriterApp app = start(config)) {
             awaitReady(app);
             assertThat(mode(store)).as("the store root it created").isEqualTo("rwxrwx---");
             assertThat(mode(store.resolve("modes"))).isEqualTo("rwxrwx---");
             List<Path> files;
             try (var list = java.nio.file.Files.list(store.resolve("modes"))) {
-                files = list.filter(f -> !f.getFileName().toString().startsWith(".")).toList();
+                files = list.filter(f -> !f.getFileName().toString().startsWith("."))
+                        .toList();
             }
-            assertThat(files).extracting(f -> f.getFileName().toString())
-                    .anySatisfy(n -> assertThat(n).endsWith(".cmap")).contains("manifest.properties");
+            assertThat(files)
+                    .extracting(f -> f.getFileName().toString())
+                    .anySatisfy(n -> assertThat(n).endsWith(".cmap"))
+                    .contains("manifest.properties");
             for (Path f : files) {
                 if (java.nio.file.Files.isRegularFile(f)) {
                     assertThat(mode(f)).as(f.toString()).isEqualTo("rw-rw----");
@@ -273,17 +314,24 @@ class WriterEndToEndTest {
         kafka.flush();
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), TestKafka.tempStore())
                 .topics(List.of(new TopicBinding("grouped", "grouped")))
-                .kafkaProperties(Map.of("group.id", "lookup-writer")).httpPort(0).build();
+                .kafkaProperties(Map.of("group.id", "lookup-writer"))
+                .httpPort(0)
+                .build();
         try (WriterApp app = start(config);
-             org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
-                     Map.<String, Object>of("bootstrap.servers", kafka.bootstrap()))) {
+                org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                        Map.<String, Object>of("bootstrap.servers", kafka.bootstrap()))) {
             awaitReady(app);
             // What kafka-consumer-groups --describe reads: the group's committed offsets, here the end offsets.
-            await("positions committed to the group").atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(500)).until(() -> {
+            await("positions committed to the group")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
                         var committed = admin.listConsumerGroupOffsets("lookup-writer")
-                                .partitionsToOffsetAndMetadata().get(10, java.util.concurrent.TimeUnit.SECONDS);
-                        long total = committed.values().stream().mapToLong(o -> o.offset()).sum();
+                                .partitionsToOffsetAndMetadata()
+                                .get(10, java.util.concurrent.TimeUnit.SECONDS);
+                        long total = committed.values().stream()
+                                .mapToLong(o -> o.offset())
+                                .sum();
                         return committed.size() == 2 && total == 50;
                     });
         }
@@ -328,8 +376,8 @@ class WriterEndToEndTest {
         }
         kafka.flush();
         Path store = TestKafka.tempStore();
-        WriterConfig config = config(store, List.of(new TopicBinding("recreated", "recreated")), Optional.empty(),
-                1 << 20);
+        WriterConfig config =
+                config(store, List.of(new TopicBinding("recreated", "recreated")), Optional.empty(), 1 << 20);
         try (WriterApp app = start(config)) {
             awaitReady(app);
         }
@@ -355,8 +403,8 @@ class WriterEndToEndTest {
         kafka.send("seeded", 0, "1", "{\"name\":\"Ada\"}");
         kafka.flush();
         Path peer = TestKafka.tempStore();
-        try (WriterApp app = start(config(peer, List.of(new TopicBinding("seeded", "seeded")), Optional.empty(),
-                1 << 20))) {
+        try (WriterApp app =
+                start(config(peer, List.of(new TopicBinding("seeded", "seeded")), Optional.empty(), 1 << 20))) {
             awaitReady(app);
         }
         Path snapshot = TestKafka.tempStore().resolve("snapshot");
@@ -369,10 +417,15 @@ class WriterEndToEndTest {
         logger.addAppender(log);
         Path store = TestKafka.tempStore();
         WriterConfig withField = WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding("seeded", "seeded"))).httpPort(0).valueField(Optional.of("name"))
-                .maxValueBytes(1 << 20).seed(Optional.of(snapshot)).build();
+                .topics(List.of(new TopicBinding("seeded", "seeded")))
+                .httpPort(0)
+                .valueField(Optional.of("name"))
+                .maxValueBytes(1 << 20)
+                .seed(Optional.of(snapshot))
+                .build();
         try (WriterApp app = start(withField)) {
-            assertThat(log.list).extracting(ILoggingEvent::getFormattedMessage)
+            assertThat(log.list)
+                    .extracting(ILoggingEvent::getFormattedMessage)
                     .anyMatch(m -> m.contains("cannot seed from") && m.contains("value.field"));
             awaitReady(app);
             assertThat(TestStores.contents(store, "seeded")).isEqualTo(Map.of("1", "Ada"));
@@ -383,8 +436,9 @@ class WriterEndToEndTest {
 
     @Test
     void missingTopicIsAConfigurationError() throws Exception {
-        assertThatThrownBy(() -> start(config(TestKafka.tempStore(), List.of(new TopicBinding("absent", "absent")),
-                Optional.empty(), 1000))).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> start(config(
+                        TestKafka.tempStore(), List.of(new TopicBinding("absent", "absent")), Optional.empty(), 1000)))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("Topic 'absent' does not exist");
     }
 
@@ -398,10 +452,12 @@ class WriterEndToEndTest {
         kafka.flush();
         Path store = TestKafka.tempStore();
         try (WriterApp app = start(config(store, List.of(new TopicBinding("grow", "grow")), Optional.empty(), 1000));
-             // The reader shares this JVM (and 2 cores) with broker, producer and writer: a GC pause while the
-             // writer holds a segment's write lock can outlast the 20 ms default bound, which is not what this tests.
-             SharedLookupStore readerStore = SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(2))
-                     .open()) {
+                // The reader shares this JVM (and 2 cores) with broker, producer and writer: a GC pause while the
+                // writer holds a segment's write lock can outlast the 20 ms default bound, which is not what this
+                // tests.
+                SharedLookupStore readerStore = SharedLookupStore.builder(store)
+                        .lockTimeout(Duration.ofSeconds(2))
+                        .open()) {
             awaitReady(app);
             long firstCapacity = app.statuses().get("grow").capacity();
             Lookup lookup = readerStore.lookup("grow");
@@ -414,7 +470,8 @@ class WriterEndToEndTest {
                 while (reading.get()) {
                     try {
                         int i = r.nextInt(500);
-                        if (lookup.getInto("key-" + i, out) && !out.toString().startsWith("value-")
+                        if (lookup.getInto("key-" + i, out)
+                                && !out.toString().startsWith("value-")
                                 && !out.toString().startsWith("again-")) {
                             readerErrors.add(new AssertionError("odd value " + out));
                         }
@@ -435,17 +492,21 @@ class WriterEndToEndTest {
                     }
                 }
                 kafka.flush();
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(200))
                         .until(() -> lookup.size() == expected.size()
                                 && TestStores.contents(store, "grow").equals(new TreeMap<>(expected)));
                 // The writer's status snapshot (capacity) is refreshed at its checkpoints, every 250 ms, so on a
                 // fast run it can still show the first generation when the data is already complete: await it too.
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-                    assertThat(app.statuses().get("grow").capacity()).isGreaterThan(firstCapacity);
-                    String metrics = Http.get(app.httpPort(), "/metrics").body();
-                    assertThat(Http.metric(metrics, "sharedlookup_writer_growths_total{namespace=\"grow\"}"))
-                            .isGreaterThanOrEqualTo(2);
-                });
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(200))
+                        .untilAsserted(() -> {
+                            assertThat(app.statuses().get("grow").capacity()).isGreaterThan(firstCapacity);
+                            String metrics =
+                                    Http.get(app.httpPort(), "/metrics").body();
+                            assertThat(Http.metric(metrics, "sharedlookup_writer_growths_total{namespace=\"grow\"}"))
+                                    .isGreaterThanOrEqualTo(2);
+                        });
             } finally {
                 reading.set(false);
                 reader.join(30_000);
@@ -471,8 +532,12 @@ class WriterEndToEndTest {
         }
         kafka.flush();
         Path store = TestKafka.tempStore();
-        List<TopicBinding> topics = List.of(new TopicBinding("trunc", "trunc"), new TopicBinding("retention", "retention"));
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store).topics(topics).httpPort(0).build();
+        List<TopicBinding> topics =
+                List.of(new TopicBinding("trunc", "trunc"), new TopicBinding("retention", "retention"));
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(topics)
+                .httpPort(0)
+                .build();
         try (WriterApp app = start(config)) {
             awaitReady(app);
         }
@@ -483,11 +548,18 @@ class WriterEndToEndTest {
         kafka.deleteRecordsBefore("trunc", 150);
         try (WriterApp app = start(config)) {
             awaitReady(app);
-            assertThat(metricOf(app, "sharedlookup_writer_rebuilds_total", "trunc")).isEqualTo(1);
-            assertThat(metricOf(app, "sharedlookup_writer_resumes_total", "trunc")).isZero();
-            assertThat(metricOf(app, "sharedlookup_writer_rebuilds_total", "retention")).isEqualTo(1);
-            assertThat(metricOf(app, "sharedlookup_writer_resumes_total", "retention")).isZero();
-            assertThat(TestStores.contents(store, "trunc")).hasSize(50).containsEntry("k199", "v199").doesNotContainKey("k149");
+            assertThat(metricOf(app, "sharedlookup_writer_rebuilds_total", "trunc"))
+                    .isEqualTo(1);
+            assertThat(metricOf(app, "sharedlookup_writer_resumes_total", "trunc"))
+                    .isZero();
+            assertThat(metricOf(app, "sharedlookup_writer_rebuilds_total", "retention"))
+                    .isEqualTo(1);
+            assertThat(metricOf(app, "sharedlookup_writer_resumes_total", "retention"))
+                    .isZero();
+            assertThat(TestStores.contents(store, "trunc"))
+                    .hasSize(50)
+                    .containsEntry("k199", "v199")
+                    .doesNotContainKey("k149");
             assertThat(TestStores.contents(store, "retention")).hasSize(100);
         }
     }

@@ -35,8 +35,8 @@ class WriterHelpTest {
     @Test
     void everyOptionTakesOneLine() {
         List<String> lines = usageLines();
-        List<OptionSpec> options = new ArrayList<>(WriterUsage.commandLine(new WriterCommand()).getCommandSpec()
-                .options());
+        List<OptionSpec> options = new ArrayList<>(
+                WriterUsage.commandLine(new WriterCommand()).getCommandSpec().options());
         options.removeIf(OptionSpec::hidden);
         assertThat(options).hasSizeGreaterThan(15);
         List<String> overOneLine = new ArrayList<>();
@@ -49,16 +49,23 @@ class WriterHelpTest {
                     at = i;
                 }
             }
-            assertThat(at).as("the help lists " + name + ":\n" + String.join("\n", lines)).isNotNegative();
+            assertThat(at)
+                    .as("the help lists " + name + ":\n" + String.join("\n", lines))
+                    .isNotNegative();
             boolean last = at + 1 == lines.size();
-            if (!last && !lines.get(at + 1).isBlank() && !OPTION_LINE.matcher(lines.get(at + 1)).find()) {
+            if (!last
+                    && !lines.get(at + 1).isBlank()
+                    && !OPTION_LINE.matcher(lines.get(at + 1)).find()) {
                 overOneLine.add(name + " (continued by '" + lines.get(at + 1).strip() + "')");
             }
         }
-        assertThat(overOneLine).as("options whose help runs over one line at width " + WIDTH
-                + " (keep one line there; details go in docs/writer.md)").isEmpty();
-        assertThat(lines).as("lines within width " + WIDTH).allSatisfy(l -> assertThat(l.length())
-                .as(l).isLessThanOrEqualTo(WIDTH));
+        assertThat(overOneLine)
+                .as("options whose help runs over one line at width " + WIDTH
+                        + " (keep one line there; details go in docs/writer.md)")
+                .isEmpty();
+        assertThat(lines)
+                .as("lines within width " + WIDTH)
+                .allSatisfy(l -> assertThat(l.length()).as(l).isLessThanOrEqualTo(WIDTH));
     }
 
     @Test
@@ -79,11 +86,13 @@ class WriterHelpTest {
                     at = i;
                 }
             }
-            assertThat(at).as("operator command '" + command + "' listed before the options:\n"
-                    + String.join("\n", lines)).isNotNegative();
+            assertThat(at)
+                    .as("operator command '" + command + "' listed before the options:\n" + String.join("\n", lines))
+                    .isNotNegative();
             String next = lines.get(at + 1);
             assertThat(next.isBlank() || StoreTools.COMMANDS.stream().anyMatch(c -> next.startsWith("  " + c + " ")))
-                    .as("'" + command + "' takes one line, but is followed by '" + next + "'").isTrue();
+                    .as("'" + command + "' takes one line, but is followed by '" + next + "'")
+                    .isTrue();
         }
     }
 
@@ -91,7 +100,10 @@ class WriterHelpTest {
     @Test
     void helpPrintsThatPage() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int rc = WriterMain.run(new String[] {"--help"}, Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8),
+        int rc = WriterMain.run(
+                new String[] {"--help"},
+                Map.of(),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         assertThat(rc).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8).lines().toList()).isEqualTo(usageLines());

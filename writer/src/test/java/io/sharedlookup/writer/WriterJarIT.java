@@ -35,16 +35,26 @@ class WriterJarIT {
                 kafka.send("users", Integer.toString(id), "user " + id);
             }
             kafka.flush();
-            try (ChildJvm writer = ChildJvm.startJar("writer-jar-it", Path.of("target"), writerJar(),
-                    "--bootstrap-servers", kafka.bootstrap(), "--topic", "users", "--store-dir",
-                    tmp.resolve("store").toString(), "--http-port", Integer.toString(port))) {
+            try (ChildJvm writer = ChildJvm.startJar(
+                    "writer-jar-it",
+                    Path.of("target"),
+                    writerJar(),
+                    "--bootstrap-servers",
+                    kafka.bootstrap(),
+                    "--topic",
+                    "users",
+                    "--store-dir",
+                    tmp.resolve("store").toString(),
+                    "--http-port",
+                    Integer.toString(port))) {
                 writer.awaitServing(port, "/ready", "/lookup/users/42");
                 assertThat(writer.lines()).anyMatch(l -> l.contains("HTTP http://127.0.0.1:" + port));
                 assertThat(Http.get(port, "/lookup/users/42").body()).isEqualTo("user 42");
                 // A change produced now reaches the store.
                 kafka.send("users", "42", "renamed");
                 kafka.flush();
-                await("the change arrives").atMost(Duration.ofSeconds(30))
+                await("the change arrives")
+                        .atMost(Duration.ofSeconds(30))
                         .until(() -> Http.get(port, "/lookup/users/42").body().equals("renamed"));
                 writer.assertStopsWithinTenSecondsOfSigterm();
                 writer.assertNoWarningOrErrorFrom(l -> l.endsWith(" - Stopping"));
@@ -62,19 +72,23 @@ class WriterJarIT {
         try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
             entries = zip.stream().map(java.util.zip.ZipEntry::getName).toList();
         }
-        assertThat(entries).as("the writer's own classes and the Kafka client are in")
-                .contains("io/sharedlookup/writer/WriterMain.class",
+        assertThat(entries)
+                .as("the writer's own classes and the Kafka client are in")
+                .contains(
+                        "io/sharedlookup/writer/WriterMain.class",
                         "org/apache/kafka/clients/consumer/KafkaConsumer.class");
-        assertThat(entries).as("no Kafka server, no Scala, nothing of the demo")
-                .noneMatch(e -> e.startsWith("kafka/server/") || e.startsWith("scala/")
-                        || e.startsWith("org/apache/kafka/raft/") || e.startsWith("org/apache/kafka/controller/")
+        assertThat(entries)
+                .as("no Kafka server, no Scala, nothing of the demo")
+                .noneMatch(e -> e.startsWith("kafka/server/")
+                        || e.startsWith("scala/")
+                        || e.startsWith("org/apache/kafka/raft/")
+                        || e.startsWith("org/apache/kafka/controller/")
                         || e.startsWith("io/sharedlookup/demo/"));
     }
 
     @Test
     void embeddedKafkaPointsToTheDemoJar() throws Exception {
-        ChildJvm p = ChildJvm.startJar("out", tmp, writerJar(), "--embedded-kafka", "--store-dir",
-                tmp.toString());
+        ChildJvm p = ChildJvm.startJar("out", tmp, writerJar(), "--embedded-kafka", "--store-dir", tmp.toString());
         assertThat(p.awaitExit()).isEqualTo(2);
         assertThat(p.lines()).singleElement().asString().startsWith("error: ").contains("shared-lookup-demo.jar");
     }

@@ -15,8 +15,9 @@ import com.tngtech.archunit.lang.ArchRule;
 class WriterLayeringTest {
     @ArchTest
     static final ArchRule noDemoAndNoKafkaServer = noClasses()
-            .should().dependOnClassesThat().resideInAnyPackage("io.sharedlookup.demo..", "kafka..", "scala..",
-                    "io.sharedlookup.druid..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.sharedlookup.demo..", "kafka..", "scala..", "io.sharedlookup.druid..")
             .because("the writer's jar and image carry the Kafka client only; the embedded broker and the demo feed "
                     + "are the demo module's (java -jar demo/target/shared-lookup-demo.jar)");
 }

@@ -25,7 +25,8 @@ class WriterOptionsDocTest {
 
     /** The table: one row per option, help and version last; rows start with "| `--option" (deployment reads it). */
     static String render() {
-        List<OptionSpec> options = new ArrayList<>(new CommandLine(new WriterCommand()).getCommandSpec().options());
+        List<OptionSpec> options = new ArrayList<>(
+                new CommandLine(new WriterCommand()).getCommandSpec().options());
         options.removeIf(OptionSpec::hidden);
         options.sort(Comparator.comparing(o -> o.usageHelp() || o.versionHelp())); // stable: declaration order kept
         StringBuilder table = new StringBuilder("| option | default | meaning |\n|---|---|---|\n");
@@ -35,7 +36,8 @@ class WriterOptionsDocTest {
             String label = o.arity().max() > 0 ? " " + o.paramLabel() : "";
             String option = "`" + names.get(0) + label + "`"
                     + names.stream().skip(1).map(n -> ", `" + n + "`").reduce("", String::concat);
-            String dflt = o.defaultValue() != null ? "`" + o.defaultValue() + "`"
+            String dflt = o.defaultValue() != null
+                    ? "`" + o.defaultValue() + "`"
                     : o.arity().max() == 0 && !o.usageHelp() && !o.versionHelp() ? "off" : "";
             table.append(row(option, dflt, String.join(" ", o.description())));
         }
@@ -58,7 +60,8 @@ class WriterOptionsDocTest {
                 return md;
             }
         }
-        throw new IllegalStateException("docs/writer.md not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "docs/writer.md not found above " + Path.of("").toAbsolutePath());
     }
 
     @Test
@@ -72,12 +75,14 @@ class WriterOptionsDocTest {
         String expected = BEGIN + "\n" + render() + END;
         String actual = doc.substring(b, e + END.length());
         if (!actual.equals(expected) && Boolean.getBoolean("sharedlookup.updateDocs")) {
-            Files.writeString(md, doc.substring(0, b) + expected + doc.substring(e + END.length()),
-                    StandardCharsets.UTF_8);
+            Files.writeString(
+                    md, doc.substring(0, b) + expected + doc.substring(e + END.length()), StandardCharsets.UTF_8);
             return;
         }
-        assertThat(actual).as("The option table of " + md + " differs from WriterCommand's options: regenerate it "
-                + "with ./mvnw -B -o -q -pl writer -am test -Dtest=WriterOptionsDocTest "
-                + "-Dsurefire.failIfNoSpecifiedTests=false -Dsharedlookup.updateDocs=true").isEqualTo(expected);
+        assertThat(actual)
+                .as("The option table of " + md + " differs from WriterCommand's options: regenerate it "
+                        + "with ./mvnw -B -o -q -pl writer -am test -Dtest=WriterOptionsDocTest "
+                        + "-Dsurefire.failIfNoSpecifiedTests=false -Dsharedlookup.updateDocs=true")
+                .isEqualTo(expected);
     }
 }

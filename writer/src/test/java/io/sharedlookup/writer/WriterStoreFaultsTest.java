@@ -33,8 +33,12 @@ class WriterStoreFaultsTest {
     static final TestKafka kafka = new TestKafka();
 
     private static WriterConfig config(Path store, String... topics) {
-        List<TopicBinding> bindings = java.util.Arrays.stream(topics).map(t -> new TopicBinding(t, t)).toList();
-        return WriterConfig.builder(kafka.bootstrap(), store).topics(bindings).httpPort(0).build();
+        List<TopicBinding> bindings =
+                java.util.Arrays.stream(topics).map(t -> new TopicBinding(t, t)).toList();
+        return WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(bindings)
+                .httpPort(0)
+                .build();
     }
 
     private static WriterApp start(WriterConfig config) throws Exception {
@@ -42,7 +46,9 @@ class WriterStoreFaultsTest {
     }
 
     private static void awaitReady(WriterApp app) {
-        await("writer ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        await("writer ready")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> Http.get(app.httpPort(), "/ready").statusCode() == 200);
     }
 
@@ -56,7 +62,9 @@ class WriterStoreFaultsTest {
     }
 
     private static void awaitContent(Path store, String namespace, Map<String, String> expected) {
-        await(namespace + " as readers see it").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+        await(namespace + " as readers see it")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> TestStores.contents(store, namespace).equals(new TreeMap<>(expected)));
     }
 
@@ -91,7 +99,8 @@ class WriterStoreFaultsTest {
                 put(expected, topic, "k" + i, "second-" + i);
             }
             kafka.flush();
-            await("a grown generation published").atMost(Duration.ofSeconds(60))
+            await("a grown generation published")
+                    .atMost(Duration.ofSeconds(60))
                     .until(() -> publishedGeneration(store, topic) > first);
             assertThat(blocker).as("clean-up failed, as arranged").isDirectory();
             // Updates after the failed clean-up reach readers.
@@ -160,8 +169,10 @@ class WriterStoreFaultsTest {
                 awaitReady(app);
                 awaitContent(store, "broken", broken);
                 awaitContent(store, "healthy", healthy);
-                assertThat(metric(app, "sharedlookup_writer_resumes_total", "healthy")).isEqualTo(1);
-                assertThat(metric(app, "sharedlookup_writer_rebuilds_total", "broken")).isEqualTo(1);
+                assertThat(metric(app, "sharedlookup_writer_resumes_total", "healthy"))
+                        .isEqualTo(1);
+                assertThat(metric(app, "sharedlookup_writer_rebuilds_total", "broken"))
+                        .isEqualTo(1);
                 long rebuilt = publishedGeneration(store, "broken");
                 assertThat(rebuilt).as("generation numbers never repeat").isGreaterThan(generation);
                 generation = rebuilt;
@@ -185,9 +196,12 @@ class WriterStoreFaultsTest {
             awaitReady(app);
         }
         long first = publishedGeneration(store, "renumbered");
-        assertThat(first).as("a fresh namespace is numbered from the Unix time in seconds").isGreaterThanOrEqualTo(before);
+        assertThat(first)
+                .as("a fresh namespace is numbered from the Unix time in seconds")
+                .isGreaterThanOrEqualTo(before);
         TempTrees.delete(store.resolve("renumbered"));
-        await("the clock passes the first number").atMost(Duration.ofSeconds(5))
+        await("the clock passes the first number")
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> java.time.Instant.now().getEpochSecond() > first);
         put(expected, "renumbered", "k", "v2");
         kafka.flush();
@@ -210,14 +224,18 @@ class WriterStoreFaultsTest {
         kafka.send(topic, "1", "one");
         kafka.flush();
         Path store = TestKafka.tempStore();
-        Path dir = Files.createDirectory(store.resolve(topic),
+        Path dir = Files.createDirectory(
+                store.resolve(topic),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-x---")));
-        Path target = Files.createFile(TestKafka.tempStore().resolve("precious"),
+        Path target = Files.createFile(
+                TestKafka.tempStore().resolve("precious"),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.writeString(target, "secret");
         Path lock = Files.createSymbolicLink(dir.resolve(StoreLayout.WRITER_LOCK), target);
-        assertThatThrownBy(() -> start(config(store, topic)).close()).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(lock.toString()).hasMessageContaining("symbolic link")
+        assertThatThrownBy(() -> start(config(store, topic)).close())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(lock.toString())
+                .hasMessageContaining("symbolic link")
                 .hasMessageNotContaining("\n");
         assertThat(mode(target)).as("the link's target keeps its mode").isEqualTo("rw-------");
         assertThat(Files.readString(target)).isEqualTo("secret");
@@ -253,8 +271,10 @@ class WriterStoreFaultsTest {
         Path store = TestKafka.tempStore();
         Path elsewhere = TestKafka.tempStore();
         Path linked = Files.createSymbolicLink(store.resolve(topic), elsewhere);
-        assertThatThrownBy(() -> start(config(store, topic)).close()).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(linked.toString()).hasMessageContaining("symbolic link")
+        assertThatThrownBy(() -> start(config(store, topic)).close())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(linked.toString())
+                .hasMessageContaining("symbolic link")
                 .hasMessageNotContaining("\n");
         try (var files = Files.list(elsewhere)) {
             assertThat(files).as("nothing written through the link").isEmpty();
@@ -263,14 +283,18 @@ class WriterStoreFaultsTest {
 
         Path open = Files.createDirectory(store.resolve(topic));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
-        assertThatThrownBy(() -> start(config(store, topic)).close()).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(open.toString()).hasMessageContaining("world-writable")
+        assertThatThrownBy(() -> start(config(store, topic)).close())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(open.toString())
+                .hasMessageContaining("world-writable")
                 .hasMessageNotContaining("\n");
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-x---"));
 
         Files.setPosixFilePermissions(store, PosixFilePermissions.fromString("rwxrwxrwx"));
-        assertThatThrownBy(() -> start(config(store, topic)).close()).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(store.toString()).hasMessageContaining("world-writable")
+        assertThatThrownBy(() -> start(config(store, topic)).close())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(store.toString())
+                .hasMessageContaining("world-writable")
                 .hasMessageNotContaining("\n");
         Files.setPosixFilePermissions(store, PosixFilePermissions.fromString("rwx------"));
         try (WriterApp app = start(config(store, topic))) {

@@ -34,6 +34,7 @@ public final class EmbeddedKafka implements AutoCloseable {
      * {@code CLIENT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT}; its own settings are {@code listener.name.client.*}.
      */
     public static final String CLIENT_LISTENER = "CLIENT";
+
     private static final Logger log = LoggerFactory.getLogger(EmbeddedKafka.class);
     private final Path dataDir;
     private final int port;
@@ -78,8 +79,15 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             if (!Files.exists(dataDir.resolve("logs").resolve("meta.properties"))) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
-                int rc = StorageTool.execute(new String[] {"format", "--config", configFile.toString(),
-                        "--cluster-id", Uuid.randomUuid().toString(), "--standalone"},
+                int rc = StorageTool.execute(
+                        new String[] {
+                            "format",
+                            "--config",
+                            configFile.toString(),
+                            "--cluster-id",
+                            Uuid.randomUuid().toString(),
+                            "--standalone"
+                        },
                         new PrintStream(out, true, StandardCharsets.UTF_8));
                 if (rc != 0) {
                     throw new IllegalStateException("Formatting Kafka storage in " + dataDir + " failed: " + out);

@@ -81,17 +81,25 @@ final class DruidCluster implements AutoCloseable {
     void start() throws IOException {
         Path zkDir = workDir.resolve("zookeeper");
         Path zkConf = conf(zkDir, Map.of());
-        Files.writeString(zkConf.resolve("zoo.cfg"), String.join("\n",
-                "tickTime=2000",
-                "dataDir=" + zkDir.resolve("data"),
-                "clientPort=" + zooKeeperPort,
-                "clientPortAddress=127.0.0.1",
-                "maxClientCnxns=0",
-                "admin.enableServer=false",
-                "4lw.commands.whitelist=ruok",
-                ""));
-        zooKeeper = launch("zookeeper", zkDir, zkConf, List.of("-Xms32m", "-Xmx64m"),
-                "org.apache.zookeeper.server.ZooKeeperServerMain", zkConf.resolve("zoo.cfg").toString());
+        Files.writeString(
+                zkConf.resolve("zoo.cfg"),
+                String.join(
+                        "\n",
+                        "tickTime=2000",
+                        "dataDir=" + zkDir.resolve("data"),
+                        "clientPort=" + zooKeeperPort,
+                        "clientPortAddress=127.0.0.1",
+                        "maxClientCnxns=0",
+                        "admin.enableServer=false",
+                        "4lw.commands.whitelist=ruok",
+                        ""));
+        zooKeeper = launch(
+                "zookeeper",
+                zkDir,
+                zkConf,
+                List.of("-Xms32m", "-Xmx64m"),
+                "org.apache.zookeeper.server.ZooKeeperServerMain",
+                zkConf.resolve("zoo.cfg").toString());
 
         Map<String, String> coordinatorProps = new TreeMap<>(Map.of(
                 "druid.service", "druid/coordinator",
@@ -106,27 +114,52 @@ final class DruidCluster implements AutoCloseable {
                 "druid.manager.lookups.initialDelay", "500"));
         coordinator = launchDruid("coordinator", coordinatorProps, "256m", "32m");
 
-        broker = launchDruid("broker", queryNode("druid/broker", brokerPort, Map.of(
-                "druid.broker.http.numConnections", "5",
-                "druid.broker.cache.useCache", "false",
-                "druid.broker.cache.populateCache", "false",
-                "druid.sql.enable", "true")), "256m", "64m");
+        broker = launchDruid(
+                "broker",
+                queryNode(
+                        "druid/broker",
+                        brokerPort,
+                        Map.of(
+                                "druid.broker.http.numConnections", "5",
+                                "druid.broker.cache.useCache", "false",
+                                "druid.broker.cache.populateCache", "false",
+                                "druid.sql.enable", "true")),
+                "256m",
+                "64m");
 
         Path segmentCache = workDir.resolve("historical").resolve("segment-cache");
-        historical = launchDruid("historical", queryNode("druid/historical", historicalPort, Map.of(
-                "druid.segmentCache.locations", "[{\"path\":\"" + segmentCache + "\",\"maxSize\":104857600}]",
-                "druid.server.maxSize", "104857600")), "256m", "64m");
+        historical = launchDruid(
+                "historical",
+                queryNode(
+                        "druid/historical",
+                        historicalPort,
+                        Map.of(
+                                "druid.segmentCache.locations",
+                                "[{\"path\":\"" + segmentCache + "\",\"maxSize\":104857600}]",
+                                "druid.server.maxSize",
+                                "104857600")),
+                "256m",
+                "64m");
     }
 
     /** Waits until every service answers as up; fails with the last lines of the first one that does not. */
     void awaitUp() {
         zooKeeper.awaitUp("answers ruok", START_TIMEOUT, this::zooKeeperOk);
-        coordinator.awaitUp("healthy and leader", START_TIMEOUT,
+        coordinator.awaitUp(
+                "healthy and leader",
+                START_TIMEOUT,
                 () -> HttpJson.get(coordinatorPort, "/status/health").ok()
-                        && HttpJson.get(coordinatorPort, "/druid/coordinator/v1/isLeader").ok());
-        broker.awaitUp("ready", START_TIMEOUT, () -> HttpJson.get(brokerPort, "/druid/broker/v1/readiness").ok());
-        historical.awaitUp("ready", START_TIMEOUT,
-                () -> HttpJson.get(historicalPort, "/druid/historical/v1/readiness").ok());
+                        && HttpJson.get(coordinatorPort, "/druid/coordinator/v1/isLeader")
+                                .ok());
+        broker.awaitUp(
+                "ready",
+                START_TIMEOUT,
+                () -> HttpJson.get(brokerPort, "/druid/broker/v1/readiness").ok());
+        historical.awaitUp(
+                "ready",
+                START_TIMEOUT,
+                () -> HttpJson.get(historicalPort, "/druid/historical/v1/readiness")
+                        .ok());
     }
 
     ChildJvm coordinator() {
@@ -153,8 +186,8 @@ final class DruidCluster implements AutoCloseable {
      * load.
      */
     String lookupSyncState() {
-        StringBuilder out = new StringBuilder("\ncoordinator nodeStatus: ").append(HttpJson.get(coordinatorPort,
-                "/druid/coordinator/v1/lookups/nodeStatus?detailed=true"));
+        StringBuilder out = new StringBuilder("\ncoordinator nodeStatus: ")
+                .append(HttpJson.get(coordinatorPort, "/druid/coordinator/v1/lookups/nodeStatus?detailed=true"));
         out.append("\nbroker's own lookups: ").append(HttpJson.get(brokerPort, "/druid/listen/v1/lookups"));
         out.append("\nhistorical's own lookups: ").append(HttpJson.get(historicalPort, "/druid/listen/v1/lookups"));
         out.append("\n").append(coordinator.excerpt(l -> l.contains("ookup"), 25));
@@ -170,16 +203,24 @@ final class DruidCluster implements AutoCloseable {
         for (ChildJvm node : List.of(broker, historical)) {
             out.append("\n").append(node.name()).append(": ");
             try {
-                Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                        Long.toString(node.pid()), "Thread.print").redirectErrorStream(true).start();
+                Process jcmd = new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                        .toString(),
+                                Long.toString(node.pid()),
+                                "Thread.print")
+                        .redirectErrorStream(true)
+                        .start();
                 List<String> lines = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
-                        .lines().toList();
+                        .lines()
+                        .toList();
                 int at = -1;
                 for (int i = 0; i < lines.size() && at < 0; i++) {
                     at = lines.get(i).contains("LookupExtractorFactoryContainerProvider-MainThread") ? i : -1;
                 }
-                out.append(at < 0 ? "no lookup notice thread found"
-                        : String.join("\n", lines.subList(at, Math.min(lines.size(), at + 40))));
+                out.append(
+                        at < 0
+                                ? "no lookup notice thread found"
+                                : String.join("\n", lines.subList(at, Math.min(lines.size(), at + 40))));
             } catch (IOException e) {
                 out.append("jcmd failed: ").append(e.getMessage());
             }
@@ -189,8 +230,8 @@ final class DruidCluster implements AutoCloseable {
 
     /** What the broker and the historical logged about the extension (warnings, errors), for failure messages. */
     String extensionLogExcerpts() {
-        Predicate<String> aboutTheExtension = l -> l.contains("io.sharedlookup")
-                || l.contains("sharedLookup") || l.contains(EXTENSION);
+        Predicate<String> aboutTheExtension =
+                l -> l.contains("io.sharedlookup") || l.contains("sharedLookup") || l.contains(EXTENSION);
         return "\n" + broker.excerpt(aboutTheExtension, 15) + "\n" + historical.excerpt(aboutTheExtension, 15);
     }
 
@@ -211,11 +252,16 @@ final class DruidCluster implements AutoCloseable {
             throws IOException {
         Path dir = workDir.resolve(name);
         Path conf = conf(dir, props);
-        List<String> jvm = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap,
-                "-XX:MaxDirectMemorySize=" + directMemory, "-XX:+ExitOnOutOfMemoryError"));
+        List<String> jvm = new ArrayList<>(List.of(
+                "-Xms" + heap,
+                "-Xmx" + heap,
+                "-XX:MaxDirectMemorySize=" + directMemory,
+                "-XX:+ExitOnOutOfMemoryError"));
         jvm.addAll(DRUID_STRONG_ENCAPSULATION_FLAGS);
         jvm.addAll(extraJvmFlags);
-        jvm.addAll(List.of("-Duser.timezone=UTC", "-Dfile.encoding=UTF-8",
+        jvm.addAll(List.of(
+                "-Duser.timezone=UTC",
+                "-Dfile.encoding=UTF-8",
                 "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")),
                 "-Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager"));
         return launch(name, dir, conf, jvm, "org.apache.druid.cli.Main", "server", name);
@@ -240,10 +286,13 @@ final class DruidCluster implements AutoCloseable {
         p.put("druid.zk.service.host", "127.0.0.1:" + zooKeeperPort);
         p.put("druid.zk.paths.base", "/druid");
         p.put("druid.extensions.directory", extensionsDir.toString());
-        p.put("druid.extensions.hadoopDependenciesDir", workDir.resolve("hadoop-dependencies").toString());
+        p.put(
+                "druid.extensions.hadoopDependenciesDir",
+                workDir.resolve("hadoop-dependencies").toString());
         p.put("druid.metadata.storage.type", "derby");
         // Started by the coordinator; relative to its working directory.
-        p.put("druid.metadata.storage.connector.connectURI",
+        p.put(
+                "druid.metadata.storage.connector.connectURI",
                 "jdbc:derby://127.0.0.1:" + derbyPort + "/metadata.db;create=true");
         p.put("druid.metadata.storage.connector.host", "127.0.0.1");
         p.put("druid.metadata.storage.connector.port", Integer.toString(derbyPort));
@@ -259,12 +308,13 @@ final class DruidCluster implements AutoCloseable {
 
     private static String properties(Map<String, String> props) {
         StringBuilder b = new StringBuilder();
-        props.forEach((k, v) -> b.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
+        props.forEach((k, v) ->
+                b.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
         return b.toString();
     }
 
-    private ChildJvm launch(String name, Path dir, Path conf, List<String> jvmOptions, String main,
-                                  String... args) throws IOException {
+    private ChildJvm launch(String name, Path dir, Path conf, List<String> jvmOptions, String main, String... args)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ChildJvm.java());
         cmd.addAll(jvmOptions);

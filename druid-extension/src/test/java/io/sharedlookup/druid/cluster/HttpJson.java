@@ -13,10 +13,10 @@ import java.time.Duration;
 /** Plain JDK HTTP calls to the cluster's services on 127.0.0.1, with JSON bodies. */
 final class HttpJson {
     static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private HttpJson() {
-    }
+    private HttpJson() {}
 
     /** A response; status -1 when nothing answered (connection refused or timed out). */
     record Answer(int status, String body) {
@@ -49,7 +49,8 @@ final class HttpJson {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return send(HttpRequest.newBuilder(uri(port, path)).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(uri(port, path))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
@@ -59,8 +60,8 @@ final class HttpJson {
 
     private static Answer send(HttpRequest.Builder request) {
         try {
-            HttpResponse<String> r = CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r =
+                    CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
             return new Answer(r.statusCode(), r.body());
         } catch (IOException e) { // refused, reset, timed out: not (yet) answering
             return new Answer(-1, e.toString());

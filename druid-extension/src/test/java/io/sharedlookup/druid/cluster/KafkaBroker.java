@@ -26,17 +26,28 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** Starts the broker's JVM; {@link #awaitReady} waits for the broker and the topics. */
-    static KafkaBroker start(Path demoJar, Path fixtureSource, Path dataDir, Path logDir, List<String> topics,
-                             int partitions) throws IOException {
-        List<String> cmd = List.of(ChildJvm.java(),
-                "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", demoJar.toString(), fixtureSource.toString(),
-                dataDir.resolve("data").toString(), String.join(",", topics), Integer.toString(partitions));
+    static KafkaBroker start(
+            Path demoJar, Path fixtureSource, Path dataDir, Path logDir, List<String> topics, int partitions)
+            throws IOException {
+        List<String> cmd = List.of(
+                ChildJvm.java(),
+                "-Xms64m",
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                demoJar.toString(),
+                fixtureSource.toString(),
+                dataDir.resolve("data").toString(),
+                String.join(",", topics),
+                Integer.toString(partitions));
         return new KafkaBroker(ChildJvm.start("kafka", cmd, dataDir, logDir));
     }
 
     void awaitReady() {
-        process.awaitUp("broker up, topic created", START_TIMEOUT,
+        process.awaitUp(
+                "broker up, topic created",
+                START_TIMEOUT,
                 () -> !process.lines(l -> l.startsWith("FIXTURE READY ")).isEmpty());
         bootstrap = process.lines(l -> l.startsWith("FIXTURE READY ")).get(0).substring("FIXTURE READY ".length());
     }
@@ -59,8 +70,12 @@ final class KafkaBroker implements AutoCloseable {
                 + (topic == null ? "" : " " + topic));
         String ack = "FIXTURE ACK " + id + " ";
         String failed = "FIXTURE FAILED " + id + " ";
-        process.awaitUp("acknowledges record " + id, SEND_TIMEOUT, Duration.ofMillis(2),
-                () -> !process.lines(l -> l.startsWith(ack) || l.startsWith(failed)).isEmpty());
+        process.awaitUp(
+                "acknowledges record " + id,
+                SEND_TIMEOUT,
+                Duration.ofMillis(2),
+                () -> !process.lines(l -> l.startsWith(ack) || l.startsWith(failed))
+                        .isEmpty());
         List<String> failures = process.lines(l -> l.startsWith(failed));
         if (!failures.isEmpty()) {
             throw new AssertionError("producing " + key + " failed: " + failures.get(0) + "\n" + process.tail(40));

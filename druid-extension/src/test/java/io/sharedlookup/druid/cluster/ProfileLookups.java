@@ -37,8 +37,7 @@ final class ProfileLookups {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private ProfileLookups() {
-    }
+    private ProfileLookups() {}
 
     /** The JSON document produced for {@code id}: {@code {"name":…, "address":{"country":…}, "lang":…}}. */
     static String document(String id) {
@@ -59,8 +58,14 @@ final class ProfileLookups {
     /** The three lookups' specs for the coordinator's {@code __default} tier, over the writer's store. */
     static Map<String, Object> specs(Path storeDir) {
         Map<String, Object> specs = new LinkedHashMap<>();
-        FIELDS.keySet().forEach(ns -> specs.put(ns, Map.of("version", "v1", "lookupExtractorFactory",
-                Map.of("type", "sharedLookup", "namespace", ns, "storeDir", storeDir.toString()))));
+        FIELDS.keySet()
+                .forEach(ns -> specs.put(
+                        ns,
+                        Map.of(
+                                "version",
+                                "v1",
+                                "lookupExtractorFactory",
+                                Map.of("type", "sharedLookup", "namespace", ns, "storeDir", storeDir.toString()))));
         return specs;
     }
 
@@ -73,13 +78,15 @@ final class ProfileLookups {
 
     /** An inline datasource of the ids, column {@code id}, for Druid SQL's FROM. */
     static String from(List<String> ids) {
-        return ids.stream().map(id -> "('" + id.replace("'", "''") + "')")
+        return ids.stream()
+                .map(id -> "('" + id.replace("'", "''") + "')")
                 .collect(Collectors.joining(", ", "(VALUES ", ") AS t(id)"));
     }
 
     /** SQL selecting each id and its value in each of the three lookups. */
     static String selectAll(List<String> ids) {
-        return FIELDS.keySet().stream().map(ns -> "LOOKUP(id, '" + ns + "')")
+        return FIELDS.keySet().stream()
+                .map(ns -> "LOOKUP(id, '" + ns + "')")
                 .collect(Collectors.joining(", ", "SELECT id, ", " FROM " + from(ids)));
     }
 

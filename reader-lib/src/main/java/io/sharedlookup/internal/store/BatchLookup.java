@@ -19,8 +19,7 @@ import java.nio.ByteBuffer;
  * fields, read as the single lookup reads them, with no object between.
  */
 final class BatchLookup {
-    private BatchLookup() {
-    }
+    private BatchLookup() {}
 
     /** {@link MappedMap#getAllInto} of {@code map}. */
     static int getAllInto(MappedMap map, CharSequence[] keys, int from, int n, LookupBatch batch, long timeoutNanos) {
@@ -44,8 +43,11 @@ final class BatchLookup {
         for (int i = 0; i < n; i++) { // the first hash-lookup slots: their misses overlap
             if (batch.length[i] != 0) {
                 int segment = batch.segment[i];
-                batch.slot[i] = EntryBytes.slot(map.firstTierBufferOf(segment), map.firstTierBaseOf(segment),
-                        batch.slotKey[i] & map.hashLookupMask, map.slotShift);
+                batch.slot[i] = EntryBytes.slot(
+                        map.firstTierBufferOf(segment),
+                        map.firstTierBaseOf(segment),
+                        batch.slotKey[i] & map.hashLookupMask,
+                        map.slotShift);
             }
         }
         for (int i = 0; i < n; i++) { // the entries' first bytes: their misses overlap; the next loop hits the cache
@@ -98,10 +100,11 @@ final class BatchLookup {
         byte[] bytes = batch.bytes[i];
         int found = map.decideSlot(segment, buffer, base, batch.slot[i], slotKey, w0, w1, length, ascii, bytes, out);
         if (found == MappedMap.OTHER_KEY) {
-            found = map.probeOnward(segment, buffer, base, slotKey & map.hashLookupMask, slotKey, w0, w1, length,
-                    ascii, bytes, out);
+            found = map.probeOnward(
+                    segment, buffer, base, slotKey & map.hashLookupMask, slotKey, w0, w1, length, ascii, bytes, out);
         }
-        if (found == MappedMap.UNDECIDED || !SequenceProtocol.readValidate(map.sequences, segment, before)
+        if (found == MappedMap.UNDECIDED
+                || !SequenceProtocol.readValidate(map.sequences, segment, before)
                 || found == MappedMap.PRESENT && !out.decode()) {
             return MappedMap.UNDECIDED;
         }

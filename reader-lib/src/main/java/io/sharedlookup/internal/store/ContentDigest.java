@@ -11,11 +11,11 @@ package io.sharedlookup.internal.store;
  * not the file's per-char form, so that the digest does not depend on how Chronicle stores text.
  */
 public final class ContentDigest {
-    private ContentDigest() {
-    }
+    private ContentDigest() {}
 
     /** Scratch space for a pair's bytes: the writer takes a term per record, so this path allocates nothing. */
     private static final int KEPT_SCRATCH_BYTES = 64 * 1024;
+
     private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[256]});
 
     /** The term one (key, value) pair adds to the digest. */

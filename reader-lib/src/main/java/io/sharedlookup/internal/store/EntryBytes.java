@@ -20,14 +20,16 @@ final class EntryBytes {
      * where a bulk copy's set-up would cost more than it saves.
      */
     static final int BULK_COPY = 128;
-    private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private EntryBytes() {
-    }
+    private static final VarHandle ARRAY_LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private EntryBytes() {}
 
     /** Hash-lookup slot {@code index} of the tier at {@code base}, slots being {@code 1 << slotShift} bytes. */
     static long slot(ByteBuffer buffer, int base, long index, int slotShift) {
-        return slotShift == 2 ? buffer.getInt(base + (int) (index << 2)) & 0xFFFFFFFFL
+        return slotShift == 2
+                ? buffer.getInt(base + (int) (index << 2)) & 0xFFFFFFFFL
                 : buffer.getLong(base + (int) (index << 3));
     }
 

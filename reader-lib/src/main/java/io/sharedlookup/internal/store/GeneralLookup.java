@@ -97,8 +97,8 @@ final class GeneralLookup {
      * from the file is checked against the tier once, before the bytes it names are read; the buffer checks each
      * access against the mapping as well, so a damaged file can never be read outside it.
      */
-    private int findInTier(ByteBuffer buffer, int base, long slotKey, String ascii, byte[] key, int keyLength,
-                           Utf8Text out) {
+    private int findInTier(
+            ByteBuffer buffer, int base, long slotKey, String ascii, byte[] key, int keyLength, Utf8Text out) {
         long index = slotKey & hashLookupMask;
         for (long probes = 0; probes < hashLookupCapacity; probes++) {
             long slot = EntryBytes.slot(buffer, base, index, slotShift);
@@ -122,8 +122,8 @@ final class GeneralLookup {
      * (its value copied into {@code out}) when it holds the key, {@link MappedMap#OTHER_KEY} when it holds another
      * one, {@link MappedMap#INCONSISTENT} when it does not parse.
      */
-    private int readEntry(ByteBuffer buffer, int base, long slot, String ascii, byte[] key, int keyLength,
-                          Utf8Text out) {
+    private int readEntry(
+            ByteBuffer buffer, int base, long slot, String ascii, byte[] key, int keyLength, Utf8Text out) {
         int entry = layout.entryOffset(slot); // < tierSize (MapLayout checks the entry space)
         if (entry < 0) {
             return MappedMap.INCONSISTENT;
@@ -138,7 +138,8 @@ final class GeneralLookup {
             return MappedMap.INCONSISTENT;
         }
         if (keySize != keyLength
-                || !(ascii != null ? KeyWords.equalsAscii(buffer, base + keyStart, ascii, base + tierSize)
+                || !(ascii != null
+                        ? KeyWords.equalsAscii(buffer, base + keyStart, ascii, base + tierSize)
                         : KeyWords.equalsBytes(buffer, base + keyStart, key, keyLength, base + tierSize))) {
             return MappedMap.OTHER_KEY;
         }

@@ -51,8 +51,16 @@ abstract class KeyClassifier {
      * hold its bytes and are meaningful only when {@code length} is at most {@link #SHORT_KEY}. Encoded keys come here
      * too, once encoded.
      */
-    abstract int hashedKey(String ascii, byte[] bytes, int length, long w0, long w1, long hash, int place,
-                           Utf8Text out, long timeoutNanos);
+    abstract int hashedKey(
+            String ascii,
+            byte[] bytes,
+            int length,
+            long w0,
+            long w1,
+            long hash,
+            int place,
+            Utf8Text out,
+            long timeoutNanos);
 
     /**
      * A key that is not an ASCII {@code String} of at least one char: to be encoded. {@code null} comes here too: the

@@ -15,7 +15,9 @@ final class KeyWords {
     /** Plain 8-byte reads from a mapping at any index (plain access allows unaligned indexes); bounds-checked. */
     private static final VarHandle MAPPED_LONG =
             MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private static final VarHandle ARRAY_LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     /** The shortest buffer {@link #encode} writes into: room for two whole words, read by {@link #word}. */
     static final int MIN_BUFFER = 2 * Long.BYTES;
     /** The largest key buffer: what an array can hold. */
@@ -23,8 +25,7 @@ final class KeyWords {
     /** Key buffers larger than this are not kept after the lookup that needed them ({@link #trimmed}). */
     static final int RETAINED_BYTES = 64 * 1024;
 
-    private KeyWords() {
-    }
+    private KeyWords() {}
 
     /** Whether every char of {@code s} is below 0x80 (its UTF-8 form is its chars, one byte each). */
     static boolean isAscii(String s) {
@@ -122,7 +123,8 @@ final class KeyWords {
             // in long: 3 * length overflows an int past ~715M chars (a CharSequence may claim any length)
             throw new IllegalArgumentException("a key of " + length + " chars is longer than any key a store can hold");
         }
-        return b != null && b.length >= needed ? b
+        return b != null && b.length >= needed
+                ? b
                 : new byte[(int) Math.min(MAX_BUFFER, Math.max(needed, b == null ? 64 : 2L * b.length))];
     }
 

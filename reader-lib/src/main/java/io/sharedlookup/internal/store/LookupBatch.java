@@ -47,8 +47,16 @@ public final class LookupBatch extends KeyClassifier {
      * {@code encoded} bytes, its words and hash. Returns its length in bytes, which the batch keeps in {@link #length}.
      */
     @Override
-    int hashedKey(String asciiKey, byte[] encoded, int keyLength, long word0, long word1, long keyHash, int i,
-                  Utf8Text unused, long unusedTimeout) {
+    int hashedKey(
+            String asciiKey,
+            byte[] encoded,
+            int keyLength,
+            long word0,
+            long word1,
+            long keyHash,
+            int i,
+            Utf8Text unused,
+            long unusedTimeout) {
         ascii[i] = asciiKey;
         bytes[i] = encoded;
         w0[i] = word0;
@@ -70,8 +78,16 @@ public final class LookupBatch extends KeyClassifier {
         byte[] encoded = KeyWords.room(keyBytes[i], chars);
         keyBytes[i] = encoded;
         int keyLength = Utf8.encodeChronicle(key, chars, encoded);
-        return hashedKey(null, encoded, keyLength, KeyWords.word(encoded, 0), KeyWords.word(encoded, 8),
-                Xxh64.hash(encoded, keyLength), i, null, 0);
+        return hashedKey(
+                null,
+                encoded,
+                keyLength,
+                KeyWords.word(encoded, 0),
+                KeyWords.word(encoded, 8),
+                Xxh64.hash(encoded, keyLength),
+                i,
+                null,
+                0);
     }
 
     /** Lets go of the caller's keys and buffers once a lookup is over: a thread's batch keeps nothing of them alive. */

@@ -58,10 +58,14 @@ public record Manifest(
      * publishes each file's layout (see {@link MapLayout}) and a sequence file, so readers need no Chronicle.
      */
     public static final int FORMAT_VERSION = 2;
+
     private static final String LAYOUT = "layout.";
     private static final String REVERSE_LAYOUT = "reverse.layout.";
 
-    public enum WriterState { OPEN, CLOSED }
+    public enum WriterState {
+        OPEN,
+        CLOSED
+    }
 
     public Manifest {
         offsets = Collections.unmodifiableMap(new TreeMap<>(offsets));
@@ -70,24 +74,72 @@ public record Manifest(
     }
 
     /** Progress of the same generation: offsets applied, the content version and digest they give. */
-    public Manifest withOffsets(Map<Integer, Long> newOffsets, long newContentVersion, boolean newCaughtUp,
-                                Long newContentDigest, long now) {
-        return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, newOffsets,
-                newContentVersion, newCaughtUp, writerState, publishedAtMillis, now, attributes, layout, reverseLayout,
+    public Manifest withOffsets(
+            Map<Integer, Long> newOffsets,
+            long newContentVersion,
+            boolean newCaughtUp,
+            Long newContentDigest,
+            long now) {
+        return new Manifest(
+                formatVersion,
+                namespace,
+                generation,
+                dataFile,
+                capacity,
+                topic,
+                newOffsets,
+                newContentVersion,
+                newCaughtUp,
+                writerState,
+                publishedAtMillis,
+                now,
+                attributes,
+                layout,
+                reverseLayout,
                 newContentDigest);
     }
 
     public Manifest withWriterState(WriterState state, long now) {
-        return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, offsets, contentVersion,
-                caughtUp, state, publishedAtMillis, now, attributes, layout, reverseLayout, contentDigest);
+        return new Manifest(
+                formatVersion,
+                namespace,
+                generation,
+                dataFile,
+                capacity,
+                topic,
+                offsets,
+                contentVersion,
+                caughtUp,
+                state,
+                publishedAtMillis,
+                now,
+                attributes,
+                layout,
+                reverseLayout,
+                contentDigest);
     }
 
     /** The same manifest with attribute {@code name} set to {@code value}. */
     public Manifest withAttribute(String name, String value, long now) {
         Map<String, String> with = new TreeMap<>(attributes);
         with.put(name, value);
-        return new Manifest(formatVersion, namespace, generation, dataFile, capacity, topic, offsets, contentVersion,
-                caughtUp, writerState, publishedAtMillis, now, with, layout, reverseLayout, contentDigest);
+        return new Manifest(
+                formatVersion,
+                namespace,
+                generation,
+                dataFile,
+                capacity,
+                topic,
+                offsets,
+                contentVersion,
+                caughtUp,
+                writerState,
+                publishedAtMillis,
+                now,
+                with,
+                layout,
+                reverseLayout,
+                contentDigest);
     }
 
     /** Serialises to the properties text stored on disk. */
@@ -144,7 +196,8 @@ public record Manifest(
             throw corrupt(source, "no format.version", null);
         }
         if (version.trim().equals("1")) {
-            throw new OldFormatException(source, p.getProperty("generation", "0").trim());
+            throw new OldFormatException(
+                    source, p.getProperty("generation", "0").trim());
         }
         if (!version.trim().equals(Integer.toString(FORMAT_VERSION))) {
             String message = "Unsupported store format version " + version.trim() + " in " + source
@@ -158,7 +211,8 @@ public record Manifest(
             for (String pair : offs.split(",")) {
                 int colon = pair.indexOf(':');
                 try {
-                    offsets.put(Integer.parseInt(pair.substring(0, colon).trim()),
+                    offsets.put(
+                            Integer.parseInt(pair.substring(0, colon).trim()),
                             Long.parseLong(pair.substring(colon + 1).trim()));
                 } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
                     throw corrupt(source, "source.offsets holds " + quoted(pair) + ", not partition:offset", e);
@@ -175,7 +229,8 @@ public record Manifest(
         if (StoreLayout.generationOf(dataFile).isEmpty()) {
             throw corrupt(source, "data.file " + quoted(dataFile) + " is not a generation file name", null);
         }
-        return new Manifest(FORMAT_VERSION,
+        return new Manifest(
+                FORMAT_VERSION,
                 required(p, "namespace", source),
                 number(p, "generation", source),
                 dataFile,
@@ -198,8 +253,10 @@ public record Manifest(
      * manifest, so a bad one was edited by hand, damaged, or written by a mismatched release).
      */
     private static StoreFormatException corrupt(Path source, String what, Throwable cause) {
-        return new StoreFormatException("Corrupt manifest " + source + ": " + what + "; use matching writer and "
-                + "reader releases, or delete the namespace directory and let the writer rebuild it", cause);
+        return new StoreFormatException(
+                "Corrupt manifest " + source + ": " + what + "; use matching writer and "
+                        + "reader releases, or delete the namespace directory and let the writer rebuild it",
+                cause);
     }
 
     /** {@code text} in quotes for a one-line message: cut short when a damaged file made it long. */
@@ -237,11 +294,10 @@ public record Manifest(
      */
     public static byte[] readBytes(Path file) throws IOException {
         return Uninterruptibly.call(() -> {
-            BasicFileAttributes a = Files.readAttributes(file,
-                    BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!a.isRegularFile() || a.size() > MAX_BYTES) {
-                throw new StoreFormatException("Corrupt manifest " + file + ": " + (a.isRegularFile()
-                        ? a.size() + " bytes, far too large for a manifest" : "not a regular file")
+                throw new StoreFormatException("Corrupt manifest " + file + ": "
+                        + (a.isRegularFile() ? a.size() + " bytes, far too large for a manifest" : "not a regular file")
                         + "; the writer replaces it with a rebuilt namespace");
             }
             try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
@@ -338,5 +394,4 @@ public record Manifest(
     public static Manifest read(Path file) throws IOException {
         return parse(Files.readString(file, StandardCharsets.UTF_8), file);
     }
-
 }

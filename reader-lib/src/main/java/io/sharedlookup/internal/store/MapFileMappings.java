@@ -25,17 +25,25 @@ final class MapFileMappings {
     final ByteBuffer headers;
     /** The first tiers, {@link #tiersPerWindow} whole tiers per window. */
     final ByteBuffer[] windows;
+
     final int tiersPerWindow;
     /** The generation's sequence counters, one per segment ({@link SequenceFile}). */
     final ByteBuffer sequences;
     /** Per segment: the window holding its first tier, and where in it the tier starts. */
     final ByteBuffer[] firstTierBuffer;
+
     final int[] firstTierBase;
     /** The highest tier number (1-based) the layout allows, extra bulks rounded up to whole bulks. */
     private final long maxTierIndex;
 
-    private MapFileMappings(Path file, MapLayout layout, TierBulks bulks, ByteBuffer headers, ByteBuffer[] windows,
-                            int tiersPerWindow, ByteBuffer sequences) {
+    private MapFileMappings(
+            Path file,
+            MapLayout layout,
+            TierBulks bulks,
+            ByteBuffer headers,
+            ByteBuffer[] windows,
+            int tiersPerWindow,
+            ByteBuffer sequences) {
         this.file = file;
         this.layout = layout;
         this.bulks = bulks;
@@ -58,17 +66,21 @@ final class MapFileMappings {
         try {
             return MappingThread.call(() -> openUninterrupted(file, sequenceFile, layout, mappingWaitNanos));
         } catch (AccessDeniedException e) {
-            throw new StoreFormatException("Cannot map " + e.getFile() + " for reading: permission denied (the reader "
-                    + "needs read permission on the store files: add its user to the writer's group)", e);
+            throw new StoreFormatException(
+                    "Cannot map " + e.getFile() + " for reading: permission denied (the reader "
+                            + "needs read permission on the store files: add its user to the writer's group)",
+                    e);
         } catch (IOException e) {
-            throw new StoreFormatException("Cannot map " + file + " for reading: " + e + " (a file of a published "
-                    + "generation is gone or damaged: the reader follows the writer's next publish; if none comes, "
-                    + "delete the namespace directory and let the writer rebuild it)", e);
+            throw new StoreFormatException(
+                    "Cannot map " + file + " for reading: " + e + " (a file of a published "
+                            + "generation is gone or damaged: the reader follows the writer's next publish; if none comes, "
+                            + "delete the namespace directory and let the writer rebuild it)",
+                    e);
         }
     }
 
-    private static MapFileMappings openUninterrupted(Path file, Path sequenceFile, MapLayout layout,
-                                                     long mappingWaitNanos) throws IOException {
+    private static MapFileMappings openUninterrupted(
+            Path file, Path sequenceFile, MapLayout layout, long mappingWaitNanos) throws IOException {
         FileChannel channel = null;
         try {
             channel = RegularFiles.openForReading(file, "Generation file");
@@ -79,10 +91,10 @@ final class MapFileMappings {
                         + " bytes, its layout needs " + layout.baseSize() + "); the writer rebuilds it from the topic");
             }
             requireCompleteHeader(channel, file, layout.segmentHeadersOffset());
-            ByteBuffer headers = map(channel, layout.segmentHeadersOffset(),
-                    layout.segmentsOffset() - layout.segmentHeadersOffset());
-            int tiersPerWindow = (int) Math.max(1,
-                    Math.min(layout.segments(), TierWindows.WINDOW_BYTES / layout.tierSize()));
+            ByteBuffer headers = map(
+                    channel, layout.segmentHeadersOffset(), layout.segmentsOffset() - layout.segmentHeadersOffset());
+            int tiersPerWindow =
+                    (int) Math.max(1, Math.min(layout.segments(), TierWindows.WINDOW_BYTES / layout.tierSize()));
             int windowCount = (layout.segments() + tiersPerWindow - 1) / tiersPerWindow;
             ByteBuffer[] windows = new ByteBuffer[windowCount];
             for (int w = 0; w < windowCount; w++) {
@@ -98,8 +110,14 @@ final class MapFileMappings {
                 }
                 sequences = map(seq, 0, needed);
             }
-            return new MapFileMappings(file, layout, new TierBulks(file, fileKey, layout, channel, mappingWaitNanos),
-                    headers, windows, tiersPerWindow, sequences);
+            return new MapFileMappings(
+                    file,
+                    layout,
+                    new TierBulks(file, fileKey, layout, channel, mappingWaitNanos),
+                    headers,
+                    windows,
+                    tiersPerWindow,
+                    sequences);
         } catch (IOException | RuntimeException e) {
             closeQuietly(channel);
             throw e;
@@ -121,8 +139,9 @@ final class MapFileMappings {
         }
         int length = word.hasRemaining() ? 0 : word.getInt(0);
         if (length == 0 || (length & 0x80000000) != 0 || 12L + (length & 0x3FFFFFFF) > limit) {
-            throw new StoreFormatException("Generation file " + file + " is corrupt or truncated (no complete Chronicle "
-                    + "Map header); the writer rebuilds it from the topic");
+            throw new StoreFormatException(
+                    "Generation file " + file + " is corrupt or truncated (no complete Chronicle "
+                            + "Map header); the writer rebuilds it from the topic");
         }
     }
 
@@ -178,7 +197,8 @@ final class MapFileMappings {
      * 0 when the chain ends.
      */
     long nextTier(int segment, long tiers, ByteBuffer buffer, int base) {
-        return tiers == 0 ? secondTier(segment)
+        return tiers == 0
+                ? secondTier(segment)
                 : buffer.getLong(base + (int) (layout.countersOffset() + MapLayout.TIER_NEXT_TIER));
     }
 

@@ -85,19 +85,31 @@ public record MapLayout(
         // no limit on a bulk's bytes: readers map bulks in windows of whole tiers (TierWindows). Tiers per bulk and
         // extra tiers are at most 2^30 each, so that an extra tier's number, rounded up to whole bulks, fits an int
         // (Chronicle makes a bulk of segments / 8 tiers, and segments are an int).
-        require(tierBulkInnerOffset >= 0 && tierBulkSize == plus(tierBulkInnerOffset, times(tiersInBulk, tierSize))
-                && tiersInBulk <= 1L << 30, "tier bulk size");
+        require(
+                tierBulkInnerOffset >= 0
+                        && tierBulkSize == plus(tierBulkInnerOffset, times(tiersInBulk, tierSize))
+                        && tiersInBulk <= 1L << 30,
+                "tier bulk size");
         // their bulks' offsets must fit a file
-        require(maxExtraTiers >= 0 && maxExtraTiers <= 1L << 30
-                && plus(baseSize, times(maxExtraTiers, tierBulkSize)) < Long.MAX_VALUE, "max extra tiers");
+        require(
+                maxExtraTiers >= 0
+                        && maxExtraTiers <= 1L << 30
+                        && plus(baseSize, times(maxExtraTiers, tierBulkSize)) < Long.MAX_VALUE,
+                "max extra tiers");
         require(slotSize == 4 || slotSize == 8, "slot size");
         require(hashLookupCapacity > 0 && Long.bitCount(hashLookupCapacity) == 1, "hash lookup capacity");
-        require(keyBits > 0 && valueBits > 0 && keyBits < 64 && valueBits < 64 && keyBits + valueBits <= slotSize * 8,
+        require(
+                keyBits > 0 && valueBits > 0 && keyBits < 64 && valueBits < 64 && keyBits + valueBits <= slotSize * 8,
                 "slot bits");
-        require(countersOffset >= times(hashLookupCapacity, slotSize)
-                && plus(countersOffset, COUNTERS_AREA_SIZE) <= entrySpaceOffset, "counters offset");
-        require(chunkSize > 0 && chunksPerTier > 0
-                && plus(entrySpaceOffset, times(chunkSize, chunksPerTier)) <= tierSize, "entry space");
+        require(
+                countersOffset >= times(hashLookupCapacity, slotSize)
+                        && plus(countersOffset, COUNTERS_AREA_SIZE) <= entrySpaceOffset,
+                "counters offset");
+        require(
+                chunkSize > 0
+                        && chunksPerTier > 0
+                        && plus(entrySpaceOffset, times(chunkSize, chunksPerTier)) <= tierSize,
+                "entry space");
     }
 
     /** {@code a * b} for non-negative numbers, or {@link Long#MAX_VALUE} when that overflows (or one is negative). */
@@ -165,8 +177,8 @@ public record MapLayout(
 
     /** The offset, from its tier's base, of the entry that hash-lookup slot {@code slot} names; -1 when outside. */
     int entryOffset(long slot) {
-        return entryOffset(slot, keyBits, (1L << valueBits) - 1, chunksPerTier, (int) entrySpaceOffset,
-                (int) chunkSize);
+        return entryOffset(
+                slot, keyBits, (1L << valueBits) - 1, chunksPerTier, (int) entrySpaceOffset, (int) chunkSize);
     }
 
     /**
@@ -175,8 +187,8 @@ public record MapLayout(
      *
      * @param valueMask {@code 2^valueBits - 1}
      */
-    static int entryOffset(long slot, int keyBits, long valueMask, long chunksPerTier, int entrySpaceOffset,
-                           int chunkSize) {
+    static int entryOffset(
+            long slot, int keyBits, long valueMask, long chunksPerTier, int entrySpaceOffset, int chunkSize) {
         long chunk = (slot >>> keyBits) & valueMask;
         if (chunk >= chunksPerTier) {
             return -1;
@@ -219,17 +231,30 @@ public record MapLayout(
         }
         String encoding = in.get(prefix + "encoding");
         if (!ENCODING.equals(encoding)) {
-            throw new IllegalArgumentException("entry encoding '" + encoding + "' is not the one this reader knows ("
-                    + ENCODING + ")");
+            throw new IllegalArgumentException(
+                    "entry encoding '" + encoding + "' is not the one this reader knows (" + ENCODING + ")");
         }
         Reader r = new Reader(prefix, in);
-        return new MapLayout(in.getOrDefault(prefix + "chronicle.map.version", "unknown"),
-                r.integer("segments"), r.number("segment.headers.offset"), r.integer("segment.header.size"),
-                r.number("segments.offset"), r.number("tier.size"), r.number("base.size"), r.number("tiers.in.bulk"),
-                r.number("tier.bulk.size"), r.number("tier.bulk.inner.offset"), r.number("max.extra.tiers"),
-                r.integer("hash.lookup.slot.size"), r.number("hash.lookup.capacity"),
-                r.integer("hash.lookup.key.bits"), r.integer("hash.lookup.value.bits"), r.number("counters.offset"),
-                r.number("entry.space.offset"), r.number("chunk.size"), r.number("chunks.per.tier"));
+        return new MapLayout(
+                in.getOrDefault(prefix + "chronicle.map.version", "unknown"),
+                r.integer("segments"),
+                r.number("segment.headers.offset"),
+                r.integer("segment.header.size"),
+                r.number("segments.offset"),
+                r.number("tier.size"),
+                r.number("base.size"),
+                r.number("tiers.in.bulk"),
+                r.number("tier.bulk.size"),
+                r.number("tier.bulk.inner.offset"),
+                r.number("max.extra.tiers"),
+                r.integer("hash.lookup.slot.size"),
+                r.number("hash.lookup.capacity"),
+                r.integer("hash.lookup.key.bits"),
+                r.integer("hash.lookup.value.bits"),
+                r.number("counters.offset"),
+                r.number("entry.space.offset"),
+                r.number("chunk.size"),
+                r.number("chunks.per.tier"));
     }
 
     /** This layout as {@code prefix.*} properties (sorted, for tests and tools). */

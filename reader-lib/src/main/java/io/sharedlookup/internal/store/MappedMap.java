@@ -41,6 +41,7 @@ public final class MappedMap extends MappedMapFile {
     private static final int FAST_PROBES = 8;
     /** From an entry read: the slot names an entry of another key (a hash-lookup collision). */
     static final int OTHER_KEY = 2;
+
     private static final ThreadLocal<KeyBuffer> KEY = ThreadLocal.withInitial(KeyBuffer::new);
 
     private final MapLayout layout;
@@ -64,6 +65,7 @@ public final class MappedMap extends MappedMapFile {
     private final int entrySpaceOffset;
     /** {@code segments - 1} when the segment count is a power of two (a hash's segment is its low bits), else -1. */
     private final int segmentMask;
+
     private final int segmentShift;
     /** The general path, which runs less often: reached through one final field, off the first attempt's path. */
     private final GeneralLookup general;
@@ -162,8 +164,16 @@ public final class MappedMap extends MappedMapFile {
             if (length == 0) {
                 return general.get(null, bytes, 0, Xxh64.hash(bytes, 0), out, timeoutNanos);
             }
-            return hashedKey(null, bytes, length, KeyWords.word(bytes, 0), KeyWords.word(bytes, 8),
-                    Xxh64.hash(bytes, length), 0, out, timeoutNanos);
+            return hashedKey(
+                    null,
+                    bytes,
+                    length,
+                    KeyWords.word(bytes, 0),
+                    KeyWords.word(bytes, 8),
+                    Xxh64.hash(bytes, length),
+                    0,
+                    out,
+                    timeoutNanos);
         } finally {
             k.bytes = KeyWords.trimmed(k.bytes);
         }
@@ -176,13 +186,22 @@ public final class MappedMap extends MappedMapFile {
      * path. {@code place} is unused (a batch's).
      */
     @Override
-    int hashedKey(String ascii, byte[] bytes, int n, long w0, long w1, long hash, int place, Utf8Text out,
-                  long timeoutNanos) {
+    int hashedKey(
+            String ascii,
+            byte[] bytes,
+            int n,
+            long w0,
+            long w1,
+            long hash,
+            int place,
+            Utf8Text out,
+            long timeoutNanos) {
         int segment = segmentOf(hash);
         long before = SequenceProtocol.readBegin(sequences, segment);
         if (!SequenceProtocol.inChange(before)) {
             int found = probeFirstTier(segment, slotKeyOf(hash), w0, w1, n, ascii, bytes, out);
-            if (found != UNDECIDED && SequenceProtocol.readValidate(sequences, segment, before)
+            if (found != UNDECIDED
+                    && SequenceProtocol.readValidate(sequences, segment, before)
                     && (found == ABSENT || out.decode())) {
                 if (found == ABSENT) {
                     out.clear();
@@ -243,27 +262,58 @@ public final class MappedMap extends MappedMapFile {
      * {@code out}), {@link #ABSENT} (the key is in none of the segment's tiers), or {@link #UNDECIDED} for anything
      * else, which the general path decides.
      */
-    private int probeFirstTier(int segment, long slotKey, long w0, long w1, int length, String ascii, byte[] bytes,
-                               Utf8Text out) {
+    private int probeFirstTier(
+            int segment, long slotKey, long w0, long w1, int length, String ascii, byte[] bytes, Utf8Text out) {
         ByteBuffer buffer = firstTierBufferOf(segment);
         int base = firstTierBaseOf(segment);
         // The first slot is probed here, without a loop: a method with a hot loop is compiled on its own early, and
         // once compiled big the JIT no longer inlines it into the caller. Later probes of a collision chain (rarer)
         // have their own method.
         long index = slotKey & hashLookupMask;
-        int found = decideSlot(segment, buffer, base, EntryBytes.slot(buffer, base, index, slotShift), slotKey, w0, w1,
-                length, ascii, bytes, out);
-        return found != OTHER_KEY ? found
+        int found = decideSlot(
+                segment,
+                buffer,
+                base,
+                EntryBytes.slot(buffer, base, index, slotShift),
+                slotKey,
+                w0,
+                w1,
+                length,
+                ascii,
+                bytes,
+                out);
+        return found != OTHER_KEY
+                ? found
                 : probeOnward(segment, buffer, base, index, slotKey, w0, w1, length, ascii, bytes, out);
     }
 
     /** {@link #probeFirstTier}'s later probes, after the slot at {@code index}. */
-    int probeOnward(int segment, ByteBuffer buffer, int base, long index, long slotKey, long w0, long w1, int length,
-                    String ascii, byte[] bytes, Utf8Text out) {
+    int probeOnward(
+            int segment,
+            ByteBuffer buffer,
+            int base,
+            long index,
+            long slotKey,
+            long w0,
+            long w1,
+            int length,
+            String ascii,
+            byte[] bytes,
+            Utf8Text out) {
         for (int probes = 1; probes < FAST_PROBES; probes++) {
             index = (index + 1) & hashLookupMask;
-            int found = decideSlot(segment, buffer, base, EntryBytes.slot(buffer, base, index, slotShift), slotKey, w0,
-                    w1, length, ascii, bytes, out);
+            int found = decideSlot(
+                    segment,
+                    buffer,
+                    base,
+                    EntryBytes.slot(buffer, base, index, slotShift),
+                    slotKey,
+                    w0,
+                    w1,
+                    length,
+                    ascii,
+                    bytes,
+                    out);
             if (found != OTHER_KEY) {
                 return found;
             }
@@ -276,18 +326,30 @@ public final class MappedMap extends MappedMapFile {
      * #OTHER_KEY} when it holds another key (the probe goes on), else what the first attempt decides. The slot is read
      * by the caller ({@link EntryBytes#slot}), one call level less between the lookup and the read.
      */
-    int decideSlot(int segment, ByteBuffer buffer, int base, long slot, long slotKey, long w0, long w1, int length,
-                   String ascii, byte[] bytes, Utf8Text out) {
+    int decideSlot(
+            int segment,
+            ByteBuffer buffer,
+            int base,
+            long slot,
+            long slotKey,
+            long w0,
+            long w1,
+            int length,
+            String ascii,
+            byte[] bytes,
+            Utf8Text out) {
         if (slot == 0) {
             return absentUnlessExtraTier(segment);
         }
-        return (slot & keyMask) == slotKey ? readFastEntry(buffer, base, slot, w0, w1, length, ascii, bytes, out)
+        return (slot & keyMask) == slotKey
+                ? readFastEntry(buffer, base, slot, w0, w1, length, ascii, bytes, out)
                 : OTHER_KEY;
     }
 
     /** After an empty slot in {@code segment}'s first tier: the key is absent unless the segment has more tiers. */
     private int absentUnlessExtraTier(int segment) {
-        return headers.getLong(layout.segmentHeaderOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER) == 0 ? ABSENT
+        return headers.getLong(layout.segmentHeaderOffset(segment) + (int) MapLayout.SEGMENT_NEXT_TIER) == 0
+                ? ABSENT
                 : UNDECIDED;
     }
 
@@ -299,8 +361,16 @@ public final class MappedMap extends MappedMapFile {
      * ({@link EntryBytes#sizeAt}, {@link #longKeyStart}, {@link KeyWords}), so that this one stays small enough to
      * inline.
      */
-    private int readFastEntry(ByteBuffer buffer, int base, long slot, long w0, long w1, int length, String ascii,
-                              byte[] bytes, Utf8Text out) {
+    private int readFastEntry(
+            ByteBuffer buffer,
+            int base,
+            long slot,
+            long w0,
+            long w1,
+            int length,
+            String ascii,
+            byte[] bytes,
+            Utf8Text out) {
         int offset = entryOffset(slot);
         int entry = base + offset;
         int limit = base + tierSize;
@@ -322,11 +392,13 @@ public final class MappedMap extends MappedMapFile {
         }
         if (length <= SHORT_KEY) {
             long first = buffer.getLong(keyStart); // 16 bytes past a one-byte size lie in the tier (checked above)
-            if (length <= 8 ? ((first ^ w0) & (-1L >>> (64 - 8 * length))) != 0
+            if (length <= 8
+                    ? ((first ^ w0) & (-1L >>> (64 - 8 * length))) != 0
                     : first != w0 || ((buffer.getLong(keyStart + 8) ^ w1) & (-1L >>> (128 - 8 * length))) != 0) {
                 return OTHER_KEY;
             }
-        } else if (!(ascii != null ? KeyWords.equalsAscii(buffer, keyStart, ascii, limit)
+        } else if (!(ascii != null
+                ? KeyWords.equalsAscii(buffer, keyStart, ascii, limit)
                 : KeyWords.equalsBytes(buffer, keyStart, bytes, length, limit))) {
             return OTHER_KEY;
         }

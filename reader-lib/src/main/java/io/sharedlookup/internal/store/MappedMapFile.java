@@ -22,6 +22,7 @@ abstract class MappedMapFile extends KeyClassifier {
     final MapFileMappings mappings;
     /** How the lookups and the scans wait after a race with the writer, and whether they follow its liveness. */
     final RaceWaits waits;
+
     private final SegmentScans scans;
 
     MappedMapFile(MapFileMappings mappings) {

@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * interruptible and has its interrupt status set again afterwards. The thread ends after a while without work.
  */
 final class MappingThread {
-    private static final ThreadPoolExecutor EXECUTOR = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(), r -> {
+    private static final ThreadPoolExecutor EXECUTOR =
+            new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
                 Thread t = new Thread(r, "shared-lookup-open");
                 t.setDaemon(true);
                 return t;
@@ -36,8 +36,7 @@ final class MappingThread {
     /** The thread running the calls now, so that a call made from it runs in place instead of waiting on itself. */
     private static final ThreadLocal<Boolean> ON_IT = ThreadLocal.withInitial(() -> false);
 
-    private MappingThread() {
-    }
+    private MappingThread() {}
 
     /** Runs {@code call} on the mapping thread and returns its result; the caller's interrupt status is kept. */
     static <T> T call(Uninterruptibly.IoCall<T> call) throws IOException {

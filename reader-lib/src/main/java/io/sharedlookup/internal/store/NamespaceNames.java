@@ -6,8 +6,7 @@ import java.util.regex.Pattern;
 public final class NamespaceNames {
     private static final Pattern VALID = Pattern.compile("[A-Za-z0-9._-]{1,200}");
 
-    private NamespaceNames() {
-    }
+    private NamespaceNames() {}
 
     public static boolean isValid(String name) {
         return name != null && VALID.matcher(name).matches() && !name.equals(".") && !name.equals("..");

@@ -40,8 +40,8 @@ public final class PublishedGeneration {
         if (manifest.reverseLayout() != null) {
             Path reverseFile = StoreLayout.reverseIndexFile(file);
             try {
-                reverse = MappedMap.open(reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout(),
-                        lockTimeoutNanos);
+                reverse = MappedMap.open(
+                        reverseFile, SequenceFile.of(reverseFile), manifest.reverseLayout(), lockTimeoutNanos);
             } catch (RuntimeException e) {
                 data.close(); // not left to the garbage collector: a refresh may try this generation again and again
                 throw e;
@@ -64,7 +64,8 @@ public final class PublishedGeneration {
      * the same name, as when a namespace directory is deleted and rebuilt from generation 1).
      */
     public boolean isNamedBy(Path namespaceDir, Manifest manifest) {
-        return manifest.generation() == number && fileKey != null
+        return manifest.generation() == number
+                && fileKey != null
                 && fileKey.equals(fileKey(namespaceDir.resolve(manifest.dataFile())));
     }
 
@@ -73,8 +74,8 @@ public final class PublishedGeneration {
      * number, file name and file identity (a rewritten manifest of the same generation names the same).
      */
     public static Object identity(Path namespaceDir, Manifest manifest) {
-        return java.util.Arrays.asList(manifest.generation(), manifest.dataFile(),
-                fileKey(namespaceDir.resolve(manifest.dataFile())));
+        return java.util.Arrays.asList(
+                manifest.generation(), manifest.dataFile(), fileKey(namespaceDir.resolve(manifest.dataFile())));
     }
 
     private static Object fileKey(Path file) {
@@ -253,10 +254,12 @@ public final class PublishedGeneration {
 
     private StoreFormatException markFaulted(MappedMap map, InternalError e) {
         faulted = true;
-        return new StoreFormatException("Generation file " + map.file() + " could not be read (" + e.getMessage()
-                + "): it was truncated or damaged under this reader; the reader opens the published generation again "
-                + "at its next refresh (if this persists, delete the namespace directory and let the writer rebuild "
-                + "it)", e);
+        return new StoreFormatException(
+                "Generation file " + map.file() + " could not be read (" + e.getMessage()
+                        + "): it was truncated or damaged under this reader; the reader opens the published generation again "
+                        + "at its next refresh (if this persists, delete the namespace directory and let the writer rebuild "
+                        + "it)",
+                e);
     }
 
     private static LockTimeoutException stuck(MappedMap map) {

@@ -28,8 +28,7 @@ public final class RateLimitedLog {
     /** The last suppressed message, for the summary: its level, format and arguments. */
     private final AtomicReference<Suppressed> lastSuppressed = new AtomicReference<>();
 
-    private record Suppressed(boolean error, String format, Object[] args) {
-    }
+    private record Suppressed(boolean error, String format, Object[] args) {}
 
     public RateLimitedLog(Logger logger, long intervalMillis) {
         this.logger = logger;
@@ -47,7 +46,8 @@ public final class RateLimitedLog {
     private void log(boolean error, String format, Object... args) {
         long now = System.nanoTime();
         long allowed = nextAllowed.get();
-        if ((allowed == Long.MIN_VALUE || now - allowed >= 0) && nextAllowed.compareAndSet(allowed, now + intervalNanos)) {
+        if ((allowed == Long.MIN_VALUE || now - allowed >= 0)
+                && nextAllowed.compareAndSet(allowed, now + intervalNanos)) {
             long skipped = suppressed.getAndSet(0);
             String line = skipped > 0 ? format + " ({} similar messages suppressed)" : format;
             Object[] values = skipped > 0 ? append(args, skipped) : args;
@@ -71,11 +71,15 @@ public final class RateLimitedLog {
         if (skipped == 0 || last == null) {
             return;
         }
-        String message = MessageFormatter.arrayFormat(last.format(), last.args()).getMessage();
+        String message =
+                MessageFormatter.arrayFormat(last.format(), last.args()).getMessage();
         long millis = TimeUnit.NANOSECONDS.toMillis(intervalNanos);
         emit(last.error(), "{} similar message{} suppressed (one is logged per {}); the last: {}", new Object[] {
-            skipped, skipped == 1 ? " was" : "s were", millis % 1000 == 0 ? millis / 1000 + " s" : millis + " ms",
-            message});
+            skipped,
+            skipped == 1 ? " was" : "s were",
+            millis % 1000 == 0 ? millis / 1000 + " s" : millis + " ms",
+            message
+        });
     }
 
     private void emit(boolean error, String line, Object[] values) {

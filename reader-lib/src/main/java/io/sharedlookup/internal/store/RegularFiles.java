@@ -17,8 +17,7 @@ import java.util.Objects;
  * FIFO swapped in within that instant can still block the open (Java has no non-blocking open), which no writer does.
  */
 final class RegularFiles {
-    private RegularFiles() {
-    }
+    private RegularFiles() {}
 
     /**
      * A read-only channel to {@code file}.
@@ -43,13 +42,14 @@ final class RegularFiles {
 
     /** The identity (device and inode on Linux) of {@code file} itself, not of what a link there names. */
     static Object fileKey(Path file) throws IOException {
-        return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                .fileKey();
     }
 
     /** Returns the identity of {@code file} after checking that it is a regular file. */
     private static Object requireRegular(Path file, String what) throws IOException {
-        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
-                LinkOption.NOFOLLOW_LINKS);
+        BasicFileAttributes attributes =
+                Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (!attributes.isRegularFile()) {
             throw new StoreFormatException(what + " " + file + " is not a regular file but " + kind(attributes)
                     + "; the reader keeps serving the last good generation: remove it and let the writer publish a "

@@ -13,8 +13,7 @@ public final class ReverseKeys {
     /** Past this many encoded chars an entry becomes {@link #TOO_MANY}. */
     public static final int MAX_ENCODED_CHARS = 512;
 
-    private ReverseKeys() {
-    }
+    private ReverseKeys() {}
 
     public static void append(StringBuilder out, CharSequence key) {
         out.append(key.length()).append(':').append(key);

@@ -102,12 +102,15 @@ final class SegmentScans {
                 if (start == SegmentWaits.GAVE_UP) {
                     // Stuck: odd and unmoved all along (a writer died mid-change); else a busy writer kept moving it.
                     String segmentOfFile = "Segment " + segment + " of " + mappings.file;
-                    throw new LockTimeoutException(SequenceProtocol.inChange(before) && before == firstSeen
-                            ? segmentOfFile + " stayed in the middle of a change for over the lock timeout (its "
-                                    + "writer probably died); the next writer rebuilds it"
-                            : segmentOfFile + " kept changing throughout the lock timeout while this scan copied it "
-                                    + "(a busy writer): open the store with a longer lockTimeout for scans of this "
-                                    + "namespace");
+                    throw new LockTimeoutException(
+                            SequenceProtocol.inChange(before) && before == firstSeen
+                                    ? segmentOfFile
+                                            + " stayed in the middle of a change for over the lock timeout (its "
+                                            + "writer probably died); the next writer rebuilds it"
+                                    : segmentOfFile
+                                            + " kept changing throughout the lock timeout while this scan copied it "
+                                            + "(a busy writer): open the store with a longer lockTimeout for scans of this "
+                                            + "namespace");
                 }
             }
             for (int i = 0; i < pairs.size(); i += 2) {
@@ -165,7 +168,8 @@ final class SegmentScans {
                 int keySize = (int) keyField;
                 int keyStart = entry + (int) (keyField >>> 32);
                 // sizes compared with what is left of the tier: an offset plus a size could overflow an int
-                long valueField = keySize >= tierSize - keyStart ? -1
+                long valueField = keySize >= tierSize - keyStart
+                        ? -1
                         : EntryBytes.sizeAt(buffer, base, keyStart + keySize, tierSize);
                 if (valueField < 0) {
                     return false;

@@ -80,8 +80,7 @@ final class SegmentWaits {
     }
 
     /** A wait that gave up, at {@code since}, on a segment whose counter stood at the odd {@code sequence}. */
-    private record MidChange(long sequence, long since) {
-    }
+    private record MidChange(long sequence, long since) {}
 
     /**
      * Whether the segment's counter has stood at {@code seen} (odd) since a wait gave up on it at that value, over

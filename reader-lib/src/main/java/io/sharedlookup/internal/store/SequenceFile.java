@@ -12,8 +12,7 @@ public final class SequenceFile {
     /** Bytes between two counters: one cache line, so that segments written by different threads never share one. */
     public static final int STRIDE = 64;
 
-    private SequenceFile() {
-    }
+    private SequenceFile() {}
 
     /** The sequence file of {@code mapFile} ({@code g0000000007.cmap} to {@code g0000000007.seq}). */
     public static Path of(Path mapFile) {

@@ -50,8 +50,7 @@ public final class SequenceProtocol {
     /** 64-bit little-endian counters in a {@code ByteBuffer} (a mapping), at aligned indexes. */
     private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private SequenceProtocol() {
-    }
+    private SequenceProtocol() {}
 
     /**
      * Writer, before changing {@code segment}: its counter goes odd, and no store to the segment is visible before

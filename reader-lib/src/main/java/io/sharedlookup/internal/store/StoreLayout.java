@@ -62,12 +62,13 @@ public final class StoreLayout {
     public static Optional<String> namespaceGivenAsStore(Path dir) {
         Path absolute = dir.toAbsolutePath().normalize();
         Path parent = absolute.getParent();
-        if (parent == null || !(Files.isRegularFile(absolute.resolve(MANIFEST))
-                || Files.isRegularFile(absolute.resolve(WRITER_LOCK)))) {
+        if (parent == null
+                || !(Files.isRegularFile(absolute.resolve(MANIFEST))
+                        || Files.isRegularFile(absolute.resolve(WRITER_LOCK)))) {
             return Optional.empty();
         }
-        return Optional.of(dir + " is namespace '" + absolute.getFileName() + "' of store " + parent + ": use "
-                + parent);
+        return Optional.of(
+                dir + " is namespace '" + absolute.getFileName() + "' of store " + parent + ": use " + parent);
     }
 
     public static String generationFileName(long generation) {

@@ -30,7 +30,7 @@ import java.util.function.Consumer;
  */
 final class TierBulks {
     /** Runs in the mapping task before it maps a bulk of the given file: lets a test make a mapping hang. */
-    static volatile Consumer<Path> beforeMapping = file -> { };
+    static volatile Consumer<Path> beforeMapping = file -> {};
 
     private final Path file;
     private final Object fileKey;
@@ -45,6 +45,7 @@ final class TierBulks {
      * window far past the file's end, which must not size anything.
      */
     private final Map<Integer, Future<?>> pending = new HashMap<>();
+
     private final ThreadPoolExecutor thread;
 
     TierBulks(Path file, Object fileKey, MapLayout layout, FileChannel channel, long waitNanos) {
@@ -153,7 +154,8 @@ final class TierBulks {
                 }
             }
         } catch (TimeoutException e) {
-            throw new LockTimeoutException("Mapping extra tiers of " + file + " (window " + window + ") took longer than "
+            throw new LockTimeoutException("Mapping extra tiers of " + file + " (window " + window
+                    + ") took longer than "
                     + "the lock timeout of " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms (a slow or hung store "
                     + "volume?); the mapping goes on, and later lookups use it once done");
         } catch (ExecutionException e) {

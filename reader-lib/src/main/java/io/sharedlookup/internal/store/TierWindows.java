@@ -25,8 +25,8 @@ final class TierWindows {
      */
     static TierWindows of(MapLayout layout, long windowBytes) {
         if (layout.tierSize() > windowBytes) {
-            throw new IllegalArgumentException("a tier of " + layout.tierSize() + " bytes does not fit a window of "
-                    + windowBytes);
+            throw new IllegalArgumentException(
+                    "a tier of " + layout.tierSize() + " bytes does not fit a window of " + windowBytes);
         }
         long tiers = Long.highestOneBit(Math.min(layout.tiersInBulk(), windowBytes / layout.tierSize()));
         return new TierWindows(layout, tiers);
@@ -38,6 +38,7 @@ final class TierWindows {
     private final long tierSize;
     /** Tiers in one window: a power of two dividing the tiers of a bulk. */
     private final long tiersPerWindow;
+
     private final long windowsPerBulk;
     private final int shift;
     private final long mask;

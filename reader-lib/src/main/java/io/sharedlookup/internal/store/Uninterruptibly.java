@@ -9,8 +9,7 @@ import java.io.IOException;
  * cancel here; the status is restored for whatever the thread does next.
  */
 public final class Uninterruptibly {
-    private Uninterruptibly() {
-    }
+    private Uninterruptibly() {}
 
     /** A call that may throw {@link IOException}. */
     @FunctionalInterface

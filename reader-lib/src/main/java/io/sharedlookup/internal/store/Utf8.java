@@ -20,8 +20,7 @@ public final class Utf8 {
     /** The most bytes one {@code char} takes in either encoding (a pair's 4 standard bytes are 2 per char). */
     public static final int MAX_BYTES_PER_CHAR = 3;
 
-    private Utf8() {
-    }
+    private Utf8() {}
 
     /** The number of bytes {@code s} takes in standard UTF-8, as {@code String.getBytes(UTF_8)} would write it. */
     public static int length(CharSequence s) {

@@ -13,14 +13,15 @@ import java.util.Objects;
  */
 public final class Utf8Text implements CharSequence {
     private static final long HIGH_BITS = 0x8080808080808080L;
-    private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
-            ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle ARRAY_LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private byte[] bytes = new byte[64];
     private int size;
     private boolean ascii = true;
     /** The decoded text of a value that is not ASCII; scratch for widening an ASCII one in {@link #copyTo}. */
     private char[] chars = new char[64];
+
     private int charCount;
 
     /** A buffer to copy a value of {@code size} bytes into: 8 bytes longer, so that whole 8-byte words fit. */
@@ -151,8 +152,11 @@ public final class Utf8Text implements CharSequence {
                 int b3 = b[p++];
                 int b4 = b[p++];
                 int codePoint = ((b1 & 0x07) << 18) | ((b2 & 0x3F) << 12) | ((b3 & 0x3F) << 6) | (b4 & 0x3F);
-                if ((b2 & 0xC0) != 0x80 || (b3 & 0xC0) != 0x80 || (b4 & 0xC0) != 0x80
-                        || codePoint < 0x10000 || codePoint > Character.MAX_CODE_POINT) {
+                if ((b2 & 0xC0) != 0x80
+                        || (b3 & 0xC0) != 0x80
+                        || (b4 & 0xC0) != 0x80
+                        || codePoint < 0x10000
+                        || codePoint > Character.MAX_CODE_POINT) {
                     return -1; // a torn read (or damage): never an exception
                 }
                 out[n++] = Character.highSurrogate(codePoint); // 4 bytes in, 2 chars out: out stays large enough

@@ -22,7 +22,11 @@ import java.nio.file.Path;
  */
 public final class WriterLiveness {
     /** What a reader can say about a writer. */
-    public enum State { ALIVE, NOT_ALIVE, UNKNOWN }
+    public enum State {
+        ALIVE,
+        NOT_ALIVE,
+        UNKNOWN
+    }
 
     /** How often a missing status file is looked for again. */
     private static final long REMAP_NANOS = 1_000_000_000L;
@@ -81,8 +85,9 @@ public final class WriterLiveness {
 
     /** Whether the writer marked itself stopped (a clean stop), as opposed to a heartbeat that stopped moving. */
     public synchronized boolean stoppedCleanly() {
-        return recognised() && WriterStatusDescriptor.getInt(status, WriterStatusDescriptor.STATE_AT)
-                != WriterStatusDescriptor.RUNNING;
+        return recognised()
+                && WriterStatusDescriptor.getInt(status, WriterStatusDescriptor.STATE_AT)
+                        != WriterStatusDescriptor.RUNNING;
     }
 
     /** The writer's last word on when the namespace's content was current with its topic (epoch ms), or -1. */
@@ -123,7 +128,8 @@ public final class WriterLiveness {
         boolean running = WriterStatusDescriptor.getInt(status, WriterStatusDescriptor.STATE_AT)
                 == WriterStatusDescriptor.RUNNING;
         return running && now - lastMovedNanos < WriterStatusDescriptor.ALIVE_WINDOW_NANOS
-                ? State.ALIVE : State.NOT_ALIVE;
+                ? State.ALIVE
+                : State.NOT_ALIVE;
     }
 
     /** The status file mapped read-only, or null when it is missing, too short or unreadable (liveness unknown). */

@@ -28,9 +28,11 @@ import java.nio.file.Path;
 public final class WriterStatusDescriptor {
     /** The file's name in the namespace directory. */
     public static final String FILE_NAME = "writer.status";
+
     public static final int SIZE = 64;
     /** "SLWS" read as a little-endian int. */
     public static final int MAGIC = 0x53574C53;
+
     public static final int VERSION = 1;
     public static final int MAGIC_AT = 0;
     public static final int VERSION_AT = 4;
@@ -53,8 +55,7 @@ public final class WriterStatusDescriptor {
     private static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private WriterStatusDescriptor() {
-    }
+    private WriterStatusDescriptor() {}
 
     /** The status file of the namespace whose directory is {@code namespaceDir}. */
     public static Path of(Path namespaceDir) {
@@ -63,7 +64,8 @@ public final class WriterStatusDescriptor {
 
     /** Whether {@code buffer} (at least {@link #SIZE} bytes) holds a status file this code reads. */
     public static boolean recognised(ByteBuffer buffer) {
-        return buffer.capacity() >= SIZE && (int) INT.getAcquire(buffer, MAGIC_AT) == MAGIC
+        return buffer.capacity() >= SIZE
+                && (int) INT.getAcquire(buffer, MAGIC_AT) == MAGIC
                 && (int) INT.getAcquire(buffer, VERSION_AT) == VERSION;
     }
 

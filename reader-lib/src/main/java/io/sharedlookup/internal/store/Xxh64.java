@@ -17,8 +17,7 @@ final class Xxh64 {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private Xxh64() {
-    }
+    private Xxh64() {}
 
     static long hash(byte[] b, int length) {
         int p = 0;

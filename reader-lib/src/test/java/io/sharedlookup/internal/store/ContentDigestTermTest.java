@@ -28,7 +28,9 @@ class ContentDigestTermTest {
 
     @Test
     void of_unpairedSurrogatesAndLongText_areTheDefinedTerm() {
-        String[] texts = {"", "a", "\uD83D", "x\uDE42y", "\uD83D\uDE42", "Zoë ✓ 🙂", "é".repeat(5_000), "✓".repeat(30_000)};
+        String[] texts = {
+            "", "a", "\uD83D", "x\uDE42y", "\uD83D\uDE42", "Zoë ✓ 🙂", "é".repeat(5_000), "✓".repeat(30_000)
+        };
         for (String k : texts) {
             for (String v : texts) {
                 assertThat(ContentDigest.of(k, v)).as("%s / %s", k, v).isEqualTo(byDefinition(k, v));
@@ -50,6 +52,8 @@ class ContentDigestTermTest {
             sink += ContentDigest.of(key, value);
         }
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        assertThat(allocated).as("bytes allocated by 10,000 terms (sink %d)", sink).isLessThan(1_000);
+        assertThat(allocated)
+                .as("bytes allocated by 10,000 terms (sink %d)", sink)
+                .isLessThan(1_000);
     }
 }

@@ -22,18 +22,39 @@ class DamagedManifestPropertyTest {
     private static final Path FILE = Path.of("/store/users/manifest.properties");
 
     /** One edit of the manifest's text: at line {@code line}, of kind {@code kind}, with {@code text}. */
-    record Edit(int line, int kind, String text) {
-    }
+    record Edit(int line, int kind, String text) {}
 
     @Provide
     Arbitrary<List<Edit>> edits() {
         Arbitrary<String> text = Arbitraries.oneOf(
                 Arbitraries.strings().ofMaxLength(12),
-                Arbitraries.strings().withCharRange('0', '9').withChars('-', ':', ',', ' ').ofMinLength(1).ofMaxLength(25),
-                Arbitraries.of("4294967296", "9223372036854775807", "9223372036854775808", "-1", "0", "", "\\u00",
-                        "\\", "=", ":", "1:", ":2", "open", "NaN", "1e3", "0x10"));
-        Arbitrary<Edit> edit = Combinators.combine(Arbitraries.integers().between(0, 60),
-                Arbitraries.integers().between(0, 4), text).as(Edit::new);
+                Arbitraries.strings()
+                        .withCharRange('0', '9')
+                        .withChars('-', ':', ',', ' ')
+                        .ofMinLength(1)
+                        .ofMaxLength(25),
+                Arbitraries.of(
+                        "4294967296",
+                        "9223372036854775807",
+                        "9223372036854775808",
+                        "-1",
+                        "0",
+                        "",
+                        "\\u00",
+                        "\\",
+                        "=",
+                        ":",
+                        "1:",
+                        ":2",
+                        "open",
+                        "NaN",
+                        "1e3",
+                        "0x10"));
+        Arbitrary<Edit> edit = Combinators.combine(
+                        Arbitraries.integers().between(0, 60),
+                        Arbitraries.integers().between(0, 4),
+                        text)
+                .as(Edit::new);
         return edit.list().ofMinSize(1).ofMaxSize(6);
     }
 
@@ -56,7 +77,10 @@ class DamagedManifestPropertyTest {
             int eq = line.indexOf('=');
             switch (e.kind()) {
                 case 0 -> lines.set(i, eq < 0 ? line + e.text() : line.substring(0, eq + 1) + e.text());
-                case 1 -> lines.set(i, line.substring(0, Math.min(line.length(), e.text().length())));
+                case 1 ->
+                    lines.set(
+                            i,
+                            line.substring(0, Math.min(line.length(), e.text().length())));
                 case 2 -> lines.remove(i);
                 case 3 -> lines.add(i, e.text());
                 default -> {

@@ -15,14 +15,46 @@ class ManifestTest {
 
     /** A layout as the writer publishes it for a small map (numbers from a real Chronicle Map 2026.1 file). */
     static MapLayout sampleLayout() {
-        return new MapLayout("2026.1", 1, 4096, 192, 4288, 42368, 46656, 1, 42368, 0, 2, 4, 2048, 18, 14, 8192,
-                8192 + 64 + 1088, 4, 8250);
+        return new MapLayout(
+                "2026.1",
+                1,
+                4096,
+                192,
+                4288,
+                42368,
+                46656,
+                1,
+                42368,
+                0,
+                2,
+                4,
+                2048,
+                18,
+                14,
+                8192,
+                8192 + 64 + 1088,
+                4,
+                8250);
     }
 
     static Manifest sample() {
-        return new Manifest(Manifest.FORMAT_VERSION, "users", 7, "g0000000007.cmap", 1500, "users-topic",
-                Map.of(0, 10L, 3, 42L), 123456789L, true, Manifest.WriterState.OPEN, 1000L, 2000L,
-                Map.of("reverse.index", "true"), sampleLayout(), sampleLayout(), 0xF00DCAFE12345678L);
+        return new Manifest(
+                Manifest.FORMAT_VERSION,
+                "users",
+                7,
+                "g0000000007.cmap",
+                1500,
+                "users-topic",
+                Map.of(0, 10L, 3, 42L),
+                123456789L,
+                true,
+                Manifest.WriterState.OPEN,
+                1000L,
+                2000L,
+                Map.of("reverse.index", "true"),
+                sampleLayout(),
+                sampleLayout(),
+                0xF00DCAFE12345678L);
     }
 
     @Test
@@ -34,14 +66,17 @@ class ManifestTest {
         assertThat(withoutReverse.layout()).isEqualTo(sampleLayout());
         assertThat(sample().toText()).contains("content.digest=f00dcafe12345678");
         Manifest withoutDigest = Manifest.parse(sample().toText().replaceAll("(?m)^content\\.digest=.*$", ""), file);
-        assertThat(withoutDigest.contentDigest()).as("written before the digest existed").isNull();
+        assertThat(withoutDigest.contentDigest())
+                .as("written before the digest existed")
+                .isNull();
     }
 
     @Test
     void parse_ofAMalformedDigest_reportsACorruptManifest() {
         Path file = dir.resolve(StoreLayout.MANIFEST);
         String text = sample().toText().replace("content.digest=f00dcafe12345678", "content.digest=xyz");
-        assertThatThrownBy(() -> Manifest.parse(text, file)).isInstanceOf(StoreFormatException.class)
+        assertThatThrownBy(() -> Manifest.parse(text, file))
+                .isInstanceOf(StoreFormatException.class)
                 .hasMessageContaining("content digest 'xyz'");
     }
 
@@ -66,7 +101,8 @@ class ManifestTest {
         Path file = dir.resolve(StoreLayout.MANIFEST);
         Files.writeString(file, "format.version=1\nnamespace=users\ngeneration=12\n");
         assertThatThrownBy(() -> Manifest.read(file))
-                .isInstanceOfSatisfying(Manifest.OldFormatException.class,
+                .isInstanceOfSatisfying(
+                        Manifest.OldFormatException.class,
                         e -> assertThat(e.generation()).isEqualTo(12))
                 .hasMessageContaining("format version 1")
                 .hasMessageContaining("start the writer of this shared-lookup release")
@@ -87,10 +123,12 @@ class ManifestTest {
     void refusesALayoutThatDoesNotAddUp() {
         Path file = dir.resolve(StoreLayout.MANIFEST);
         String text = sample().toText().replace("layout.base.size=46656", "layout.base.size=999");
-        assertThatThrownBy(() -> Manifest.parse(text, file)).isInstanceOf(StoreFormatException.class)
+        assertThatThrownBy(() -> Manifest.parse(text, file))
+                .isInstanceOf(StoreFormatException.class)
                 .hasMessageContaining("base size");
         String encoding = sample().toText().replaceFirst("(?m)^layout\\.encoding=.*$", "layout.encoding=other");
-        assertThatThrownBy(() -> Manifest.parse(encoding, file)).isInstanceOf(StoreFormatException.class)
+        assertThatThrownBy(() -> Manifest.parse(encoding, file))
+                .isInstanceOf(StoreFormatException.class)
                 .hasMessageContaining("entry encoding");
     }
 
@@ -98,7 +136,8 @@ class ManifestTest {
     void refusesADataFileThatIsNotAGenerationFileName() throws Exception {
         Path file = dir.resolve(StoreLayout.MANIFEST);
         Files.writeString(file, sample().toText().replace("g0000000007.cmap", "../../etc/passwd"));
-        assertThatThrownBy(() -> Manifest.read(file)).isInstanceOf(StoreFormatException.class)
+        assertThatThrownBy(() -> Manifest.read(file))
+                .isInstanceOf(StoreFormatException.class)
                 .hasMessageContaining("not a generation file name");
     }
 }

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** A layout read from a manifest is checked before a reader derives any offset from it. */
 class MapLayoutTest {
@@ -26,13 +26,14 @@ class MapLayoutTest {
      */
     @ParameterizedTest
     @CsvSource({
-            "hash.lookup.capacity, 4611686018427387904, counters offset", // 2^62 slots of 4 bytes: 2^64 wraps to 0
-            "chunk.size, 4611686018427387904, entry space", // 2^62 bytes times 8,250 chunks wraps
-            "max.extra.tiers, 1099511627776, max extra tiers", // 2^40 extra tiers: bulk numbers past an int
-            "max.extra.tiers, -1, max extra tiers",
-            "hash.lookup.key.bits, 2147483647, slot bits", // with the next: a sum that wraps to a small int
-            "tiers.in.bulk, 4611686018427387904, tier bulk size",
-            "segments.offset, 9223372036854775000, base size"})
+        "hash.lookup.capacity, 4611686018427387904, counters offset", // 2^62 slots of 4 bytes: 2^64 wraps to 0
+        "chunk.size, 4611686018427387904, entry space", // 2^62 bytes times 8,250 chunks wraps
+        "max.extra.tiers, 1099511627776, max extra tiers", // 2^40 extra tiers: bulk numbers past an int
+        "max.extra.tiers, -1, max extra tiers",
+        "hash.lookup.key.bits, 2147483647, slot bits", // with the next: a sum that wraps to a small int
+        "tiers.in.bulk, 4611686018427387904, tier bulk size",
+        "segments.offset, 9223372036854775000, base size"
+    })
     void readFrom_refusesNumbersThatWouldWrapRound(String name, String value, String complaint) {
         Map<String, String> properties = sample();
         properties.put("layout." + name, value);

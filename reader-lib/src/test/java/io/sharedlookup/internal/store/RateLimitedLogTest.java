@@ -36,8 +36,10 @@ class RateLimitedLogTest {
             calls++;
         }
         assertThat(calls).isGreaterThan(2);
-        assertThat(logger.lines).containsExactly("ERROR step failed: disk full",
-                "ERROR step failed: disk full (" + (calls - 2) + " similar messages suppressed)");
+        assertThat(logger.lines)
+                .containsExactly(
+                        "ERROR step failed: disk full",
+                        "ERROR step failed: disk full (" + (calls - 2) + " similar messages suppressed)");
     }
 
     @Test
@@ -50,8 +52,8 @@ class RateLimitedLogTest {
             log.warn("cannot {}", "publish", cause);
             calls++;
         }
-        assertThat(logger.lines.get(1)).isEqualTo("WARN cannot publish (" + (calls - 2)
-                + " similar messages suppressed)");
+        assertThat(logger.lines.get(1))
+                .isEqualTo("WARN cannot publish (" + (calls - 2) + " similar messages suppressed)");
         assertThat(logger.throwables).containsExactly(cause, cause);
     }
 
@@ -63,16 +65,20 @@ class RateLimitedLogTest {
             log.warn("Skipped a record at users-0 offset {}", offset);
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> logger.lines.size() == 2);
-        assertThat(logger.lines).containsExactly("WARN Skipped a record at users-0 offset 7",
-                "WARN 2 similar messages were suppressed (one is logged per 200 ms); the last: Skipped a record at "
-                        + "users-0 offset 9");
+        assertThat(logger.lines)
+                .containsExactly(
+                        "WARN Skipped a record at users-0 offset 7",
+                        "WARN 2 similar messages were suppressed (one is logged per 200 ms); the last: Skipped a record at "
+                                + "users-0 offset 9");
         // Taken once: a message after the interval starts a new count.
         log.error("step failed: {}", "disk full");
         log.error("step failed: {}", "disk still full");
         await().atMost(Duration.ofSeconds(10)).until(() -> logger.lines.size() == 4);
-        assertThat(logger.lines.subList(2, 4)).containsExactly("ERROR step failed: disk full",
-                "ERROR 1 similar message was suppressed (one is logged per 200 ms); the last: step failed: disk "
-                        + "still full");
+        assertThat(logger.lines.subList(2, 4))
+                .containsExactly(
+                        "ERROR step failed: disk full",
+                        "ERROR 1 similar message was suppressed (one is logged per 200 ms); the last: step failed: disk "
+                                + "still full");
     }
 
     /** A logger that keeps each line it is given, formatted, with its level. */
@@ -90,8 +96,8 @@ class RateLimitedLogTest {
         }
 
         @Override
-        protected void handleNormalizedLoggingCall(Level level, Marker marker, String pattern, Object[] arguments,
-                                                   Throwable throwable) {
+        protected void handleNormalizedLoggingCall(
+                Level level, Marker marker, String pattern, Object[] arguments, Throwable throwable) {
             lines.add(level + " " + MessageFormatter.basicArrayFormat(pattern, arguments));
             if (throwable != null) {
                 throwables.add(throwable);

@@ -17,9 +17,26 @@ class TierWindowsTest {
     static MapLayout layout(int segments, long tierSize, long tiersInBulk, long innerOffset, long maxExtraTiers) {
         long segmentsOffset = 4096 + segments * 64L;
         long entrySpaceOffset = 16384;
-        return new MapLayout("test", segments, 4096, 64, segmentsOffset, tierSize, segmentsOffset + segments * tierSize,
-                tiersInBulk, innerOffset + tiersInBulk * tierSize, innerOffset, maxExtraTiers, 8, 1024, 30, 34, 8192,
-                entrySpaceOffset, 4096, (tierSize - entrySpaceOffset) / 4096);
+        return new MapLayout(
+                "test",
+                segments,
+                4096,
+                64,
+                segmentsOffset,
+                tierSize,
+                segmentsOffset + segments * tierSize,
+                tiersInBulk,
+                innerOffset + tiersInBulk * tierSize,
+                innerOffset,
+                maxExtraTiers,
+                8,
+                1024,
+                30,
+                34,
+                8192,
+                entrySpaceOffset,
+                4096,
+                (tierSize - entrySpaceOffset) / 4096);
     }
 
     @Test
@@ -78,13 +95,18 @@ class TierWindowsTest {
     private static void assertEveryTierWhereTheFormatSays(MapLayout layout, TierWindows windows) {
         long bulks = (layout.maxExtraTiers() + layout.tiersInBulk() - 1) / layout.tiersInBulk();
         for (long e = 0; e < bulks * layout.tiersInBulk(); e++) {
-            long expected = layout.baseSize() + e / layout.tiersInBulk() * layout.tierBulkSize()
-                    + layout.tierBulkInnerOffset() + e % layout.tiersInBulk() * layout.tierSize();
+            long expected = layout.baseSize()
+                    + e / layout.tiersInBulk() * layout.tierBulkSize()
+                    + layout.tierBulkInnerOffset()
+                    + e % layout.tiersInBulk() * layout.tierSize();
             int window = windows.windowOf(e);
             int offset = windows.offsetInWindow(e);
-            assertThat(windows.fileOffset(window) + offset).as("extra tier %s", e).isEqualTo(expected);
+            assertThat(windows.fileOffset(window) + offset)
+                    .as("extra tier %s", e)
+                    .isEqualTo(expected);
             assertThat(offset).as("extra tier %s starts in its window", e).isNotNegative();
-            assertThat((long) offset + layout.tierSize()).as("extra tier %s ends in its window", e)
+            assertThat((long) offset + layout.tierSize())
+                    .as("extra tier %s ends in its window", e)
                     .isLessThanOrEqualTo(windows.windowBytes());
             assertThat(windows.windowBytes()).isLessThanOrEqualTo(TierWindows.WINDOW_BYTES);
         }

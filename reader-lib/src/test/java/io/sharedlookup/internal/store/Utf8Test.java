@@ -27,13 +27,18 @@ class Utf8Test {
         Arbitrary<String> piece = Arbitraries.oneOf(
                 Arbitraries.chars().range('\u0000', '\u007F').map(String::valueOf),
                 Arbitraries.chars().range('\u0080', '\u07FF').map(String::valueOf),
-                Arbitraries.chars().range('\u0800', '\uFFFF').filter(c -> !Character.isSurrogate(c))
+                Arbitraries.chars()
+                        .range('\u0800', '\uFFFF')
+                        .filter(c -> !Character.isSurrogate(c))
                         .map(String::valueOf),
-                Arbitraries.integers().between(Character.MIN_SUPPLEMENTARY_CODE_POINT, Character.MAX_CODE_POINT)
+                Arbitraries.integers()
+                        .between(Character.MIN_SUPPLEMENTARY_CODE_POINT, Character.MAX_CODE_POINT)
                         .map(Character::toString),
-                Arbitraries.chars().range(Character.MIN_HIGH_SURROGATE, Character.MAX_HIGH_SURROGATE)
+                Arbitraries.chars()
+                        .range(Character.MIN_HIGH_SURROGATE, Character.MAX_HIGH_SURROGATE)
                         .map(String::valueOf),
-                Arbitraries.chars().range(Character.MIN_LOW_SURROGATE, Character.MAX_LOW_SURROGATE)
+                Arbitraries.chars()
+                        .range(Character.MIN_LOW_SURROGATE, Character.MAX_LOW_SURROGATE)
                         .map(String::valueOf));
         return piece.list().ofMaxSize(40).map(pieces -> String.join("", pieces));
     }
@@ -73,7 +78,9 @@ class Utf8Test {
         String pair = "\uD83D\uDE42"; // one code point outside the BMP
         assertThat(Utf8.length(pair)).isEqualTo(4);
         assertThat(Utf8.chronicleLength(pair)).isEqualTo(6);
-        assertThat(Utf8.length("\uD83D")).as("an unpaired surrogate is written as '?'").isEqualTo(1);
+        assertThat(Utf8.length("\uD83D"))
+                .as("an unpaired surrogate is written as '?'")
+                .isEqualTo(1);
         assertThat(Utf8.chronicleLength("\uD83D")).isEqualTo(3);
         assertThat(Utf8.chronicleLength("a\u0000é✓")).isEqualTo(1 + 1 + 2 + 3);
     }

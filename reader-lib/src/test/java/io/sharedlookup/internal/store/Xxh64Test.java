@@ -32,11 +32,13 @@ class Xxh64Test {
 
     /** One char of 0x80 or above, anywhere (in a whole word or in the tail): the key is not hashed from its chars. */
     @Property
-    void hashIfAscii_tellsAKeyThatIsNotAscii(@ForAll @CharRange(from = 0, to = 0x7F) @StringLength(max = 200) String s,
-                                             @ForAll @CharRange(from = 0x80, to = 0xFFFF) char other,
-                                             @ForAll int at) {
+    void hashIfAscii_tellsAKeyThatIsNotAscii(
+            @ForAll @CharRange(from = 0, to = 0x7F) @StringLength(max = 200) String s,
+            @ForAll @CharRange(from = 0x80, to = 0xFFFF) char other,
+            @ForAll int at) {
         int i = Math.floorMod(at, s.length() + 1);
-        assertThat(Xxh64.hashIfAscii(s.substring(0, i) + other + s.substring(i))).isEqualTo(Xxh64.NOT_ASCII);
+        assertThat(Xxh64.hashIfAscii(s.substring(0, i) + other + s.substring(i)))
+                .isEqualTo(Xxh64.NOT_ASCII);
     }
 
     @Property

@@ -8,11 +8,11 @@ import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.NamespaceNotFoundException;
 import io.sharedlookup.reader.SharedLookupException;
 import io.sharedlookup.reader.SharedLookupStore;
-import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.testing.ChildJvm;
 import io.sharedlookup.testing.Contents;
 import io.sharedlookup.testing.TestKafka;
 import io.sharedlookup.testing.WriterProcess;
+import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.writer.WriterMain;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scenario f: a catalogue of bad input, on the Kafka side (records) and on the store side (files, directories). Each
@@ -39,15 +39,25 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
 class BadInputTest {
     private static final long SEED = 0xF6L;
+
     @RegisterExtension
     static final TestKafka broker = Suite.broker();
+
     private static int cases;
+
     @RegisterExtension
     static final Suite.FailedTests failed = new Suite.FailedTests();
 
     @AfterAll
     static void stop() {
-        Suite.figures("f-bad-input", "bad input catalogue (records, files, directories)", SEED, cases, failed.count(), -1, -1,
+        Suite.figures(
+                "f-bad-input",
+                "bad input catalogue (records, files, directories)",
+                SEED,
+                cases,
+                failed.count(),
+                -1,
+                -1,
                 "each case asserted: counted skip or a clear error, other keys intact");
     }
 
@@ -99,19 +109,27 @@ class BadInputTest {
         try (WriterProcess w = Children.writer("f-writer", broker.bootstrap(), store, topic)) {
             w.awaitReady(Duration.ofSeconds(120));
             AtomicReference<String> diff = new AtomicReference<>();
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                diff.set(Contents.diff(Stores.dump(store, topic), expected));
-                return diff.get() == null;
-            });
-            assertThat(w.metric("sharedlookup_writer_null_keys_total" + ns(topic))).isEqualTo(1.0);
-            assertThat(w.metric("sharedlookup_writer_decode_errors_total" + ns(topic))).isEqualTo(2.0);
-            assertThat(w.metric("sharedlookup_writer_oversize_skips_total" + ns(topic))).isEqualTo(1.0);
-            assertThat(w.metric("sharedlookup_writer_tombstones_total" + ns(topic))).isEqualTo(1.0);
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        diff.set(Contents.diff(Stores.dump(store, topic), expected));
+                        return diff.get() == null;
+                    });
+            assertThat(w.metric("sharedlookup_writer_null_keys_total" + ns(topic)))
+                    .isEqualTo(1.0);
+            assertThat(w.metric("sharedlookup_writer_decode_errors_total" + ns(topic)))
+                    .isEqualTo(2.0);
+            assertThat(w.metric("sharedlookup_writer_oversize_skips_total" + ns(topic)))
+                    .isEqualTo(1.0);
+            assertThat(w.metric("sharedlookup_writer_tombstones_total" + ns(topic)))
+                    .isEqualTo(1.0);
             assertThat(w.jvm.lines()).anyMatch(l -> l.contains("WARN") && l.contains(topic));
             // The HTTP lookup of an odd key answers the stored value, the URL-escaped '/' included.
             assertThat(w.get("/lookup/" + topic + "/a%2Fb").body()).isEqualTo("odd:3");
             assertThat(w.get("/lookup/" + topic + "/..").body()).isEqualTo("odd:2");
-            assertThat(w.jvm.terminate(Duration.ofSeconds(15))).as("exit code after SIGTERM").isIn(0, 143);
+            assertThat(w.jvm.terminate(Duration.ofSeconds(15)))
+                    .as("exit code after SIGTERM")
+                    .isIn(0, 143);
         }
         cases += 10;
         storeSideCases(store, topic, expected);
@@ -133,11 +151,13 @@ class BadInputTest {
         expected.put("j4", "{\"first\":\"a\"}");
         broker.flush();
         Path store = Stores.temp("json-");
-        try (WriterProcess w = Children.writer("f-json-writer", broker.bootstrap(), store, topic,
-                "--value-field", "name")) {
+        try (WriterProcess w =
+                Children.writer("f-json-writer", broker.bootstrap(), store, topic, "--value-field", "name")) {
             w.awaitReady(Duration.ofSeconds(120));
-            await().atMost(Duration.ofSeconds(30)).until(() -> Contents.diff(Stores.dump(store, topic), expected) == null);
-            assertThat(w.metric("sharedlookup_writer_decode_errors_total" + ns(topic))).isEqualTo(3.0);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> Contents.diff(Stores.dump(store, topic), expected) == null);
+            assertThat(w.metric("sharedlookup_writer_decode_errors_total" + ns(topic)))
+                    .isEqualTo(3.0);
         }
         cases++;
     }
@@ -146,13 +166,16 @@ class BadInputTest {
     private static void storeSideCases(Path store, String topic, Map<String, String> expected) throws Exception {
         // Missing directory.
         assertThatThrownBy(() -> SharedLookupStore.open(store.resolve("missing")))
-                .isInstanceOf(SharedLookupException.class).hasMessageContaining("does not exist");
+                .isInstanceOf(SharedLookupException.class)
+                .hasMessageContaining("does not exist");
         // Wrong or malicious namespace names.
         try (SharedLookupStore s = SharedLookupStore.open(store)) {
-            assertThatThrownBy(() -> s.lookup("nope")).isInstanceOf(NamespaceNotFoundException.class)
+            assertThatThrownBy(() -> s.lookup("nope"))
+                    .isInstanceOf(NamespaceNotFoundException.class)
                     .hasMessageContaining("No namespace 'nope'");
             for (String bad : List.of("..", "../" + topic, "a/b", "", ".")) {
-                assertThatThrownBy(() -> s.lookup(bad)).isInstanceOf(IllegalArgumentException.class)
+                assertThatThrownBy(() -> s.lookup(bad))
+                        .isInstanceOf(IllegalArgumentException.class)
                         .hasMessageContaining("Invalid namespace name");
             }
             assertThat(s.lookup(topic).get("g1")).isEqualTo("good-1");
@@ -181,13 +204,14 @@ class BadInputTest {
             try (SharedLookupStore s = SharedLookupStore.open(copy)) {
                 assertThatThrownBy(() -> s.lookup(topic)).as(damage).hasMessageContaining("corrupt or truncated");
             }
-            assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("refused at once, not after Chronicle's 60 s")
+            assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                    .as("refused at once, not after Chronicle's 60 s")
                     .isLessThan(Duration.ofSeconds(10));
         }
         // A reader serving a generation keeps serving it when a corrupt newer one is published.
         Path live = copy(store);
         try (SharedLookupStore s = SharedLookupStore.open(live);
-             CapturedLog log = CapturedLog.named("io.sharedlookup.reader.LiveLookup")) {
+                CapturedLog log = CapturedLog.named("io.sharedlookup.reader.LiveLookup")) {
             Lookup lookup = s.lookup(topic);
             long generation = lookup.generation();
             Path dir = live.resolve(topic);
@@ -206,9 +230,11 @@ class BadInputTest {
             }
             Files.move(tmp, dir.resolve("manifest.properties"), StandardCopyOption.ATOMIC_MOVE);
             // The reader tried the corrupt generation, and the old one keeps answering, every key of it.
-            await().atMost(Duration.ofSeconds(10)).until(() -> log.warnings().stream()
-                    .anyMatch(m -> m.contains("cannot follow") && m.contains(next)));
-            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            log.warnings().stream().anyMatch(m -> m.contains("cannot follow") && m.contains(next)));
+            await().during(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(5))
                     .until(() -> "good-7".equals(lookup.get("g7")) && lookup.generation() == generation);
             Map<String, String> served = new HashMap<>();
             lookup.forEach(served::put);
@@ -221,8 +247,10 @@ class BadInputTest {
         }
         try (WriterProcess w = Children.writer("f-writer-corrupt", broker.bootstrap(), corrupt, topic)) {
             w.awaitReady(Duration.ofSeconds(120));
-            await().atMost(Duration.ofSeconds(30)).until(() -> Contents.diff(Stores.dump(corrupt, topic), expected) == null);
-            assertThat(w.metric("sharedlookup_writer_rebuilds_total" + ns(topic))).isEqualTo(1.0);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> Contents.diff(Stores.dump(corrupt, topic), expected) == null);
+            assertThat(w.metric("sharedlookup_writer_rebuilds_total" + ns(topic)))
+                    .isEqualTo(1.0);
         }
         // An unwritable store directory: a clear error and exit code 2. As root, permissions do not stop writes, so
         // a regular file stands where the directory should be.
@@ -232,10 +260,20 @@ class BadInputTest {
             unwritable = file.resolve("store");
         } else {
             unwritable = Stores.temp("ro-");
-            Files.setPosixFilePermissions(unwritable, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+            Files.setPosixFilePermissions(
+                    unwritable, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
         }
-        ChildJvm ro = Children.start("f-writer-readonly", WriterMain.class, "--bootstrap-servers", broker.bootstrap(),
-                "--store-dir", unwritable.toString(), "--topic", topic, "--http-port", "0");
+        ChildJvm ro = Children.start(
+                "f-writer-readonly",
+                WriterMain.class,
+                "--bootstrap-servers",
+                broker.bootstrap(),
+                "--store-dir",
+                unwritable.toString(),
+                "--topic",
+                topic,
+                "--http-port",
+                "0");
         try {
             assertThat(ro.waitFor()).isEqualTo(2);
             assertThat(ro.lines()).anyMatch(l -> l.contains("store directory") || l.contains("Store directory"));
@@ -247,7 +285,8 @@ class BadInputTest {
 
     private static Path generation(Path store, String topic) throws Exception {
         try (Stream<Path> files = Files.list(store.resolve(topic))) {
-            return files.filter(f -> f.getFileName().toString().matches("g\\d{10}\\.cmap")).max(Path::compareTo)
+            return files.filter(f -> f.getFileName().toString().matches("g\\d{10}\\.cmap"))
+                    .max(Path::compareTo)
                     .orElseThrow();
         }
     }

@@ -13,8 +13,7 @@ import java.util.List;
  * {@link Suite#broker()} kills them all before its broker stops, so nothing outlives the suite.
  */
 final class Children {
-    private Children() {
-    }
+    private Children() {}
 
     static ChildJvm start(String name, Class<?> main, String... args) throws IOException {
         return ChildJvm.start(name, Suite.LOGS, main, args);

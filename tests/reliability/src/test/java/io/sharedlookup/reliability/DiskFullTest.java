@@ -34,6 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DiskFullTest {
     private static final long SEED = 0xE2L;
     private static final int BASE = 2_000;
+
     @RegisterExtension
     static final TestKafka broker = Suite.broker();
 
@@ -96,10 +97,14 @@ class DiskFullTest {
 
             // Ten times the keys: the live generation needs extra tiers, and growth a bigger file. Neither fits.
             fill(topic, BASE, BASE * 10, "1");
-            await("the writer stalls on the full file system, retries, and stays alive").atMost(Duration.ofSeconds(120))
-                    .pollInterval(Duration.ofMillis(200)).ignoreException(WriterProcess.NotAnswering.class)
+            await("the writer stalls on the full file system, retries, and stays alive")
+                    .atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(200))
+                    .ignoreException(WriterProcess.NotAnswering.class)
                     .until(() -> !w.jvm.isAlive() || w.metric("sharedlookup_writer_stalls_total" + ns) >= 3);
-            assertThat(w.jvm.isAlive()).as("writer alive; output: %s", w.jvm.lines()).isTrue();
+            assertThat(w.jvm.isAlive())
+                    .as("writer alive; output: %s", w.jvm.lines())
+                    .isTrue();
             assertThat(String.join("\n", w.jvm.lines())).doesNotContain("InternalError", "SIGBUS");
             assertThat(w.get("/health").statusCode()).isEqualTo(200);
             assertThat(w.get("/namespaces").body()).contains("STALLED").containsIgnoringCase("space");
@@ -118,8 +123,10 @@ class DiskFullTest {
             Files.delete(filler);
             Map<String, String> expected = broker.latest(topic);
             AtomicReference<String> diff = new AtomicReference<>();
-            await("store equals the topic once there is room").atMost(Duration.ofSeconds(120))
-                    .pollInterval(Duration.ofMillis(250)).until(() -> {
+            await("store equals the topic once there is room")
+                    .atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> {
                         diff.set(Contents.diff(Stores.dump(store, topic), expected));
                         return diff.get() == null || !w.jvm.isAlive();
                     });
@@ -130,8 +137,14 @@ class DiskFullTest {
         } finally {
             run("umount", "-l", mount.toString());
         }
-        Suite.figures("e2-disk-full", "store's file system full (24 MB tmpfs filled up) while the topic grows 10x, "
-                        + "then room again", SEED, 1, 0, recovery, slowest,
+        Suite.figures(
+                "e2-disk-full",
+                "store's file system full (24 MB tmpfs filled up) while the topic grows 10x, " + "then room again",
+                SEED,
+                1,
+                0,
+                recovery,
+                slowest,
                 "live generation served throughout; writer paused and retried without dying; recovery = filler "
                         + "deleted until the store equals the topic, no rebuild");
     }

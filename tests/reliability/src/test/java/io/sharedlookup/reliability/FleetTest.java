@@ -33,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class FleetTest {
     private static final long SEED = 0x1F7L;
     private static final String TOPIC = "fleet";
+
     @RegisterExtension
     static final TestKafka broker = Suite.broker();
 
@@ -71,17 +72,18 @@ class FleetTest {
             hosts.add(hostB);
 
             // Host C joins late, seeded from a snapshot of A taken while A keeps applying updates.
-            ChildJvm snap = Children.start("fleet-snapshot", WriterMain.class, "snapshot", a.toString(), TOPIC,
-                    snapshot.toString());
+            ChildJvm snap = Children.start(
+                    "fleet-snapshot", WriterMain.class, "snapshot", a.toString(), TOPIC, snapshot.toString());
             assertThat(snap.waitFor()).as("snapshot output: %s", snap.lines()).isZero();
             long t1 = System.nanoTime();
-            WriterProcess hostC = Children.writer("fleet-c", broker.bootstrap(), c, TOPIC, "--seed",
-                    snapshot.toString());
+            WriterProcess hostC =
+                    Children.writer("fleet-c", broker.bootstrap(), c, TOPIC, "--seed", snapshot.toString());
             hosts.add(hostC);
             hostC.awaitReady(Duration.ofSeconds(120));
             seededReadyMillis = (System.nanoTime() - t1) / 1_000_000;
             String ns = "{namespace=\"" + TOPIC + "\"}";
-            assertThat(hostC.metric("sharedlookup_writer_resumes_total" + ns)).as("C resumed from the snapshot")
+            assertThat(hostC.metric("sharedlookup_writer_resumes_total" + ns))
+                    .as("C resumed from the snapshot")
                     .isEqualTo(1.0);
             assertThat(hostC.jvm.lines()).anyMatch(l -> l.contains("seeded from snapshot"));
             hostB.awaitReady(Duration.ofSeconds(120));
@@ -94,14 +96,17 @@ class FleetTest {
             }
             long want = expectedDigest;
             for (Path store : List.of(a, b, c)) {
-                await(store + " agrees with the topic").atMost(Duration.ofSeconds(60))
+                await(store + " agrees with the topic")
+                        .atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(200))
                         .until(() -> Long.valueOf(want).equals(manifest(store).contentDigest()));
             }
             assertThat(manifest(b).offsets()).isEqualTo(manifest(a).offsets());
             assertThat(manifest(c).offsets()).isEqualTo(manifest(a).offsets());
             for (Path store : List.of(a, b, c)) {
-                assertThat(Contents.diff(Stores.dump(store, TOPIC), expected)).as(store.toString()).isNull();
+                assertThat(Contents.diff(Stores.dump(store, TOPIC), expected))
+                        .as(store.toString())
+                        .isNull();
             }
         } finally {
             if (updates.isAlive()) {
@@ -109,8 +114,15 @@ class FleetTest {
             }
             hosts.forEach(WriterProcess::close);
         }
-        Suite.figures("i-fleet", "three hosts off one topic under updates: one killed and restarted, one seeded from a "
-                        + "snapshot, one cold", SEED, 1, 0, seededReadyMillis, -1,
+        Suite.figures(
+                "i-fleet",
+                "three hosts off one topic under updates: one killed and restarted, one seeded from a "
+                        + "snapshot, one cold",
+                SEED,
+                1,
+                0,
+                seededReadyMillis,
+                -1,
                 "all three at the same offsets with the same digest as an independent consumer, every key equal; "
                         + "recovery = seeded host start to ready (" + seededReadyMillis + " ms) vs cold host "
                         + coldReadyMillis + " ms over a 30,000-record topic");

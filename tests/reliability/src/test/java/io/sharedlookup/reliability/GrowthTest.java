@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scenario e: the topic grows tenfold while reader JVMs read; then it grows again while the writer cannot create
@@ -35,10 +35,9 @@ import org.junit.jupiter.api.Timeout;
 class GrowthTest {
     private static final long SEED = 0xE5L;
     private static final int BASE = 1_000;
+
     @RegisterExtension
     static final TestKafka broker = Suite.broker();
-
-
 
     private static void fill(String topic, int from, int to, String tag) {
         for (int i = from; i < to; i++) {
@@ -49,25 +48,33 @@ class GrowthTest {
 
     private static long largestGeneration(Path dir) throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(f -> f.getFileName().toString().endsWith(".cmap")).mapToLong(f -> f.toFile().length())
-                    .max().orElse(0);
+            return files.filter(f -> f.getFileName().toString().endsWith(".cmap"))
+                    .mapToLong(f -> f.toFile().length())
+                    .max()
+                    .orElse(0);
         }
     }
 
     private static void prlimit(long pid, String fsize) throws Exception {
         Process p = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--fsize=" + fsize)
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(new String(p.getInputStream().readAllBytes())).isZero();
+        assertThat(p.exitValue())
+                .as(new String(p.getInputStream().readAllBytes()))
+                .isZero();
     }
 
     private static void awaitEqual(Path store, String topic, Duration atMost) {
         Map<String, String> expected = broker.latest(topic);
         AtomicReference<String> diff = new AtomicReference<>();
-        await("store equals the topic").atMost(atMost).pollInterval(Duration.ofMillis(250)).until(() -> {
-            diff.set(Contents.diff(Stores.dump(store, topic), expected));
-            return diff.get() == null;
-        });
+        await("store equals the topic")
+                .atMost(atMost)
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> {
+                    diff.set(Contents.diff(Stores.dump(store, topic), expected));
+                    return diff.get() == null;
+                });
     }
 
     @Test
@@ -83,11 +90,18 @@ class GrowthTest {
         long growMillis;
         long diskFullRecovery;
         try (WriterProcess w = Children.writer("e-writer", broker.bootstrap(), store, topic);
-             SharedLookupStore local = SharedLookupStore.open(store)) {
+                SharedLookupStore local = SharedLookupStore.open(store)) {
             w.awaitReady(Duration.ofSeconds(120));
             for (int i = 0; i < 2; i++) {
-                ChildJvm r = Children.start("e-reader-" + i, ReaderProbe.class, "load", store.toString(), topic,
-                        Integer.toString(BASE * 10), "50", Long.toString(SEED + i));
+                ChildJvm r = Children.start(
+                        "e-reader-" + i,
+                        ReaderProbe.class,
+                        "load",
+                        store.toString(),
+                        topic,
+                        Integer.toString(BASE * 10),
+                        "50",
+                        Long.toString(SEED + i));
                 warmFrom.add(Readers.awaitWarm(r));
                 readers.add(r);
             }
@@ -103,7 +117,9 @@ class GrowthTest {
             prlimit(w.jvm.pid(), limit + ":unlimited");
             double growthsBefore = w.metric("sharedlookup_writer_growths_total" + ns);
             fill(topic, BASE * 10, BASE * 30, "2");
-            await("growth fails and is reported").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+            await("growth fails and is reported")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> w.get("/namespaces").body().contains("cannot"));
             assertThat(w.jvm.isAlive()).isTrue();
             // The live generation keeps serving what it has.
@@ -133,10 +149,24 @@ class GrowthTest {
         } finally {
             readers.forEach(Children::close);
         }
-        Suite.figures("e1-growth", "topic grows 10x while 2 reader JVMs read", SEED, 1, 0, growMillis, slowest,
+        Suite.figures(
+                "e1-growth",
+                "topic grows 10x while 2 reader JVMs read",
+                SEED,
+                1,
+                0,
+                growMillis,
+                slowest,
                 "recovery = time until the store equals the 10x topic (1,000 -> 10,000 keys)");
-        Suite.figures("e3-file-size-limit", "growth with no room for a bigger file (RLIMIT_FSIZE), then room again",
-                SEED, 1, 0, diskFullRecovery, slowest, "live generation served throughout; recovery = limit lifted "
+        Suite.figures(
+                "e3-file-size-limit",
+                "growth with no room for a bigger file (RLIMIT_FSIZE), then room again",
+                SEED,
+                1,
+                0,
+                diskFullRecovery,
+                slowest,
+                "live generation served throughout; recovery = limit lifted "
                         + "until the store equals the topic (a refused file is retried every 2 s)");
         assertThat(slowest).isLessThanOrEqualTo(1_000);
     }

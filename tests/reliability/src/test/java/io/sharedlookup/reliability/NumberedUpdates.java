@@ -13,10 +13,10 @@ final class NumberedUpdates {
     static final int KEYS = 4_000;
     /** Coprime with {@link #KEYS}: consecutive updates land on keys far apart, hence on different segments. */
     private static final long STRIDE = 1_103;
+
     private static final int MAX_FILLER = 251;
 
-    private NumberedUpdates() {
-    }
+    private NumberedUpdates() {}
 
     /** The index of the key update {@code n} sets. */
     static int keyIndex(int n) {

@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scenarios b, b2 and c: several reader JVMs look up keys as fast as they can while (b) one of them is killed with
@@ -38,11 +38,12 @@ class ReaderWriterKillTest {
     private static final long NO_KILL_LOCK_TIMEOUT_MILLIS = 1_000;
     /** The documented bound: lockTimeout plus scheduling delay on an overloaded two-core box (as the other tests). */
     private static final long LOOKUP_BOUND_MILLIS = LOCK_TIMEOUT_MILLIS + 950;
+
     @RegisterExtension
     static final TestKafka broker = Suite.broker();
+
     private final List<ChildJvm> readers = new ArrayList<>();
     private WriterProcess writer;
-
 
     @AfterEach
     void closeChildren() {
@@ -52,7 +53,6 @@ class ReaderWriterKillTest {
             writer.close();
         }
     }
-
 
     private Path fill(String topic) throws Exception {
         broker.createTopic(topic, 3);
@@ -156,7 +156,9 @@ class ReaderWriterKillTest {
         broker.flush();
         Map<String, String> expected = broker.latest(topic);
         AtomicReference<String> diff = new AtomicReference<>();
-        await("every key's final value visible").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+        await("every key's final value visible")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(250))
                 .until(() -> {
                     diff.set(Contents.diff(Stores.dump(store, topic), expected));
                     return diff.get() == null;
@@ -197,7 +199,8 @@ class ReaderWriterKillTest {
             // Updates land in every segment, including any the dead reader left read-locked.
             update(topic, random, 500, trial + 1, probe);
             try {
-                await("the other readers see update " + probe).atMost(Duration.ofSeconds(30))
+                await("the other readers see update " + probe)
+                        .atMost(Duration.ofSeconds(30))
                         .pollInterval(Duration.ofMillis(5))
                         .until(() -> readers.stream().filter(r -> r != dead).allMatch(r -> sawProbe(r, probe)));
             } catch (org.awaitility.core.ConditionTimeoutException e) {
@@ -206,8 +209,12 @@ class ReaderWriterKillTest {
             worstFresh = Math.max(worstFresh, (System.nanoTime() - killed) / 1_000_000);
             killedSlowest = Math.max(killedSlowest, slowestOf(dead, start.get(victim)));
             killedTimeouts += timeoutsOf(dead, start.get(victim));
-            ChildJvm replacement = startReader("b-reader-" + victim + "-after-" + trial, store, topic,
-                    seed + 100 + trial, NO_KILL_LOCK_TIMEOUT_MILLIS);
+            ChildJvm replacement = startReader(
+                    "b-reader-" + victim + "-after-" + trial,
+                    store,
+                    topic,
+                    seed + 100 + trial,
+                    NO_KILL_LOCK_TIMEOUT_MILLIS);
             readers.set(victim, replacement);
             start.set(victim, replacement.lines().size());
         }
@@ -215,18 +222,33 @@ class ReaderWriterKillTest {
         long timeouts = killedTimeouts + timeoutsSince(start);
         assertEverySegmentStillWritable(topic, store);
         assertThat(writer.jvm.isAlive()).isTrue();
-        long replacements = (long) writer.metric("sharedlookup_writer_lock_replacements_total{namespace=\"" + topic
-                + "\"}");
+        long replacements =
+                (long) writer.metric("sharedlookup_writer_lock_replacements_total{namespace=\"" + topic + "\"}");
         long rebuilds = rebuilds(topic) - rebuildsAtStart;
-        Suite.figures("b-reader-kill", "reader JVM kill -9 mid-lookup (3 concurrent readers)", seed, trials, failures,
-                worstFresh, slowest, "recovery = kill until the surviving readers see the next update; "
-                        + "lock replacements " + replacements + ", rebuilds " + rebuilds);
-        assertThat(failures).as("updates that did not reach the readers within 30 s").isZero();
+        Suite.figures(
+                "b-reader-kill",
+                "reader JVM kill -9 mid-lookup (3 concurrent readers)",
+                seed,
+                trials,
+                failures,
+                worstFresh,
+                slowest,
+                "recovery = kill until the surviving readers see the next update; " + "lock replacements "
+                        + replacements + ", rebuilds " + rebuilds);
+        assertThat(failures)
+                .as("updates that did not reach the readers within 30 s")
+                .isZero();
         assertThat(slowest).isLessThanOrEqualTo(LOOKUP_BOUND_MILLIS);
-        assertThat(timeouts).as("lookups that timed out (a killed reader leaves nothing to wait for)").isZero();
+        assertThat(timeouts)
+                .as("lookups that timed out (a killed reader leaves nothing to wait for)")
+                .isZero();
         assertThat(replacements).as("lock replacements: readers hold no lock").isZero();
-        assertThat(rebuilds).as("rebuilds: nothing a reader does makes the writer rebuild").isZero();
-        assertThat(Stores.publishedGeneration(store, topic)).as("the generation readers read").isEqualTo(generation);
+        assertThat(rebuilds)
+                .as("rebuilds: nothing a reader does makes the writer rebuild")
+                .isZero();
+        assertThat(Stores.publishedGeneration(store, topic))
+                .as("the generation readers read")
+                .isEqualTo(generation);
     }
 
     @Test
@@ -241,8 +263,8 @@ class ReaderWriterKillTest {
         long rebuildsAtStart = rebuilds(topic);
         readers.add(startReader("b2-reader", store, topic, seed, NO_KILL_LOCK_TIMEOUT_MILLIS));
         List<Integer> start = marks();
-        ChildJvm pausing = Children.startWithoutFlags("b2-pausing-scan", PausingScanMain.class, store.toString(),
-                topic, "10000");
+        ChildJvm pausing =
+                Children.startWithoutFlags("b2-pausing-scan", PausingScanMain.class, store.toString(), topic, "10000");
         readers.add(pausing);
         start.add(0); // the pausing scan prints no STATS lines
         pausing.awaitLine(Duration.ofSeconds(60), "PAUSED"::equals);
@@ -255,8 +277,10 @@ class ReaderWriterKillTest {
             long sent = System.nanoTime();
             update(topic, random, 200, ++rounds, probe);
             try {
-                await("the other reader sees " + probe).atMost(Duration.ofSeconds(10))
-                        .pollInterval(Duration.ofMillis(1)).until(() -> sawProbe(readers.get(0), probe));
+                await("the other reader sees " + probe)
+                        .atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(1))
+                        .until(() -> sawProbe(readers.get(0), probe));
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 failures++;
             }
@@ -265,17 +289,28 @@ class ReaderWriterKillTest {
         }
         pausing.awaitLine(Duration.ofSeconds(60), l -> l.startsWith("SCANNED"));
         long rebuilds = rebuilds(topic) - rebuildsAtStart;
-        long replacements = (long) writer.metric("sharedlookup_writer_lock_replacements_total{namespace=\"" + topic
-                + "\"}");
-        Suite.figures("b2-reader-pause", "reader JVM paused 10 s inside forEach while updates flow", seed, rounds,
-                failures, worstFresh, 0, "freshness = update sent until the other reader sees it; lock replacements "
-                        + replacements + ", rebuilds " + rebuilds);
+        long replacements =
+                (long) writer.metric("sharedlookup_writer_lock_replacements_total{namespace=\"" + topic + "\"}");
+        Suite.figures(
+                "b2-reader-pause",
+                "reader JVM paused 10 s inside forEach while updates flow",
+                seed,
+                rounds,
+                failures,
+                worstFresh,
+                0,
+                "freshness = update sent until the other reader sees it; lock replacements " + replacements
+                        + ", rebuilds " + rebuilds);
         assertThat(rounds).as("updates sent during the pause").isGreaterThan(5);
         assertThat(failures).isZero();
-        assertThat(worstFresh).as("slowest update to reach the other reader, ms").isLessThan(1000);
+        assertThat(worstFresh)
+                .as("slowest update to reach the other reader, ms")
+                .isLessThan(1000);
         assertThat(replacements).isZero();
         assertThat(rebuilds).isZero();
-        assertThat(timeoutsSince(start)).as("the other reader's lookups that timed out").isZero();
+        assertThat(timeoutsSince(start))
+                .as("the other reader's lookups that timed out")
+                .isZero();
         assertThat(Stores.publishedGeneration(store, topic)).isEqualTo(generation);
         assertEverySegmentStillWritable(topic, store);
     }
@@ -299,11 +334,13 @@ class ReaderWriterKillTest {
             // Keep the writer busy putting, so the kill lands mid-update at a seeded moment.
             Random updates = new Random(seed + 1000 + trial);
             int round = 1000 * (trial + 1);
-            Thread busy = new Thread(() -> {
-                for (int i = 0; i < 20; i++) {
-                    update(topic, updates, 2_000, round + i, "busy-" + round + "-" + i);
-                }
-            }, "busy-updates");
+            Thread busy = new Thread(
+                    () -> {
+                        for (int i = 0; i < 20; i++) {
+                            update(topic, updates, 2_000, round + i, "busy-" + round + "-" + i);
+                        }
+                    },
+                    "busy-updates");
             busy.start();
             LockSupport.parkNanos(Duration.ofMillis(300 + random.nextInt(1500)).toNanos());
             List<Integer> from = marks();
@@ -315,7 +352,8 @@ class ReaderWriterKillTest {
             String probe = "c-" + trial;
             update(topic, random, 10, round + 500, probe);
             try {
-                await("full service: every reader sees " + probe).atMost(Duration.ofSeconds(120))
+                await("full service: every reader sees " + probe)
+                        .atMost(Duration.ofSeconds(120))
                         .pollInterval(Duration.ofMillis(5))
                         .until(() -> readers.stream().allMatch(r -> sawProbe(r, probe)) || !writer.jvm.isAlive());
                 if (!writer.jvm.isAlive()) {
@@ -332,7 +370,8 @@ class ReaderWriterKillTest {
                 for (int i = 0; i < readers.size(); i++) {
                     List<String> lines = readers.get(i).lines();
                     long stats = lines.subList(now.get(i), lines.size()).stream()
-                            .filter(l -> l.startsWith("STATS")).count();
+                            .filter(l -> l.startsWith("STATS"))
+                            .count();
                     if (stats < 3) {
                         return false;
                     }
@@ -340,12 +379,20 @@ class ReaderWriterKillTest {
                 return true;
             });
             worstLookup = Math.max(worstLookup, slowestSince(from));
-            assertThat(timeoutsSince(now)).as("lookups that timed out after service came back, trial %d", trial)
+            assertThat(timeoutsSince(now))
+                    .as("lookups that timed out after service came back, trial %d", trial)
                     .isZero();
         }
         assertEverySegmentStillWritable(topic, store);
-        Suite.figures("c-writer-kill-readers", "writer kill -9 while 3 reader JVMs read", seed, trials, failures,
-                worstRecovery, worstLookup, "recovery = kill until every reader sees an update made after the "
+        Suite.figures(
+                "c-writer-kill-readers",
+                "writer kill -9 while 3 reader JVMs read",
+                seed,
+                trials,
+                failures,
+                worstRecovery,
+                worstLookup,
+                "recovery = kill until every reader sees an update made after the "
                         + "restart (includes the restarted writer's rebuild); lookup bound " + LOOKUP_BOUND_MILLIS
                         + " ms (lockTimeout 50 ms + scheduling slack)");
         assertThat(failures).isZero();

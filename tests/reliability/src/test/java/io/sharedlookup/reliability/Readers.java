@@ -12,14 +12,22 @@ import java.util.List;
  * {@code PROBE} and {@code STATS} lines), and what its output says.
  */
 final class Readers {
-    private Readers() {
-    }
+    private Readers() {}
 
     /** A reader of {@code keys} keys {@code k0..}, as users run one: no JVM flag (reader-lib needs none). */
     static ChildJvm start(String name, Path store, String namespace, int keys, long lockTimeoutMillis, long seed)
             throws IOException {
-        return ChildJvm.start(name, Suite.LOGS, List.of(), ReaderProbe.class, "load", store.toString(), namespace,
-                Integer.toString(keys), Long.toString(lockTimeoutMillis), Long.toString(seed));
+        return ChildJvm.start(
+                name,
+                Suite.LOGS,
+                List.of(),
+                ReaderProbe.class,
+                "load",
+                store.toString(),
+                namespace,
+                Integer.toString(keys),
+                Long.toString(lockTimeoutMillis),
+                Long.toString(seed));
     }
 
     /** Lookups after which a reader JVM counts as warm (its lookup path JIT-compiled). */

@@ -19,8 +19,7 @@ public final class RenderReport {
     private static final String BEGIN = "<!-- figures:begin -->";
     private static final String END = "<!-- figures:end -->";
 
-    private RenderReport() {
-    }
+    private RenderReport() {}
 
     public static void main(String[] args) throws IOException {
         Path dir = Path.of(args[0]);
@@ -29,7 +28,8 @@ public final class RenderReport {
         String run = args.length > 3 ? args[3] : "";
         List<Figures> records = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.filter(f -> f.toString().endsWith(".json")).sorted().toList()) {
+            for (Path f :
+                    files.filter(f -> f.toString().endsWith(".json")).sorted().toList()) {
                 records.add(Suite.JSON.readValue(f.toFile(), Figures.class));
             }
         }
@@ -39,14 +39,25 @@ public final class RenderReport {
         table.append("| scenario | form | seed | trials | failures | worst recovery | worst lookup | notes |\n");
         table.append("|---|---|---|---|---|---|---|---|\n");
         for (Figures r : records) {
-            table.append("| ").append(r.id()).append(": ").append(r.scenario())
-                    .append(" | ").append(r.form())
-                    .append(" | 0x").append(Long.toHexString(r.seed()).toUpperCase(Locale.ROOT))
-                    .append(" | ").append(r.trials())
-                    .append(" | ").append(r.failures())
-                    .append(" | ").append(millis(r.worstRecoveryMillis()))
-                    .append(" | ").append(millis(r.worstLookupMillis()))
-                    .append(" | ").append(r.note().replace("|", "/")).append(" |\n");
+            table.append("| ")
+                    .append(r.id())
+                    .append(": ")
+                    .append(r.scenario())
+                    .append(" | ")
+                    .append(r.form())
+                    .append(" | 0x")
+                    .append(Long.toHexString(r.seed()).toUpperCase(Locale.ROOT))
+                    .append(" | ")
+                    .append(r.trials())
+                    .append(" | ")
+                    .append(r.failures())
+                    .append(" | ")
+                    .append(millis(r.worstRecoveryMillis()))
+                    .append(" | ")
+                    .append(millis(r.worstLookupMillis()))
+                    .append(" | ")
+                    .append(r.note().replace("|", "/"))
+                    .append(" |\n");
         }
         table.append(END);
         String doc = Files.readString(md, StandardCharsets.UTF_8);

@@ -21,13 +21,18 @@ final class SaslBroker implements AutoCloseable {
     SaslBroker() throws Exception {
         dataDir = Files.createTempDirectory("reliability-sasl-kafka-");
         String listener = EmbeddedKafka.CLIENT_LISTENER.toLowerCase(Locale.ROOT);
-        kafka = EmbeddedKafka.start(dataDir, Map.of(
-                "listener.security.protocol.map", EmbeddedKafka.CLIENT_LISTENER + ":SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "sasl.enabled.mechanisms", "PLAIN",
-                "sasl.mechanism.inter.broker.protocol", "PLAIN",
-                "listener.name." + listener + ".plain.sasl.jaas.config",
-                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" "
-                        + "password=\"admin-secret\" user_admin=\"admin-secret\" user_writer=\"writer-secret\";"));
+        kafka = EmbeddedKafka.start(
+                dataDir,
+                Map.of(
+                        "listener.security.protocol.map",
+                        EmbeddedKafka.CLIENT_LISTENER + ":SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "sasl.enabled.mechanisms",
+                        "PLAIN",
+                        "sasl.mechanism.inter.broker.protocol",
+                        "PLAIN",
+                        "listener.name." + listener + ".plain.sasl.jaas.config",
+                        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" "
+                                + "password=\"admin-secret\" user_admin=\"admin-secret\" user_writer=\"writer-secret\";"));
     }
 
     String bootstrap() {
@@ -36,8 +41,15 @@ final class SaslBroker implements AutoCloseable {
 
     /** Client settings for user {@code writer}. */
     Map<String, String> clientSettings() {
-        return Map.of("bootstrap.servers", bootstrap(), "security.protocol", "SASL_PLAINTEXT",
-                "sasl.mechanism", "PLAIN", "sasl.jaas.config", WRITER_JAAS);
+        return Map.of(
+                "bootstrap.servers",
+                bootstrap(),
+                "security.protocol",
+                "SASL_PLAINTEXT",
+                "sasl.mechanism",
+                "PLAIN",
+                "sasl.jaas.config",
+                WRITER_JAAS);
     }
 
     @Override

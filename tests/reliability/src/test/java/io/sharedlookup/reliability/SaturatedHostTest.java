@@ -58,14 +58,17 @@ class SaturatedHostTest {
     private static final int CHUNKS = 10;
     /** ... of this many updates, one chunk every 10 ms: about 200 updates over 100 ms. */
     private static final int CHUNK = 20;
+
     private static final long CHUNK_EVERY_NANOS = 10_000_000L;
     /** Bursts (by number) in whose middle the writer is frozen: ten of them, 6 s apart. */
     private static final int FIRST_PAUSED_BURST = 3;
+
     private static final int PAUSED_BURST_EVERY = 6;
     private static final int PAUSES = 10;
     private static final long PAUSE_MILLIS = 300;
     /** One of the pauses lasts a second: a live writer paused that long still makes no lookup throw. */
     private static final long LONG_PAUSE_MILLIS = 1_000;
+
     private static final int LONG_PAUSE = 4;
     private static final long VISIBLE_WITHIN_MILLIS = 1_000;
     /**
@@ -75,8 +78,10 @@ class SaturatedHostTest {
      * asserted whatever the load.
      */
     private static final double OTHER_LOAD_PER_CORE = 2.0;
+
     @RegisterExtension
     static final TestKafka broker = Suite.broker();
+
     private final List<ChildJvm> readers = new ArrayList<>();
     private WriterProcess writer;
 
@@ -90,8 +95,7 @@ class SaturatedHostTest {
     }
 
     @Test
-    void aLiveWriterPausedOrPreemptedMidChangeNeverMakesALookupThrowAndUpdatesArriveWithinASecond()
-            throws Exception {
+    void aLiveWriterPausedOrPreemptedMidChangeNeverMakesALookupThrowAndUpdatesArriveWithinASecond() throws Exception {
         int readerCount = Math.max(12, 6 * Runtime.getRuntime().availableProcessors());
         int bursts = (int) (RUN.toNanos() / BURST_EVERY_NANOS);
         int total = NumberedUpdates.KEYS + bursts * CHUNKS * CHUNK;
@@ -112,8 +116,14 @@ class SaturatedHostTest {
         for (int i = 0; i < readerCount; i++) {
             Path seen = Suite.LOGS.resolve("j-reader-" + i + ".seen").toAbsolutePath();
             seenFiles.add(seen);
-            readers.add(Children.startWithoutFlags("j-reader-" + i, SaturatedReaderMain.class, store.toString(), topic,
-                    Integer.toString(total), Long.toString(SEED + i), seen.toString()));
+            readers.add(Children.startWithoutFlags(
+                    "j-reader-" + i,
+                    SaturatedReaderMain.class,
+                    store.toString(),
+                    topic,
+                    Integer.toString(total),
+                    Long.toString(SEED + i),
+                    seen.toString()));
         }
         for (ChildJvm r : readers) {
             r.awaitLine(Duration.ofSeconds(120), "CAUGHT_UP"::equals);
@@ -130,8 +140,8 @@ class SaturatedHostTest {
             for (int b = 0; b < bursts; b++) {
                 LockSupport.parkNanos(start + b * BURST_EVERY_NANOS - System.nanoTime()); // the schedule, not a sync
                 int pause = (b - FIRST_PAUSED_BURST) / PAUSED_BURST_EVERY;
-                boolean paused = b >= FIRST_PAUSED_BURST && (b - FIRST_PAUSED_BURST) % PAUSED_BURST_EVERY == 0
-                        && pause < PAUSES;
+                boolean paused =
+                        b >= FIRST_PAUSED_BURST && (b - FIRST_PAUSED_BURST) % PAUSED_BURST_EVERY == 0 && pause < PAUSES;
                 for (int c = 0; c < CHUNKS; c++) {
                     if (paused && c == CHUNKS / 2) { // the writer is busy applying the burst's first half
                         long millis = pause == LONG_PAUSE ? LONG_PAUSE_MILLIS : PAUSE_MILLIS;
@@ -143,7 +153,10 @@ class SaturatedHostTest {
                         // bound counts from). Counted from the send, the producer's and the broker's own queueing on
                         // a starved host (acks p99 near 600 ms) made most of the delay.
                         int u = n;
-                        broker.send(topic, NumberedUpdates.key(n), NumberedUpdates.value(n),
+                        broker.send(
+                                topic,
+                                NumberedUpdates.key(n),
+                                NumberedUpdates.value(n),
                                 (metadata, e) -> sentNanos[u] = System.nanoTime());
                     }
                     LockSupport.parkNanos(CHUNK_EVERY_NANOS); // pacing the burst, not synchronisation
@@ -163,10 +176,12 @@ class SaturatedHostTest {
 
         // Every reader follows every update (or stops following when one fails to come).
         try {
-            await("every reader sees the last update").atMost(Duration.ofSeconds(30))
+            await("every reader sees the last update")
+                    .atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(100))
-                    .until(() -> readers.stream().allMatch(r -> r.printed(l -> l.startsWith("STATS")
-                            && field(l, "seen") >= total) || !r.isAlive()));
+                    .until(() -> readers.stream()
+                            .allMatch(r -> r.printed(l -> l.startsWith("STATS") && field(l, "seen") >= total)
+                                    || !r.isAlive()));
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             // reported below, per reader, with what each saw
         }
@@ -199,33 +214,66 @@ class SaturatedHostTest {
         int late = UpdateVisibility.over(delays, VISIBLE_WITHIN_MILLIS);
         int unseen = visibility.unseen();
         long[] acks = Arrays.stream(ackNanos).sorted().toArray();
-        String summary = String.format(Locale.ROOT, "%d readers on %d cores, %d updates, %d writer pauses "
+        String summary = String.format(
+                Locale.ROOT,
+                "%d readers on %d cores, %d updates, %d writer pauses "
                         + "(%d x %d ms, 1 x %d ms); update acked by the broker -> seen by a reader, the writer's frozen time excluded: "
                         + "%s; late (> %d ms) %d, unseen %d; reader exceptions %d, wrong values %d, slowest lookup "
                         + "%d ms. Shares: acked -> first reader saw it (writer) %s; first reader -> each "
-                        + "reader %s; burst flush (broker ack) %s", readerCount,
-                cores, visibility.updates(), stops.size(), PAUSES - 1,
-                PAUSE_MILLIS, LONG_PAUSE_MILLIS, UpdateVisibility.describe(delays), VISIBLE_WITHIN_MILLIS, late,
-                unseen, exceptions, wrong, slowestLookup, UpdateVisibility.describe(visibility.sentToFirstSeen()),
-                UpdateVisibility.describe(visibility.firstSeenToSeen()), UpdateVisibility.describe(acks));
+                        + "reader %s; burst flush (broker ack) %s",
+                readerCount,
+                cores,
+                visibility.updates(),
+                stops.size(),
+                PAUSES - 1,
+                PAUSE_MILLIS,
+                LONG_PAUSE_MILLIS,
+                UpdateVisibility.describe(delays),
+                VISIBLE_WITHIN_MILLIS,
+                late,
+                unseen,
+                exceptions,
+                wrong,
+                slowestLookup,
+                UpdateVisibility.describe(visibility.sentToFirstSeen()),
+                UpdateVisibility.describe(visibility.firstSeenToSeen()),
+                UpdateVisibility.describe(acks));
         if (busyHost) {
-            summary += String.format(Locale.ROOT, ". The one-second bound is not asserted: load average %.1f on %d "
-                    + "cores before the readers started (other work on the host)", otherLoad, cores);
+            summary += String.format(
+                    Locale.ROOT,
+                    ". The one-second bound is not asserted: load average %.1f on %d "
+                            + "cores before the readers started (other work on the host)",
+                    otherLoad,
+                    cores);
         }
         System.out.println("SATURATED HOST: " + summary); // the line the CI log shows
-        Suite.figures("j-saturated-host", "writer frozen (SIGSTOP) mid-burst " + PAUSES + " times among "
-                        + readerCount + " busy reader JVMs", SEED, PAUSES,
+        Suite.figures(
+                "j-saturated-host",
+                "writer frozen (SIGSTOP) mid-burst " + PAUSES + " times among " + readerCount + " busy reader JVMs",
+                SEED,
+                PAUSES,
                 (int) Math.min(Integer.MAX_VALUE, exceptions + wrong + unseen + (busyHost ? 0 : late)),
-                Math.round(UpdateVisibility.percentile(delays, 1.0)), slowestLookup,
-                String.format(Locale.ROOT, "recovery = slowest update acked -> seen by a reader, frozen time "
-                        + "excluded; %s over %d updates x %d readers%s", UpdateVisibility.describe(delays),
-                        visibility.updates(), readerCount, busyHost ? String.format(Locale.ROOT, "; bound not "
-                                + "asserted: load average %.1f before the readers started", otherLoad) : ""));
+                Math.round(UpdateVisibility.percentile(delays, 1.0)),
+                slowestLookup,
+                String.format(
+                        Locale.ROOT,
+                        "recovery = slowest update acked -> seen by a reader, frozen time "
+                                + "excluded; %s over %d updates x %d readers%s",
+                        UpdateVisibility.describe(delays),
+                        visibility.updates(),
+                        readerCount,
+                        busyHost
+                                ? String.format(
+                                        Locale.ROOT,
+                                        "; bound not " + "asserted: load average %.1f before the readers started",
+                                        otherLoad)
+                                : ""));
 
         for (int i = 0; i < readerCount; i++) {
             ChildJvm r = readers.get(i);
             assertThat(r.lines(l -> l.startsWith("EXCEPTION") || l.startsWith("WRONG")))
-                    .as("%s's exceptions and wrong values\n%s", r.name(), r.tail(20)).isEmpty();
+                    .as("%s's exceptions and wrong values\n%s", r.name(), r.tail(20))
+                    .isEmpty();
             assertThat(done.get(i)).as("%s's last line", r.name()).startsWith("DONE");
             assertThat(exits.get(i)).as("%s's exit code", r.name()).isZero();
         }
@@ -235,7 +283,10 @@ class SaturatedHostTest {
         if (busyHost) {
             return;
         }
-        assertThat(late).as("updates a reader saw over %d ms after the broker acknowledged them (%s)", VISIBLE_WITHIN_MILLIS, summary)
+        assertThat(late)
+                .as(
+                        "updates a reader saw over %d ms after the broker acknowledged them (%s)",
+                        VISIBLE_WITHIN_MILLIS, summary)
                 .isZero();
     }
 
@@ -252,14 +303,18 @@ class SaturatedHostTest {
     }
 
     private static void signal(String name, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
+                .inheritIO()
+                .start();
         assertThat(kill.waitFor()).as("kill -%s %d", name, pid).isZero();
     }
 
     /** The host's one-minute load average (0 where {@code /proc/loadavg} is not there to say). */
     private static double loadAverage() throws IOException {
         Path proc = Path.of("/proc/loadavg");
-        return Files.isReadable(proc) ? Double.parseDouble(Files.readString(proc).trim().split("\\s+")[0]) : 0;
+        return Files.isReadable(proc)
+                ? Double.parseDouble(Files.readString(proc).trim().split("\\s+")[0])
+                : 0;
     }
 
     /** The seen times a reader wrote ({@link SaturatedReaderMain}); empty when it wrote none. */

@@ -37,8 +37,7 @@ public final class SaturatedReaderMain {
     private long wrong;
     private long slowestNanos;
 
-    private SaturatedReaderMain() {
-    }
+    private SaturatedReaderMain() {}
 
     public static void main(String[] args) throws Exception {
         Thread input = new Thread(SaturatedReaderMain::awaitStop, "stdin");

@@ -13,7 +13,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -35,23 +34,33 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Scenario g: file permissions, the HTTP surface, path traversal, SASL/PLAIN, and no phoning home. */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SecurityTest {
     private static final long SEED = 0x67L;
+
     @RegisterExtension
     static final TestKafka broker = Suite.broker();
+
     private static int checks;
+
     @RegisterExtension
     static final Suite.FailedTests failed = new Suite.FailedTests();
 
     @AfterAll
     static void stop() {
-        Suite.figures("g-security", "security: permissions, HTTP surface, traversal, SASL/PLAIN, no analytics", SEED,
-                checks, failed.count(), -1, -1, "each check asserted (see SecurityTest)");
+        Suite.figures(
+                "g-security",
+                "security: permissions, HTTP surface, traversal, SASL/PLAIN, no analytics",
+                SEED,
+                checks,
+                failed.count(),
+                -1,
+                -1,
+                "each check asserted (see SecurityTest)");
     }
 
     private static String mode(Path p) throws Exception {
@@ -72,7 +81,8 @@ class SecurityTest {
             assertThat(mode(nsDir)).isEqualTo("rwxr-x---");
             try (Stream<Path> files = Files.list(nsDir)) {
                 for (Path f : (Iterable<Path>) files::iterator) {
-                    if (f.getFileName().toString().endsWith(".cmap") || f.getFileName().toString().equals("manifest.properties")) {
+                    if (f.getFileName().toString().endsWith(".cmap")
+                            || f.getFileName().toString().equals("manifest.properties")) {
                         assertThat(mode(f)).as(f.toString()).isEqualTo("rw-r-----");
                     }
                 }
@@ -108,10 +118,16 @@ class SecurityTest {
             assertThat(Stores.dump(store, topic)).isEqualTo(Map.of("1", "alice"));
             checks++;
             // No path traversal: namespace names are validated, keys are keys, never paths.
-            for (String path : List.of("/lookup/..%2F..%2Fetc/passwd", "/lookup/%2e%2e/passwd",
-                    "/lookup/..%2F..%2F..%2Fetc%2Fpasswd/x", "/lookup/" + topic + "/..%2F..%2F..%2Fetc%2Fpasswd",
-                    "/lookup/" + topic + "/%2e%2e%2fmanifest.properties", "/lookup/%2E%2E/" + topic,
-                    "/../../etc/passwd", "/lookup/" + topic + "%00/1", "/lookup/" + topic + "/%ZZ")) {
+            for (String path : List.of(
+                    "/lookup/..%2F..%2Fetc/passwd",
+                    "/lookup/%2e%2e/passwd",
+                    "/lookup/..%2F..%2F..%2Fetc%2Fpasswd/x",
+                    "/lookup/" + topic + "/..%2F..%2F..%2Fetc%2Fpasswd",
+                    "/lookup/" + topic + "/%2e%2e%2fmanifest.properties",
+                    "/lookup/%2E%2E/" + topic,
+                    "/../../etc/passwd",
+                    "/lookup/" + topic + "%00/1",
+                    "/lookup/" + topic + "/%ZZ")) {
                 WriterProcess.Raw r = w.rawGet(path);
                 assertThat(r.status()).as(path).isIn(400, 404);
                 assertThat(r.body()).as(path).doesNotContain("root:").doesNotContain("format.version");
@@ -120,8 +136,15 @@ class SecurityTest {
         }
         // A namespace name that would leave the store directory is refused at start.
         for (String binding : List.of(topic + "=..", topic + "=../x", topic + "=a/b")) {
-            ChildJvm bad = Children.start("g-bad-namespace", WriterMain.class, "--bootstrap-servers",
-                    broker.bootstrap(), "--store-dir", store.toString(), "--topic", binding);
+            ChildJvm bad = Children.start(
+                    "g-bad-namespace",
+                    WriterMain.class,
+                    "--bootstrap-servers",
+                    broker.bootstrap(),
+                    "--store-dir",
+                    store.toString(),
+                    "--topic",
+                    binding);
             try {
                 assertThat(bad.waitFor()).as(binding).isEqualTo(2);
                 assertThat(bad.lines()).anyMatch(l -> l.contains("Invalid namespace"));
@@ -141,7 +164,8 @@ class SecurityTest {
             Map<String, Object> client = new HashMap<>(sasl.clientSettings());
             try (Admin admin = Admin.create(client)) {
                 admin.createTopics(List.of(new NewTopic("secure", Optional.of(1), Optional.empty())))
-                        .all().get(60, TimeUnit.SECONDS);
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
             }
             client.put("key.serializer", StringSerializer.class.getName());
             client.put("value.serializer", StringSerializer.class.getName());
@@ -149,12 +173,20 @@ class SecurityTest {
                 p.send(new ProducerRecord<>("secure", "42", "douglas")).get(60, TimeUnit.SECONDS);
             }
             Path store = Stores.temp("sasl-");
-            try (WriterProcess w = Children.writer("g-sasl-writer", sasl.bootstrap(), store, "secure",
-                    "--kafka-property", "security.protocol=SASL_PLAINTEXT",
-                    "--kafka-property", "sasl.mechanism=PLAIN",
-                    "--kafka-property", "sasl.jaas.config=" + SaslBroker.WRITER_JAAS)) {
+            try (WriterProcess w = Children.writer(
+                    "g-sasl-writer",
+                    sasl.bootstrap(),
+                    store,
+                    "secure",
+                    "--kafka-property",
+                    "security.protocol=SASL_PLAINTEXT",
+                    "--kafka-property",
+                    "sasl.mechanism=PLAIN",
+                    "--kafka-property",
+                    "sasl.jaas.config=" + SaslBroker.WRITER_JAAS)) {
                 w.awaitReady(Duration.ofSeconds(120));
-                await().atMost(Duration.ofSeconds(30)).until(() -> "douglas".equals(w.get("/lookup/secure/42").body()));
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> "douglas".equals(w.get("/lookup/secure/42").body()));
             }
             // Without credentials the same broker is not usable: the writer runs, answers, and never becomes ready
             // (a writer that died or never listened would also never be ready, so /ready must answer 503 throughout).
@@ -167,9 +199,13 @@ class SecurityTest {
                         return false;
                     }
                 });
-                await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(20))
+                await().during(Duration.ofSeconds(8))
+                        .atMost(Duration.ofSeconds(20))
                         .until(() -> w.jvm.isAlive() && w.get("/ready").statusCode() == 503);
-                assertThat(w.get("/ready").body()).as("why not ready").contains("secure").contains("Kafka");
+                assertThat(w.get("/ready").body())
+                        .as("why not ready")
+                        .contains("secure")
+                        .contains("Kafka");
             }
             checks++;
         }
@@ -178,16 +214,20 @@ class SecurityTest {
     @Test
     void chronicleAnalyticsIsNowhereAtRunTime() throws Exception {
         // reader-lib's (and the writer's) dependency tree, as resolved on this module's class path.
-        assertThat(System.getProperty("java.class.path")).contains("chronicle-map").doesNotContain("chronicle-analytics");
+        assertThat(System.getProperty("java.class.path"))
+                .contains("chronicle-map")
+                .doesNotContain("chronicle-analytics");
         assertThat(classLoadable("net.openhft.chronicle.analytics.Analytics")).isFalse();
         // The writer's executable jar.
         Path jar = Suite.ROOT.resolve("writer/target/shared-lookup-writer.jar");
         Assumptions.assumeTrue(Files.exists(jar), "build the writer jar first: " + jar);
         try (JarFile j = new JarFile(jar.toFile())) {
-            assertThat(j.stream().map(e -> e.getName())
-                    .filter(n -> n.contains("chronicle/analytics") || n.contains("chronicle-analytics")))
+            assertThat(j.stream()
+                            .map(e -> e.getName())
+                            .filter(n -> n.contains("chronicle/analytics") || n.contains("chronicle-analytics")))
                     .isEmpty();
-            assertThat(j.getEntry("net/openhft/chronicle/map/ChronicleMap.class")).isNotNull();
+            assertThat(j.getEntry("net/openhft/chronicle/map/ChronicleMap.class"))
+                    .isNotNull();
         }
         checks++;
         // The Druid extension folder.

@@ -7,8 +7,7 @@ import java.util.Map;
 
 /** Scenario stores under target/stores, and what a namespace holds (compared with {@code Contents.diff}). */
 final class Stores {
-    private Stores() {
-    }
+    private Stores() {}
 
     static Path temp(String prefix) throws Exception {
         Path dir = Path.of("target", "stores");
@@ -19,7 +18,8 @@ final class Stores {
     /** The generation the namespace's manifest publishes now. */
     static long publishedGeneration(Path store, String namespace) throws java.io.IOException {
         return io.sharedlookup.internal.store.Manifest.read(
-                new io.sharedlookup.internal.store.StoreLayout(store).manifest(namespace)).generation();
+                        new io.sharedlookup.internal.store.StoreLayout(store).manifest(namespace))
+                .generation();
     }
 
     static Map<String, String> dump(Path store, String namespace) {

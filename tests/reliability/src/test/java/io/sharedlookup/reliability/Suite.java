@@ -18,12 +18,13 @@ import java.time.Instant;
 final class Suite {
     static final boolean FULL = Boolean.getBoolean("reliability.full");
     static final Path LOGS = Path.of("target", "child-logs");
-    static final Path ROOT = Path.of(System.getProperty("reliability.rootDir", "../..")).toAbsolutePath().normalize();
-    private static final Path FIGURES = Path.of(System.getProperty("reliability.figuresDir",
-            "target/reliability-figures"));
+    static final Path ROOT = Path.of(System.getProperty("reliability.rootDir", "../.."))
+            .toAbsolutePath()
+            .normalize();
+    private static final Path FIGURES =
+            Path.of(System.getProperty("reliability.figuresDir", "target/reliability-figures"));
 
-    private Suite() {
-    }
+    private Suite() {}
 
     /**
      * The scenarios' broker, one per scenario class ({@code @RegisterExtension}): every child JVM still alive is killed
@@ -43,9 +44,17 @@ final class Suite {
     }
 
     /** One scenario's figures, as saved in JSON. Times in milliseconds; negative means "not measured here". */
-    record Figures(String id, String scenario, String form, long seed, int trials, int failures,
-                   long worstRecoveryMillis, long worstLookupMillis, String note, String recordedAt) {
-    }
+    record Figures(
+            String id,
+            String scenario,
+            String form,
+            long seed,
+            int trials,
+            int failures,
+            long worstRecoveryMillis,
+            long worstLookupMillis,
+            String note,
+            String recordedAt) {}
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -74,10 +83,26 @@ final class Suite {
     /**
      * Records one scenario's figures. Times in milliseconds; negative means "not measured by this scenario".
      */
-    static void figures(String id, String scenario, long seed, int trials, int failures, long worstRecoveryMillis,
-                        long worstLookupMillis, String note) {
-        Figures f = new Figures(id, scenario, FULL ? "full" : "short", seed, trials, failures, worstRecoveryMillis,
-                worstLookupMillis, note, Instant.now().toString());
+    static void figures(
+            String id,
+            String scenario,
+            long seed,
+            int trials,
+            int failures,
+            long worstRecoveryMillis,
+            long worstLookupMillis,
+            String note) {
+        Figures f = new Figures(
+                id,
+                scenario,
+                FULL ? "full" : "short",
+                seed,
+                trials,
+                failures,
+                worstRecoveryMillis,
+                worstLookupMillis,
+                note,
+                Instant.now().toString());
         try {
             Files.createDirectories(FIGURES);
             JSON.writeValue(FIGURES.resolve(id + ".json").toFile(), f);

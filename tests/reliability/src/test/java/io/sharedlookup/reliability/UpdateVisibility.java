@@ -127,8 +127,12 @@ final class UpdateVisibility {
 
     /** "p50 … ms, p99 … ms, max … ms" of sorted delays. */
     static String describe(long[] sorted) {
-        return String.format(Locale.ROOT, "p50 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(sorted, 0.50),
-                percentile(sorted, 0.99), percentile(sorted, 1.0));
+        return String.format(
+                Locale.ROOT,
+                "p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+                percentile(sorted, 0.50),
+                percentile(sorted, 0.99),
+                percentile(sorted, 1.0));
     }
 
     /** The {@code p} quantile in milliseconds (nearest rank); -1 for none. */

@@ -15,9 +15,9 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scenario a: the writer is killed with SIGKILL at a random (seeded) moment while it builds a generation from the
@@ -32,15 +32,16 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * clean stop after which the next writer resumes. What only this full form checks: that the store equals the topic
  * after <em>every</em> restart (20 of them), not only after the last kill, and the rebuild and convergence figures.
  */
-@EnabledIfSystemProperty(named = "reliability.full", matches = "true",
+@EnabledIfSystemProperty(
+        named = "reliability.full",
+        matches = "true",
         disabledReason = "full form only (tests/reliability/run); the default build runs WriterCrashTest's kills")
 @Timeout(value = 40, unit = java.util.concurrent.TimeUnit.MINUTES)
 class WriterKillTest {
     private static final long SEED = 0xA1L;
+
     @RegisterExtension
     static final TestKafka broker = Suite.broker();
-
-
 
     @Test
     void killedAtRandomMomentsTheRestartedWriterConvergesToTheTopic() throws Exception {
@@ -82,7 +83,9 @@ class WriterKillTest {
                 Map<String, String> expected = broker.latest(topic);
                 AtomicReference<String> lastDiff = new AtomicReference<>();
                 try {
-                    await("store equals the topic").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    await("store equals the topic")
+                            .atMost(Duration.ofSeconds(60))
+                            .pollInterval(Duration.ofMillis(200))
                             .until(() -> {
                                 lastDiff.set(Contents.diff(Stores.dump(store, topic), expected));
                                 return lastDiff.get() == null;
@@ -93,8 +96,11 @@ class WriterKillTest {
                 worstConverge = Math.max(worstConverge, (System.nanoTime() - restart) / 1_000_000);
                 if (trial == trials - 1) {
                     assertThat(next.jvm.printed(l -> l.contains("did not stop cleanly")))
-                            .as("the restart after a kill rebuilds").isTrue();
-                    assertThat(next.jvm.terminate(Duration.ofSeconds(15))).as("exit code after SIGTERM").isIn(0, 143);
+                            .as("the restart after a kill rebuilds")
+                            .isTrue();
+                    assertThat(next.jvm.terminate(Duration.ofSeconds(15)))
+                            .as("exit code after SIGTERM")
+                            .isIn(0, 143);
                 }
             }
         }
@@ -104,11 +110,19 @@ class WriterKillTest {
         try (WriterProcess resumed = Children.writer("kill-resume", broker.bootstrap(), store, topic)) {
             resumed.awaitReady(Duration.ofSeconds(60));
             resumeMillis = (System.nanoTime() - restart) / 1_000_000;
-            assertThat(resumed.jvm.printed(l -> l.contains("resuming generation"))).isTrue();
-            assertThat(Contents.diff(Stores.dump(store, topic), broker.latest(topic))).isNull();
+            assertThat(resumed.jvm.printed(l -> l.contains("resuming generation")))
+                    .isTrue();
+            assertThat(Contents.diff(Stores.dump(store, topic), broker.latest(topic)))
+                    .isNull();
         }
-        Suite.figures("a-writer-kill", "writer kill -9 during bootstrap and steady updates", SEED, trials,
-                failures.size(), worstConverge, -1,
+        Suite.figures(
+                "a-writer-kill",
+                "writer kill -9 during bootstrap and steady updates",
+                SEED,
+                trials,
+                failures.size(),
+                worstConverge,
+                -1,
                 "worst restart->ready (rebuild) " + worstRebuild + " ms; restart->store equals topic "
                         + worstConverge + " ms; resume after clean stop " + resumeMillis + " ms; 10,000 keys, "
                         + "100,000-record history");

@@ -29,8 +29,8 @@ final class ConnectionGuard extends ChannelDuplexHandler {
     static final String WRITE_TIMEOUT = "write_timeout";
     static final String EVICTED = "evicted";
     static final String[] REASONS = {OVER_LIMIT, REQUEST_TIMEOUT, IDLE_TIMEOUT, OVERSIZED, WRITE_TIMEOUT, EVICTED};
-    private static final byte[] OVER_LIMIT_RESPONSE = rawResponse("503 Service Unavailable",
-            "Too many connections: try again soon\n");
+    private static final byte[] OVER_LIMIT_RESPONSE =
+            rawResponse("503 Service Unavailable", "Too many connections: try again soon\n");
 
     private final HttpServer.Limits limits;
     private final AtomicInteger open;
@@ -44,10 +44,15 @@ final class ConnectionGuard extends ChannelDuplexHandler {
     private boolean awaitingRequest;
     /** A request was received and its response is not written yet: reading stops, the write deadline runs. */
     private boolean responding;
+
     private ScheduledFuture<?> timer;
 
-    ConnectionGuard(HttpServer.Limits limits, AtomicInteger open, IdleConnections<ConnectionGuard> idle,
-                    WriterMetrics metrics, RequestDecoder decoder) {
+    ConnectionGuard(
+            HttpServer.Limits limits,
+            AtomicInteger open,
+            IdleConnections<ConnectionGuard> idle,
+            WriterMetrics metrics,
+            RequestDecoder decoder) {
         this.limits = limits;
         this.open = open;
         this.idle = idle;
@@ -80,15 +85,18 @@ final class ConnectionGuard extends ChannelDuplexHandler {
      * open count is one over the cap.
      */
     private boolean makeRoom() {
-        return idle.takeLongestIdle().map(longest -> {
-            longest.evict();
-            return true;
-        }).orElse(false);
+        return idle.takeLongestIdle()
+                .map(longest -> {
+                    longest.evict();
+                    return true;
+                })
+                .orElse(false);
     }
 
     private void evict() {
         metrics.httpConnectionsClosed.labelValues(EVICTED).inc();
-        log.debug("HTTP connection from {}: idle at the connection cap; closing it to make room",
+        log.debug(
+                "HTTP connection from {}: idle at the connection cap; closing it to make room",
                 ctx.channel().remoteAddress());
         ctx.close();
     }
@@ -185,15 +193,21 @@ final class ConnectionGuard extends ChannelDuplexHandler {
         }
         metrics.httpConnectionsClosed.labelValues(reason).inc();
         if (reason.equals(REQUEST_TIMEOUT)) {
-            log.debug("HTTP connection from {}: no complete request within {}; closing",
-                    ctx.channel().remoteAddress(), limits.requestTimeout());
-            ctx.writeAndFlush(Unpooled.wrappedBuffer(rawResponse("408 Request Timeout", "No complete request "
-                    + "within " + limits.requestTimeout().toMillis() + " ms\n")))
+            log.debug(
+                    "HTTP connection from {}: no complete request within {}; closing",
+                    ctx.channel().remoteAddress(),
+                    limits.requestTimeout());
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(rawResponse(
+                            "408 Request Timeout",
+                            "No complete request " + "within "
+                                    + limits.requestTimeout().toMillis() + " ms\n")))
                     .addListener(ChannelFutureListener.CLOSE);
         } else {
             if (reason.equals(WRITE_TIMEOUT)) {
-                log.debug("HTTP connection from {}: response not taken within {}; closing",
-                        ctx.channel().remoteAddress(), limits.writeTimeout());
+                log.debug(
+                        "HTTP connection from {}: response not taken within {}; closing",
+                        ctx.channel().remoteAddress(),
+                        limits.writeTimeout());
             }
             ctx.close();
         }
@@ -206,7 +220,8 @@ final class ConnectionGuard extends ChannelDuplexHandler {
     private static byte[] rawResponse(String status, String text) {
         byte[] body = text.getBytes(StandardCharsets.US_ASCII);
         byte[] head = ("HTTP/1.1 " + status + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
-                + body.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+                        + body.length + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
         byte[] out = java.util.Arrays.copyOf(head, head.length + body.length);
         System.arraycopy(body, 0, out, head.length, body.length);
         return out;
@@ -216,8 +231,10 @@ final class ConnectionGuard extends ChannelDuplexHandler {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
         if (cause instanceof io.netty.handler.timeout.WriteTimeoutException) {
             metrics.httpConnectionsClosed.labelValues(WRITE_TIMEOUT).inc();
-            log.debug("HTTP connection from {}: response not taken within {}; closing",
-                    ctx.channel().remoteAddress(), limits.writeTimeout());
+            log.debug(
+                    "HTTP connection from {}: response not taken within {}; closing",
+                    ctx.channel().remoteAddress(),
+                    limits.writeTimeout());
             ctx.close();
             return;
         }

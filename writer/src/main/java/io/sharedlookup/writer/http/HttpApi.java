@@ -4,13 +4,13 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.NamespaceNames;
-import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.namespace.NamespaceStatus;
-import io.sharedlookup.writer.namespace.SkippedRecords;
 import io.sharedlookup.reader.LookupTimeoutException;
 import io.sharedlookup.reader.NamespaceNotFoundException;
 import io.sharedlookup.reader.SharedLookupException;
 import io.sharedlookup.reader.SharedLookupStore;
+import io.sharedlookup.writer.WriterMetrics;
+import io.sharedlookup.writer.namespace.NamespaceStatus;
+import io.sharedlookup.writer.namespace.SkippedRecords;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -47,8 +47,11 @@ public final class HttpApi {
      *                 liveness probe restarts it
      * @param store    the store lookups read, as readers do
      */
-    public HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, Supplier<Optional<String>> fatal,
-                   SharedLookupStore store, WriterMetrics metrics) {
+    public HttpApi(
+            Supplier<Map<String, NamespaceStatus>> statuses,
+            Supplier<Optional<String>> fatal,
+            SharedLookupStore store,
+            WriterMetrics metrics) {
         this(statuses, fatal, Optional::empty, store, metrics);
     }
 
@@ -57,8 +60,12 @@ public final class HttpApi {
      *                 minutes), or empty: {@code /health} answers 200 with it, so that a liveness probe sees a process
      *                 at work, while {@code /ready} says why each namespace is not ready
      */
-    public HttpApi(Supplier<Map<String, NamespaceStatus>> statuses, Supplier<Optional<String>> fatal,
-                   Supplier<Optional<String>> starting, SharedLookupStore store, WriterMetrics metrics) {
+    public HttpApi(
+            Supplier<Map<String, NamespaceStatus>> statuses,
+            Supplier<Optional<String>> fatal,
+            Supplier<Optional<String>> starting,
+            SharedLookupStore store,
+            WriterMetrics metrics) {
         this.statuses = statuses;
         this.fatal = fatal;
         this.starting = starting;
@@ -88,8 +95,8 @@ public final class HttpApi {
     /** HEAD is answered as GET (RFC 9110 9.3.2): the server sends the same head without the body. */
     Response handle(String method, String rawPath) {
         if (!method.equals("GET") && !method.equals("HEAD")) {
-            return Response.text(405, "Method " + method + " not allowed: every endpoint is read-only, use GET or "
-                    + "HEAD");
+            return Response.text(
+                    405, "Method " + method + " not allowed: every endpoint is read-only, use GET or " + "HEAD");
         }
         int q = rawPath.indexOf('?');
         String path = q < 0 ? rawPath : rawPath.substring(0, q);
@@ -97,32 +104,63 @@ public final class HttpApi {
             return lookup(path.substring("/lookup/".length()));
         }
         return switch (path) {
-            case "/health" -> fatal.get().map(why -> Response.text(503, why + "; restart the writer (it rebuilds "
-                    + "its namespaces from their topics; readers keep what is published meanwhile)"))
-                    .orElseGet(() -> Response.text(200, starting.get().orElse("ok")));
+            case "/health" ->
+                fatal.get()
+                        .map(
+                                why -> Response.text(
+                                        503,
+                                        why + "; restart the writer (it rebuilds "
+                                                + "its namespaces from their topics; readers keep what is published meanwhile)"))
+                        .orElseGet(() -> Response.text(200, starting.get().orElse("ok")));
             case "/ready" -> ready();
             case "/namespaces" -> json(200, namespaces());
             case "/metrics" -> new Response(200, WriterMetrics.contentType(), metrics.scrape());
-            default -> Response.text(404, "No endpoint " + path
-                    + ": use /health, /ready, /namespaces, /lookup/{namespace}/{key} or /metrics");
+            default ->
+                Response.text(
+                        404,
+                        "No endpoint " + path
+                                + ": use /health, /ready, /namespaces, /lookup/{namespace}/{key} or /metrics");
         };
     }
 
     /** The body of /ready: the namespaces not ready with their reasons, then whether none is. */
-    record ReadyJson(Map<String, String> notReady, boolean ready) {
-    }
+    record ReadyJson(Map<String, String> notReady, boolean ready) {}
 
     /** One namespace in /namespaces; the reason is omitted while it is ready. */
-    record NamespaceJson(String topic, String state, boolean ready,
-                         @JsonInclude(JsonInclude.Include.NON_NULL) String notReadyReason, boolean caughtUp,
-                         long generation, long entries, long capacity, double fillRatio, Map<Integer, Long> lag,
-                         String lastUpdate, String lastError, Map<Integer, Long> offsets, String digest,
-                         List<SkippedRecords.Skipped> skippedRecords) {
+    record NamespaceJson(
+            String topic,
+            String state,
+            boolean ready,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String notReadyReason,
+            boolean caughtUp,
+            long generation,
+            long entries,
+            long capacity,
+            double fillRatio,
+            Map<Integer, Long> lag,
+            String lastUpdate,
+            String lastError,
+            Map<Integer, Long> offsets,
+            String digest,
+            List<SkippedRecords.Skipped> skippedRecords) {
         static NamespaceJson of(NamespaceStatus s) {
-            return new NamespaceJson(s.topic(), s.state().name(), s.ready(), s.notReadyReason(), s.caughtUp(),
-                    s.generation(), s.entries(), s.capacity(), Math.round(s.fillRatio() * 10000) / 10000.0, s.lag(),
-                    s.lastUpdateMillis() == 0 ? null : Instant.ofEpochMilli(s.lastUpdateMillis()).toString(),
-                    s.lastError(), s.offsets(), s.digest() == null ? null : ContentDigest.hex(s.digest()),
+            return new NamespaceJson(
+                    s.topic(),
+                    s.state().name(),
+                    s.ready(),
+                    s.notReadyReason(),
+                    s.caughtUp(),
+                    s.generation(),
+                    s.entries(),
+                    s.capacity(),
+                    Math.round(s.fillRatio() * 10000) / 10000.0,
+                    s.lag(),
+                    s.lastUpdateMillis() == 0
+                            ? null
+                            : Instant.ofEpochMilli(s.lastUpdateMillis()).toString(),
+                    s.lastError(),
+                    s.offsets(),
+                    s.digest() == null ? null : ContentDigest.hex(s.digest()),
                     s.skippedRecords());
         }
     }
@@ -189,10 +227,11 @@ public final class HttpApi {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (c == '%') {
-                if (i + 2 >= s.length() || Character.digit(s.charAt(i + 1), 16) < 0
+                if (i + 2 >= s.length()
+                        || Character.digit(s.charAt(i + 1), 16) < 0
                         || Character.digit(s.charAt(i + 2), 16) < 0) {
-                    throw new IllegalArgumentException("Malformed percent-escape in the path: encode keys as UTF-8 "
-                            + "with %XX escapes");
+                    throw new IllegalArgumentException(
+                            "Malformed percent-escape in the path: encode keys as UTF-8 " + "with %XX escapes");
                 }
                 bytes.write(Character.digit(s.charAt(i + 1), 16) * 16 + Character.digit(s.charAt(i + 2), 16));
                 i += 2;
@@ -203,7 +242,10 @@ public final class HttpApi {
             }
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes.toByteArray())).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(java.nio.ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
         } catch (java.nio.charset.CharacterCodingException e) {
             throw new IllegalArgumentException("The path is not valid UTF-8 after percent-decoding");
         }
@@ -211,7 +253,8 @@ public final class HttpApi {
 
     private static Response json(int status, Object body) {
         try {
-            return new Response(status, JSON_TYPE, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(body));
+            return new Response(
+                    status, JSON_TYPE, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(body));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -85,8 +85,14 @@ public final class HttpServer implements AutoCloseable {
      * @param maxHeaderBytes    bytes of all header lines at most, else 431
      * @param maxBodyBytes      bytes of a request body at most (every endpoint is a GET), else 413
      */
-    record Limits(Duration requestTimeout, Duration idleTimeout, Duration writeTimeout, int maxConnections,
-                  int maxInitialLine, int maxHeaderBytes, int maxBodyBytes) {
+    record Limits(
+            Duration requestTimeout,
+            Duration idleTimeout,
+            Duration writeTimeout,
+            int maxConnections,
+            int maxInitialLine,
+            int maxHeaderBytes,
+            int maxBodyBytes) {
         /**
          * 5 s to send a request (clients here are probes, scrapers and lookups on the same host or network: a
          * complete request takes milliseconds), 30 s of keep-alive idleness (a Prometheus scrape every 15 s keeps
@@ -94,13 +100,20 @@ public final class HttpServer implements AutoCloseable {
          * descriptor limit for Kafka and store files), 8 KiB for the request line and for the headers (as common web
          * servers), 8 KiB of body.
          */
-        static final Limits DEFAULT = new Limits(Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(10),
-                256, 8192, 8192, 8192);
+        static final Limits DEFAULT = new Limits(
+                Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(10), 256, 8192, 8192, 8192);
 
         Limits {
-            if (requestTimeout.isNegative() || requestTimeout.isZero() || idleTimeout.isNegative()
-                    || idleTimeout.isZero() || writeTimeout.isNegative() || writeTimeout.isZero()
-                    || maxConnections < 1 || maxInitialLine < 64 || maxHeaderBytes < 64 || maxBodyBytes < 0) {
+            if (requestTimeout.isNegative()
+                    || requestTimeout.isZero()
+                    || idleTimeout.isNegative()
+                    || idleTimeout.isZero()
+                    || writeTimeout.isNegative()
+                    || writeTimeout.isZero()
+                    || maxConnections < 1
+                    || maxInitialLine < 64
+                    || maxHeaderBytes < 64
+                    || maxBodyBytes < 0) {
                 throw new IllegalArgumentException("Invalid HTTP limits: " + this);
             }
         }
@@ -138,7 +151,8 @@ public final class HttpServer implements AutoCloseable {
                         // The flow control before the aggregator: the decoder turns one socket read into as many
                         // requests as it holds, and the flow control passes them on one at a time while the guard
                         // has reading stopped (the aggregator alone would read on to complete a partial body).
-                        p.addLast(new WriteTimeoutHandler(limits.writeTimeout().toMillis(), TimeUnit.MILLISECONDS),
+                        p.addLast(
+                                new WriteTimeoutHandler(limits.writeTimeout().toMillis(), TimeUnit.MILLISECONDS),
                                 guard,
                                 decoder,
                                 new HttpResponseEncoder(),
@@ -160,13 +174,20 @@ public final class HttpServer implements AutoCloseable {
         if (!bound.isSuccess()) {
             shutdownGroups();
             Throwable cause = bound.cause();
-            throw new IOException("Cannot listen for HTTP on " + host + ":" + port + " (" + (cause.getMessage() != null
-                    ? cause.getMessage() : cause.getClass().getSimpleName()) + "): stop what holds that port (another "
-                    + "writer?) or choose another --http-port or --http-host", cause);
+            throw new IOException(
+                    "Cannot listen for HTTP on " + host + ":" + port + " ("
+                            + (cause.getMessage() != null
+                                    ? cause.getMessage()
+                                    : cause.getClass().getSimpleName()) + "): stop what holds that port (another "
+                            + "writer?) or choose another --http-port or --http-host",
+                    cause);
         }
         this.channel = bound.channel();
-        log.info("HTTP on http://{}:{} (/health /ready /namespaces /lookup/{namespace}/{key} /metrics); {}", host,
-                port(), limits);
+        log.info(
+                "HTTP on http://{}:{} (/health /ready /namespaces /lookup/{namespace}/{key} /metrics); {}",
+                host,
+                port(),
+                limits);
     }
 
     public int port() {

@@ -18,7 +18,7 @@ final class OversizedBodyAggregator extends HttpObjectAggregator {
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
         metrics.httpConnectionsClosed.labelValues(ConnectionGuard.OVERSIZED).inc();
         metrics.httpRequests.labelValues("other", "413").inc();
-        ResponseWriting.closeWith(ctx, oversized,
-                HttpApi.Response.text(413, "Request body too large: every endpoint is a GET"));
+        ResponseWriting.closeWith(
+                ctx, oversized, HttpApi.Response.text(413, "Request body too large: every endpoint is a GET"));
     }
 }

@@ -21,8 +21,10 @@ final class RequestDecoder extends HttpRequestDecoder {
     private boolean midRequest;
 
     RequestDecoder(HttpServer.Limits limits) {
-        super(new HttpDecoderConfig().setMaxInitialLineLength(limits.maxInitialLine())
-                .setMaxHeaderSize(limits.maxHeaderBytes()).setMaxChunkSize(8192));
+        super(new HttpDecoderConfig()
+                .setMaxInitialLineLength(limits.maxInitialLine())
+                .setMaxHeaderSize(limits.maxHeaderBytes())
+                .setMaxChunkSize(8192));
     }
 
     @Override

@@ -46,9 +46,13 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                 r = HttpApi.Response.text(400, "Malformed HTTP request");
             }
             if (r.status() != 400) {
-                metrics.httpConnectionsClosed.labelValues(ConnectionGuard.OVERSIZED).inc();
+                metrics.httpConnectionsClosed
+                        .labelValues(ConnectionGuard.OVERSIZED)
+                        .inc();
             }
-            metrics.httpRequests.labelValues("other", Integer.toString(r.status())).inc();
+            metrics.httpRequests
+                    .labelValues("other", Integer.toString(r.status()))
+                    .inc();
             ResponseWriting.closeWith(ctx, request, r);
             return;
         }

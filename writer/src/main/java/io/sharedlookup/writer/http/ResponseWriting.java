@@ -27,8 +27,7 @@ import java.io.ByteArrayInputStream;
  * water mark, and the connection kept alive or closed as the request asked.
  */
 final class ResponseWriting {
-    private ResponseWriting() {
-    }
+    private ResponseWriting() {}
 
     /**
      * Answers {@code request} with {@code r}; when the client keeps the connection alive, tells {@code guard} once
@@ -40,7 +39,9 @@ final class ResponseWriting {
         boolean sliced = !head && r.body().length > HttpServer.SLICE;
         HttpResponse response = sliced
                 ? new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()))
-                : new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()),
+                : new DefaultFullHttpResponse(
+                        HttpVersion.HTTP_1_1,
+                        HttpResponseStatus.valueOf(r.status()),
                         head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
@@ -55,8 +56,8 @@ final class ResponseWriting {
         if (sliced) {
             // The chunked writer takes a slice only while the channel is writable (under the water mark).
             ctx.write(response);
-            written = ctx.writeAndFlush(new HttpChunkedInput(
-                    new ChunkedStream(new ByteArrayInputStream(r.body()), HttpServer.SLICE)));
+            written = ctx.writeAndFlush(
+                    new HttpChunkedInput(new ChunkedStream(new ByteArrayInputStream(r.body()), HttpServer.SLICE)));
         } else {
             written = ctx.writeAndFlush(response);
         }
@@ -70,7 +71,8 @@ final class ResponseWriting {
     /** Answers {@code request} with {@code r} and closes; a response to HEAD gets GET's headers and no body. */
     static void closeWith(ChannelHandlerContext ctx, HttpMessage request, HttpApi.Response r) {
         boolean head = request instanceof HttpRequest req && req.method().equals(HttpMethod.HEAD);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+        FullHttpResponse response = new DefaultFullHttpResponse(
+                HttpVersion.HTTP_1_1,
                 HttpResponseStatus.valueOf(r.status()),
                 head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());

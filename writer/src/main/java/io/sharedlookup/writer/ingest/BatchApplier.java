@@ -49,11 +49,13 @@ final class BatchApplier {
     private final PartitionOffsets offsets;
     /** The offsets' positions, with how current they are: what a generation published mid-batch records. */
     private final Positions positions;
+
     private final TopicPauses pauses;
     private final Stall stall;
     private final WriterMetrics metrics;
     /** Per namespace, its decoder: each extracts its namespace's value field. */
     private final Map<NamespaceIngest, RecordDecoder> decoders = new IdentityHashMap<>();
+
     private final int maxValueBytes;
     private final RateLimitedLog badRecords = new RateLimitedLog(log, 5_000);
     private final KeyPartitions keyPartitions;
@@ -99,14 +101,16 @@ final class BatchApplier {
     void apply(ConsumerRecords<byte[], byte[]> records, TopicRebuilds rebuilds) {
         Set<String> stalledNow = new HashSet<>();
         Set<String> rebuiltNow = new HashSet<>();
-        Map<TopicPartition, ParallelApplier.Part> pass = parallel.run(records, this::onlyNamespaceOf,
-                (ingest, r) -> decode(ingest, r, false));
+        Map<TopicPartition, ParallelApplier.Part> pass =
+                parallel.run(records, this::onlyNamespaceOf, (ingest, r) -> decode(ingest, r, false));
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
             String topic = tp.topic();
             ParallelApplier.Part part = pass.get(tp);
             if (part != null && part.removalsPut() > 0) { // final once put: counted here, never when read again
-                metrics.tombstones.labelValues(onlyNamespaceOf(topic).binding().namespace()).inc(part.removalsPut());
+                metrics.tombstones
+                        .labelValues(onlyNamespaceOf(topic).binding().namespace())
+                        .inc(part.removalsPut());
             }
             if (rebuiltNow.contains(topic)) {
                 continue; // every partition of it was just sent back to its beginning
@@ -136,7 +140,8 @@ final class BatchApplier {
                     // Not put by an applier (none ran, or it could not): applied here, in order.
                     for (; halt == null && taken < namespaces.size(); taken++) {
                         NamespaceIngest ingest = namespaces.get(taken);
-                        Applied outcome = part != null ? applyDecoded(ingest, r, part.decoded(i))
+                        Applied outcome = part != null
+                                ? applyDecoded(ingest, r, part.decoded(i))
                                 : applyRecord(ingest, r, positions, namespaces.size() > 1);
                         if (outcome.halts()) {
                             halt = outcome;
@@ -165,7 +170,9 @@ final class BatchApplier {
                         partlyTaken.remember(tp, r.offset(), taken, any);
                         parallel.keepAhead(tp, part, i + 1, list);
                         stalledNow.add(topic);
-                        stall.stall(topic, rebuild.reason() + "; cannot rebuild now: " + unreachable.getMessage(),
+                        stall.stall(
+                                topic,
+                                rebuild.reason() + "; cannot rebuild now: " + unreachable.getMessage(),
                                 Applied.Stalled.PAUSE_MILLIS);
                     }
                     break;
@@ -202,8 +209,8 @@ final class BatchApplier {
      * @param shared whether the topic feeds other namespaces too (the log then says which one skipped the record)
      * @return what became of it ({@link #NOT_DECODED} when it could not be decoded for this namespace)
      */
-    private Applied applyRecord(NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> r, Positions positions,
-                                boolean shared) {
+    private Applied applyRecord(
+            NamespaceIngest ingest, ConsumerRecord<byte[], byte[]> r, Positions positions, boolean shared) {
         String[] decoded = decode(ingest, r, shared);
         return decoded == null ? NOT_DECODED : applyDecoded(ingest, r, decoded);
     }
@@ -226,8 +233,8 @@ final class BatchApplier {
             if (r.key() == null) {
                 metrics.nullKeys.labelValues(ns).inc();
                 ingest.skipped().add(r.partition(), r.offset(), "null key");
-                badRecords.warn("Skipped a record with a null key at {}-{} offset {}", topic, r.partition(),
-                        r.offset());
+                badRecords.warn(
+                        "Skipped a record with a null key at {}-{} offset {}", topic, r.partition(), r.offset());
                 return null;
             }
             String key = decoder.key(r.key());
@@ -237,10 +244,18 @@ final class BatchApplier {
             String value = null;
             if (r.value() != null && r.value().length > maxValueBytes) {
                 metrics.oversize.labelValues(ns).inc();
-                ingest.skipped().add(r.partition(), r.offset(), "value of " + r.value().length
-                        + " bytes, over --max-value-bytes " + maxValueBytes);
-                badRecords.warn("Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
-                        r.value().length, maxValueBytes, topic, r.partition(), r.offset());
+                ingest.skipped()
+                        .add(
+                                r.partition(),
+                                r.offset(),
+                                "value of " + r.value().length + " bytes, over --max-value-bytes " + maxValueBytes);
+                badRecords.warn(
+                        "Skipped a value of {} bytes (over --max-value-bytes {}) at {}-{} offset {}",
+                        r.value().length,
+                        maxValueBytes,
+                        topic,
+                        r.partition(),
+                        r.offset());
                 return null;
             } else if (r.value() != null) {
                 value = decoder.value(r.value());
@@ -249,9 +264,15 @@ final class BatchApplier {
         } catch (RecordDecoder.DecodeException e) {
             metrics.decodeErrors.labelValues(ns).inc();
             ingest.skipped().add(r.partition(), r.offset(), "cannot be decoded: " + e.getMessage());
-            badRecords.warn("Skipped a record that cannot be decoded at {}-{} offset {}: {}", topic,
-                    r.partition(), r.offset(), shared ? e.getMessage() + " (for namespace '" + ns + "'; the topic's "
-                            + "other namespaces take it when it has their field)" : e.getMessage());
+            badRecords.warn(
+                    "Skipped a record that cannot be decoded at {}-{} offset {}: {}",
+                    topic,
+                    r.partition(),
+                    r.offset(),
+                    shared
+                            ? e.getMessage() + " (for namespace '" + ns + "'; the topic's "
+                                    + "other namespaces take it when it has their field)"
+                            : e.getMessage());
         }
         return null;
     }
@@ -268,11 +289,11 @@ final class BatchApplier {
         } else if (applied instanceof Applied.Skipped skipped) {
             ingest.skipped().add(r.partition(), r.offset(), skipped.reason());
             if (skipped.error()) {
-                badRecords.error("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
-                        skipped.reason());
+                badRecords.error(
+                        "Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(), skipped.reason());
             } else {
-                badRecords.warn("Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(),
-                        skipped.reason());
+                badRecords.warn(
+                        "Skipped a record at {}-{} offset {}: {}", topic, r.partition(), r.offset(), skipped.reason());
             }
         }
         return applied;

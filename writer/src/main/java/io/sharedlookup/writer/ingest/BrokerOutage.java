@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 public final class BrokerOutage {
     /** The period in milliseconds, for tests that cannot wait a minute. */
     public static final String PERIOD_PROPERTY = "sharedlookup.kafka.outageLogPeriodMillis";
+
     private static final long DEFAULT_PERIOD_MILLIS = 60_000;
     /**
      * A success clears the outage only after this long without a failure: the client fails a connection and then
@@ -27,14 +28,18 @@ public final class BrokerOutage {
     private static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** At most one "is unreachable" (an outage's first WARN) this often, for a broker that comes and goes. */
     static final long FLAP_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final BrokerOutage SHARED = new BrokerOutage(LoggerFactory.getLogger(BrokerOutage.class),
-            Long.getLong(PERIOD_PROPERTY, DEFAULT_PERIOD_MILLIS), System::nanoTime);
+
+    private static final BrokerOutage SHARED = new BrokerOutage(
+            LoggerFactory.getLogger(BrokerOutage.class),
+            Long.getLong(PERIOD_PROPERTY, DEFAULT_PERIOD_MILLIS),
+            System::nanoTime);
 
     private final Logger log;
     private final long periodNanos;
     private final LongSupplier clock;
     /** The configured bootstrap servers, named in every message; null until the writer says (the demo's broker). */
     private String bootstrap;
+
     private boolean down;
     private long downSince;
     private long lastFailure;
@@ -42,6 +47,7 @@ public final class BrokerOutage {
     private long lastAttempt;
     /** When this outage's last WARN was logged. */
     private long lastWarn;
+
     private boolean warnedThisOutage;
     /** Failures since this outage's last WARN. */
     private long failures;
@@ -109,18 +115,29 @@ public final class BrokerOutage {
             if (lastStartWarn != Long.MIN_VALUE && now - lastStartWarn < FLAP_NANOS) {
                 return;
             }
-            log.warn("{} is unreachable ({}); the writer serves what is published and keeps reconnecting, "
-                    + "and says so once every {} s while it lasts (Kafka's client warnings about it are summarised "
-                    + "here){}", servers(), detail, seconds(periodNanos), untoldOutages == 0 ? ""
-                    : "; " + untoldOutages + " shorter outage" + (untoldOutages == 1 ? "" : "s") + " since the "
-                    + "last such message went untold");
+            log.warn(
+                    "{} is unreachable ({}); the writer serves what is published and keeps reconnecting, "
+                            + "and says so once every {} s while it lasts (Kafka's client warnings about it are summarised "
+                            + "here){}",
+                    servers(),
+                    detail,
+                    seconds(periodNanos),
+                    untoldOutages == 0
+                            ? ""
+                            : "; " + untoldOutages + " shorter outage" + (untoldOutages == 1 ? "" : "s") + " since the "
+                                    + "last such message went untold");
             lastStartWarn = now;
             untoldOutages = 0;
         } else if (now - lastWarn < periodNanos) {
             return;
         } else {
-            log.warn("{} has been unreachable for {} s ({} failed attempt{} since the last message; the "
-                    + "last: {})", servers(), seconds(now - downSince), failures, failures == 1 ? "" : "s", detail);
+            log.warn(
+                    "{} has been unreachable for {} s ({} failed attempt{} since the last message; the " + "last: {})",
+                    servers(),
+                    seconds(now - downSince),
+                    failures,
+                    failures == 1 ? "" : "s",
+                    detail);
         }
         warnedThisOutage = true;
         lastWarn = now;

@@ -11,8 +11,7 @@ public final class ConsumerSettings {
     /** How often the consumer refreshes topic metadata, so that partitions added to a topic are noticed. */
     public static final int METADATA_MAX_AGE_MS = 5_000;
 
-    private ConsumerSettings() {
-    }
+    private ConsumerSettings() {}
 
     /**
      * Settings the store's correctness rests on, which no consumer property may change:

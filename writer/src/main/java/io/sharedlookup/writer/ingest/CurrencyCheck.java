@@ -52,20 +52,31 @@ final class CurrencyCheck {
             boolean tooLong = current != Positions.UNKNOWN && reached - current > bound;
             boolean live = byTopic.isLive(topic);
             if (tooLong && offsets.readingFromBeginning(topic)) {
-                log.warn("Topic '{}': reading it from its beginning took {} s, longer than its delete.retention.ms "
-                        + "({} ms), so deletes compacted away meanwhile may have been missed; a rebuild would take as "
-                        + "long, so the writer reads on: raise the topic's delete.retention.ms above the time a build "
-                        + "takes", topic, (reached - current) / 1000, bound);
+                log.warn(
+                        "Topic '{}': reading it from its beginning took {} s, longer than its delete.retention.ms "
+                                + "({} ms), so deletes compacted away meanwhile may have been missed; a rebuild would take as "
+                                + "long, so the writer reads on: raise the topic's delete.retention.ms above the time a build "
+                                + "takes",
+                        topic,
+                        (reached - current) / 1000,
+                        bound);
                 offsets.credit(topic, reached);
             } else if (tooLong && live && offsets.nothingWrittenSinceCredited(topic)) {
-                log.info("Topic '{}': its positions were not current for {} s, longer than its delete.retention.ms "
-                        + "({} ms), but nothing was written to it meanwhile, so no delete can have been missed: "
-                        + "reading on", topic, (reached - current) / 1000, bound);
+                log.info(
+                        "Topic '{}': its positions were not current for {} s, longer than its delete.retention.ms "
+                                + "({} ms), but nothing was written to it meanwhile, so no delete can have been missed: "
+                                + "reading on",
+                        topic,
+                        (reached - current) / 1000,
+                        bound);
                 offsets.credit(topic, reached);
             } else if (tooLong && live) {
-                rebuilds.rebuild(topic, "its positions were not current for " + (reached - current) / 1000 + " s ("
-                        + Instant.ofEpochMilli(current) + " to " + Instant.ofEpochMilli(reached) + "), longer than "
-                        + "its delete.retention.ms (" + bound + " ms), so deletes may have been missed");
+                rebuilds.rebuild(
+                        topic,
+                        "its positions were not current for " + (reached - current) / 1000 + " s ("
+                                + Instant.ofEpochMilli(current) + " to " + Instant.ofEpochMilli(reached)
+                                + "), longer than "
+                                + "its delete.retention.ms (" + bound + " ms), so deletes may have been missed");
                 offsets.rebuiltForGap(topic);
             } else if (!tooLong) {
                 offsets.credit(topic, reached);

@@ -50,8 +50,10 @@ final class EndsRefresh {
     /** How many slow topics the last {@link #askEachAlone} left unasked for want of time. */
     private int unaskedLeft;
 
-    EndsRefresh(Consumer<byte[], byte[]> consumer, Function<String, List<TopicPartition>> partitionsOf,
-                BiConsumer<Map<TopicPartition, Long>, Long> answered) {
+    EndsRefresh(
+            Consumer<byte[], byte[]> consumer,
+            Function<String, List<TopicPartition>> partitionsOf,
+            BiConsumer<Map<TopicPartition, Long>, Long> answered) {
         this.consumer = consumer;
         this.partitionsOf = partitionsOf;
         this.answered = answered;
@@ -96,7 +98,8 @@ final class EndsRefresh {
         // Unreachable only when every topic was asked and none answered; topics the budget left unasked are asked
         // at the next check before that is said.
         if (!anyAnswered && allAsked) {
-            throw noAnswer != null ? noAnswer
+            throw noAnswer != null
+                    ? noAnswer
                     : new TimeoutException("no end offsets answered for " + asked + " within " + CHECK_BUDGET);
         }
         if (!slow.isEmpty()) {
@@ -115,8 +118,7 @@ final class EndsRefresh {
         List<String> queue = List.copyOf(slow);
         int i = 0;
         for (; i < queue.size() && System.nanoTime() < deadline; i++) {
-            long left = Math.min(Math.max(deadline - System.nanoTime(), MIN_ALONE.toNanos()),
-                    ALONE_TIMEOUT.toNanos());
+            long left = Math.min(Math.max(deadline - System.nanoTime(), MIN_ALONE.toNanos()), ALONE_TIMEOUT.toNanos());
             try {
                 ask(List.of(queue.get(i)), Duration.ofNanos(left));
                 anyAnswered = true;
@@ -144,7 +146,8 @@ final class EndsRefresh {
             answered.accept(consumer.endOffsets(tps, timeout), askedAt);
         } catch (TopicAuthorizationException e) {
             List<TopicPartition> others = tps.stream()
-                    .filter(tp -> !e.unauthorizedTopics().contains(tp.topic())).toList();
+                    .filter(tp -> !e.unauthorizedTopics().contains(tp.topic()))
+                    .toList();
             if (!others.isEmpty()) {
                 answered.accept(consumer.endOffsets(others, timeout), askedAt);
             }

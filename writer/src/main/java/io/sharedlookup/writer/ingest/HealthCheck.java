@@ -27,8 +27,15 @@ final class HealthCheck implements PeriodicJob {
     /** When partitions were last looked at for being stuck: what was paused since then stayed put for that reason. */
     private long lastStuckCheck;
 
-    HealthCheck(Reading reading, TopicWatch watch, UnreadablePartitions unreadable, TopicRebuilds rebuilds,
-                CurrencyCheck currency, StuckPartitions stuck, IngestStatus status, String bootstrapServers) {
+    HealthCheck(
+            Reading reading,
+            TopicWatch watch,
+            UnreadablePartitions unreadable,
+            TopicRebuilds rebuilds,
+            CurrencyCheck currency,
+            StuckPartitions stuck,
+            IngestStatus status,
+            String bootstrapServers) {
         this.reading = reading;
         this.watch = watch;
         this.unreadable = unreadable;
@@ -92,7 +99,13 @@ final class HealthCheck implements PeriodicJob {
         reading.byTopic.topics().stream()
                 .filter(t -> reading.pauses.pausedSince(t, previous) || watch.problem(t) != null)
                 .forEach(t -> held.addAll(reading.offsets.of(t))); // gone or unanswered: said so already
-        stuck.check(now, reading.offsets.all(), held, reading.consumer::position, reading.offsets::latestEnd,
-                watch::highWatermark, watch::openTransaction);
+        stuck.check(
+                now,
+                reading.offsets.all(),
+                held,
+                reading.consumer::position,
+                reading.offsets::latestEnd,
+                watch::highWatermark,
+                watch::openTransaction);
     }
 }

@@ -23,8 +23,15 @@ final class IngestStart {
     private final IngestHold hold;
     private final String bootstrapServers;
 
-    IngestStart(Reading reading, TopicFacts topicFacts, TopicWatch watch, TopicRebuilds rebuilds, PeriodicJobs jobs,
-                IngestStatus status, IngestHold hold, String bootstrapServers) {
+    IngestStart(
+            Reading reading,
+            TopicFacts topicFacts,
+            TopicWatch watch,
+            TopicRebuilds rebuilds,
+            PeriodicJobs jobs,
+            IngestStatus status,
+            IngestHold hold,
+            String bootstrapServers) {
         this.reading = reading;
         this.topicFacts = topicFacts;
         this.watch = watch;
@@ -63,8 +70,12 @@ final class IngestStart {
         for (String topic : byTopic.topics()) {
             TopicFacts.Facts f = facts.getOrDefault(topic, TopicFacts.Facts.UNKNOWN);
             watch.expect(topic, f.topicId());
-            Map<Integer, Long> from = byTopic.start(topic, PartitionOffsets.byPartition(begin, topic),
-                    PartitionOffsets.byPartition(end, topic), f.deleteRetentionMillis(), f.topicId());
+            Map<Integer, Long> from = byTopic.start(
+                    topic,
+                    PartitionOffsets.byPartition(begin, topic),
+                    PartitionOffsets.byPartition(end, topic),
+                    f.deleteRetentionMillis(),
+                    f.topicId());
             rebuilds.rememberRetention(topic, f);
             if (byTopic.isLive(topic)) { // resumed: its offsets are as current as its manifest says
                 offsets.credit(topic, byTopic.publishedCurrentAsOfMillis(topic));

@@ -32,14 +32,20 @@ final class IngestStatus {
     private volatile Map<String, NamespaceStatus> statuses = Map.of();
     /** Why no namespace is ready because of Kafka (or ingestion failed), null when none; read from any thread. */
     private volatile String brokerProblem = "not connected to Kafka yet";
+
     private boolean brokerUnreachable; // brokerProblem is a timeout, an outage BrokerOutage times for /ready
     /** Null until the consumer is made; then its pauses say why a topic waits. */
     private Reading reading;
     /** Whether every partition is known and positioned: from then on lag and currency can be said. */
     private boolean started;
 
-    IngestStatus(TopicNamespaces byTopic, WriterMetrics metrics, TopicWatch watch, StuckPartitions stuck,
-                 String bootstrapServers, IngestHold hold) {
+    IngestStatus(
+            TopicNamespaces byTopic,
+            WriterMetrics metrics,
+            TopicWatch watch,
+            StuckPartitions stuck,
+            String bootstrapServers,
+            IngestHold hold) {
         this.byTopic = byTopic;
         this.metrics = metrics;
         this.watch = watch;
@@ -98,11 +104,14 @@ final class IngestStatus {
     void publish() {
         Map<String, NamespaceStatus> out = new LinkedHashMap<>();
         for (NamespaceIngest ingest : byTopic.all()) {
-            Map<Integer, Long> lag = started ? reading.offsets.lag(ingest.binding().topic(), watch::highWatermark)
-                    : new TreeMap<>();
-            long currentAsOf = started ? reading.offsets.currentAsOfMillis(ingest.binding().topic()) : Positions.UNKNOWN;
+            Map<Integer, Long> lag =
+                    started ? reading.offsets.lag(ingest.binding().topic(), watch::highWatermark) : new TreeMap<>();
+            long currentAsOf =
+                    started ? reading.offsets.currentAsOfMillis(ingest.binding().topic()) : Positions.UNKNOWN;
             out.put(ingest.binding().namespace(), ingest.status(lag, notReadyReason(ingest), currentAsOf));
-            metrics.stuckPartitions.labelValues(ingest.binding().namespace()).set(stuck.count(ingest.binding().topic()));
+            metrics.stuckPartitions
+                    .labelValues(ingest.binding().namespace())
+                    .set(stuck.count(ingest.binding().topic()));
         }
         statuses = Collections.unmodifiableMap(out); // HTTP threads iterate it; WriterApp.statuses() hands it out
     }

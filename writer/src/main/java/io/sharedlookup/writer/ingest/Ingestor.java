@@ -66,15 +66,18 @@ public final class Ingestor {
     private final WriterConfig config;
     /** Each topic's namespaces: a topic is read once and fans out to every namespace it feeds. */
     private final TopicNamespaces byTopic;
+
     private final WriterMetrics metrics;
     private final Supplier<Consumer<byte[], byte[]>> consumers;
     /** Null until the ingest thread has made it (see {@link #connect}); volatile for {@link #stop}, which wakes it. */
     private volatile Consumer<byte[], byte[]> consumer;
+
     private final TopicFacts topicFacts;
     /** Per topic: whether it exists, its id, high watermarks, open transactions; asked at every health check. */
     private final TopicWatch watch;
     /** How long the ingest thread has been away from its loop ({@link IngestHold}). */
     private final IngestHold hold;
+
     private final IngestStatus status;
     private final StuckPartitions stuck;
     private final CountDownLatch stopSignal = new CountDownLatch(1);
@@ -104,6 +107,7 @@ public final class Ingestor {
     private boolean started;
     /** Unresolved bootstrap hosts are retried every few seconds, maybe for minutes: one WARN, then one a minute. */
     private final RateLimitedLog unresolved = new RateLimitedLog(log, 60_000);
+
     private final RetryBackoff backoff;
 
     /**
@@ -111,30 +115,57 @@ public final class Ingestor {
      *                  one (it throws {@link UnresolvedBootstrapException} while no bootstrap host resolves); the
      *                  consumer is owned (and closed) by this ingestor
      */
-    public Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
-                    Supplier<Consumer<byte[], byte[]>> consumers) {
+    public Ingestor(
+            WriterConfig config,
+            List<NamespaceIngest> namespaces,
+            WriterMetrics metrics,
+            Supplier<Consumer<byte[], byte[]>> consumers) {
         this(config, namespaces, metrics, consumers, new BrokerAdmin(config));
     }
 
-    private Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
-                     Supplier<Consumer<byte[], byte[]>> consumers, BrokerAdmin admin) {
-        this(config, namespaces, metrics, consumers, TopicFacts.viaAdmin(admin), AWAY,
+    private Ingestor(
+            WriterConfig config,
+            List<NamespaceIngest> namespaces,
+            WriterMetrics metrics,
+            Supplier<Consumer<byte[], byte[]>> consumers,
+            BrokerAdmin admin) {
+        this(
+                config,
+                namespaces,
+                metrics,
+                consumers,
+                TopicFacts.viaAdmin(admin),
+                AWAY,
                 new TopicWatch(admin, config.bootstrapServers()));
     }
 
-    Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
-             Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts) {
+    Ingestor(
+            WriterConfig config,
+            List<NamespaceIngest> namespaces,
+            WriterMetrics metrics,
+            Supplier<Consumer<byte[], byte[]>> consumers,
+            TopicFacts topicFacts) {
         this(config, namespaces, metrics, consumers, topicFacts, AWAY);
     }
 
-    Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
-             Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts, Duration away) {
+    Ingestor(
+            WriterConfig config,
+            List<NamespaceIngest> namespaces,
+            WriterMetrics metrics,
+            Supplier<Consumer<byte[], byte[]>> consumers,
+            TopicFacts topicFacts,
+            Duration away) {
         this(config, namespaces, metrics, consumers, topicFacts, away, new TopicWatch(null, config.bootstrapServers()));
     }
 
-    private Ingestor(WriterConfig config, List<NamespaceIngest> namespaces, WriterMetrics metrics,
-                     Supplier<Consumer<byte[], byte[]>> consumers, TopicFacts topicFacts, Duration away,
-                     TopicWatch watch) {
+    private Ingestor(
+            WriterConfig config,
+            List<NamespaceIngest> namespaces,
+            WriterMetrics metrics,
+            Supplier<Consumer<byte[], byte[]>> consumers,
+            TopicFacts topicFacts,
+            Duration away,
+            TopicWatch watch) {
         this.watch = watch;
         this.config = config;
         this.metrics = metrics;
@@ -143,8 +174,8 @@ public final class Ingestor {
         this.topicFacts = topicFacts;
         this.stuck = new StuckPartitions(config.stuckAfterSeconds());
         this.thread = new Thread(this::run, "shared-lookup-ingest");
-        this.hold = new IngestHold(thread, away, config.ingestHoldLimitSeconds(),
-                () -> stopping || failed || !thread.isAlive());
+        this.hold = new IngestHold(
+                thread, away, config.ingestHoldLimitSeconds(), () -> stopping || failed || !thread.isAlive());
         this.status = new IngestStatus(byTopic, metrics, watch, stuck, config.bootstrapServers(), hold);
         this.backoff = new RetryBackoff(status, stuck, stopSignal);
         status.publish();
@@ -166,7 +197,8 @@ public final class Ingestor {
         }
         thread.join(timeout.toMillis());
         if (thread.isAlive()) {
-            log.warn("The ingest thread did not stop within {}; namespaces it still holds will be rebuilt next start",
+            log.warn(
+                    "The ingest thread did not stop within {}; namespaces it still holds will be rebuilt next start",
                     timeout);
         }
     }
@@ -209,7 +241,9 @@ public final class Ingestor {
                             try {
                                 rebuilds.rebuild(topic, why);
                             } catch (KafkaException unreachable) {
-                                reading.stall(topic, why + "; cannot rebuild now: " + unreachable.getMessage(),
+                                reading.stall(
+                                        topic,
+                                        why + "; cannot rebuild now: " + unreachable.getMessage(),
                                         Applied.Stalled.PAUSE_MILLIS);
                             }
                         });
@@ -241,10 +275,13 @@ public final class Ingestor {
         } catch (RuntimeException | Error e) {
             // Possibly mid-update (for example Chronicle's own exit hook closed a map under us during shutdown):
             // the files must not be marked cleanly closed, so the next start rebuilds instead of resuming.
-            status.brokerProblem("ingestion failed: " + String.valueOf(e).lines().findFirst().orElse(""), false);
+            status.brokerProblem(
+                    "ingestion failed: " + String.valueOf(e).lines().findFirst().orElse(""), false);
             failed = true;
-            log.error("The ingest thread failed; stopping ingestion (the store keeps serving what was published; "
-                    + "the next start rebuilds)", e);
+            log.error(
+                    "The ingest thread failed; stopping ingestion (the store keeps serving what was published; "
+                            + "the next start rebuilds)",
+                    e);
             status.publish();
         } finally {
             closeAll();
@@ -287,8 +324,8 @@ public final class Ingestor {
      */
     private void connect() {
         Consumer<byte[], byte[]> made = consumers.get();
-        PartitionOffsets offsets = new PartitionOffsets(made,
-                config.kafkaProperties().containsKey(ConsumerConfig.GROUP_ID_CONFIG));
+        PartitionOffsets offsets =
+                new PartitionOffsets(made, config.kafkaProperties().containsKey(ConsumerConfig.GROUP_ID_CONFIG));
         Reading r = new Reading(made, byTopic, offsets, positions, metrics);
         batch = new BatchApplier(r, config.maxValueBytes(), config.applyThreads());
         unreadable = new UnreadablePartitions(made, offsets, byTopic::namespacesOf, r, metrics);
@@ -296,10 +333,12 @@ public final class Ingestor {
         CurrencyCheck currency = new CurrencyCheck(r, rebuilds, leastCurrencyBoundMillis);
         jobs = new PeriodicJobs()
                 .every(TimeUnit.MILLISECONDS.toNanos(Checkpoint.PERIOD_MILLIS), new Checkpoint(r, status))
-                .everyAfterStart(healthNanos, new HealthCheck(r, watch, unreadable, rebuilds, currency, stuck, status,
-                        config.bootstrapServers()))
-                .everyAfterStart(TimeUnit.MILLISECONDS.toNanos(PartitionCheck.PERIOD_MILLIS),
-                        new PartitionCheck(r, status))
+                .everyAfterStart(
+                        healthNanos,
+                        new HealthCheck(
+                                r, watch, unreadable, rebuilds, currency, stuck, status, config.bootstrapServers()))
+                .everyAfterStart(
+                        TimeUnit.MILLISECONDS.toNanos(PartitionCheck.PERIOD_MILLIS), new PartitionCheck(r, status))
                 .everyAfterStart(TimeUnit.MILLISECONDS.toNanos(ProgressLog.PERIOD_MILLIS), new ProgressLog(r));
         start = new IngestStart(r, topicFacts, watch, rebuilds, jobs, status, hold, config.bootstrapServers());
         reading = r;

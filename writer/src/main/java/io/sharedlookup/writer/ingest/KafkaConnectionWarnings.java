@@ -19,6 +19,7 @@ import org.slf4j.helpers.MessageFormatter;
 public final class KafkaConnectionWarnings extends TurboFilter {
     /** The client class that logs them. */
     static final String NETWORK_CLIENT = "org.apache.kafka.clients.NetworkClient";
+
     private static final String CANNOT_CONNECT = "could not be established. Node may not be available.";
     private static final String BOOTSTRAP_GONE = "disconnected";
     private final BrokerOutage outage;
@@ -33,8 +34,7 @@ public final class KafkaConnectionWarnings extends TurboFilter {
     }
 
     @Override
-    public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
-                              Throwable t) {
+    public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
         // Called for every log call in the JVM: the cheapest tests first.
         if (format == null || level != Level.WARN || !NETWORK_CLIENT.equals(logger.getName())) {
             return FilterReply.NEUTRAL;
@@ -75,7 +75,8 @@ public final class KafkaConnectionWarnings extends TurboFilter {
      */
     static String detail(String message) {
         String out = message.startsWith("[") && message.indexOf("] ") > 0
-                ? message.substring(message.indexOf("] ") + 2) : message;
+                ? message.substring(message.indexOf("] ") + 2)
+                : message;
         int unavailable = out.indexOf(". Node may not be available");
         if (unavailable > 0) {
             out = out.substring(0, unavailable);

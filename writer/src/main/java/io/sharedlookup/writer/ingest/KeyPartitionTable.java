@@ -38,8 +38,7 @@ final class KeyPartitionTable {
     }
 
     /** What a record of a tracked key found: the partition and offset it was seen at before, on another partition. */
-    record Moved(int previousPartition, long previousOffset) {
-    }
+    record Moved(int previousPartition, long previousOffset) {}
 
     /**
      * Records that the key of hash {@code hash} was seen on {@code partition} at {@code offset}.

@@ -22,6 +22,7 @@ final class KeyPartitions {
     private static final Logger log = LoggerFactory.getLogger(KeyPartitions.class);
     /** Slots per namespace: up to half of them in use, so at least 2,048 keys tracked. */
     static final int SLOTS = 4096;
+
     private static final int MAX_KEY_CHARS_LOGGED = 200;
 
     private final WriterMetrics metrics;
@@ -41,11 +42,18 @@ final class KeyPartitions {
         }
         metrics.keysOnSeveralPartitions.labelValues(namespace).inc();
         String shown = key.length() > MAX_KEY_CHARS_LOGGED ? key.substring(0, MAX_KEY_CHARS_LOGGED) + "..." : key;
-        warnings.warn("Namespace '{}': key '{}' of topic '{}' was read from partition {} (offset {}) after partition {} "
-                + "(offset {}). Kafka orders a key's records only within one partition, so hosts can keep different "
-                + "values for it; produce every record of a key to one partition (fix the producer's partitioner), "
-                + "then produce the key again. Keys are sampled: about {} of them are watched", namespace, shown,
-                topic, partition, offset, moved.previousPartition(), moved.previousOffset(),
+        warnings.warn(
+                "Namespace '{}': key '{}' of topic '{}' was read from partition {} (offset {}) after partition {} "
+                        + "(offset {}). Kafka orders a key's records only within one partition, so hosts can keep different "
+                        + "values for it; produce every record of a key to one partition (fix the producer's partitioner), "
+                        + "then produce the key again. Keys are sampled: about {} of them are watched",
+                namespace,
+                shown,
+                topic,
+                partition,
+                offset,
+                moved.previousPartition(),
+                moved.previousOffset(),
                 share(table.sampledShare()));
     }
 

@@ -114,8 +114,7 @@ final class ParallelApplier {
     }
 
     /** One record for one applier. */
-    private record Task(Part part, int index) {
-    }
+    private record Task(Part part, int index) {}
 
     private final int threads;
     /** threads - 1 appliers besides the ingest thread, made when first needed and ended when idle. */
@@ -133,8 +132,8 @@ final class ParallelApplier {
             return;
         }
         AtomicInteger made = new AtomicInteger();
-        pool = new ThreadPoolExecutor(threads - 1, threads - 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                r -> {
+        pool = new ThreadPoolExecutor(
+                threads - 1, threads - 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "shared-lookup-applier-" + made.incrementAndGet());
                     t.setDaemon(true); // idle between passes; never holds the JVM up at exit
                     return t;
@@ -149,8 +148,10 @@ final class ParallelApplier {
      * @param onlyNamespaceOf a topic's namespace when it feeds exactly one, else null
      * @return per partition covered, what was done with each record; empty with one thread
      */
-    Map<TopicPartition, Part> run(ConsumerRecords<byte[], byte[]> records,
-                                  Function<String, NamespaceIngest> onlyNamespaceOf, Decoder decoder) {
+    Map<TopicPartition, Part> run(
+            ConsumerRecords<byte[], byte[]> records,
+            Function<String, NamespaceIngest> onlyNamespaceOf,
+            Decoder decoder) {
         if (pool == null || records.isEmpty()) {
             return Map.of();
         }
@@ -272,7 +273,8 @@ final class ParallelApplier {
             Thread.currentThread().interrupt();
         }
         if (failure instanceof Error e) {
-            throw e; // the JVM is in trouble (a fault in a mapped file): the ingest thread fails, the next start rebuilds
+            throw e; // the JVM is in trouble (a fault in a mapped file): the ingest thread fails, the next start
+            // rebuilds
         }
         if (failure instanceof RuntimeException e) {
             throw e;
@@ -301,7 +303,8 @@ final class ParallelApplier {
                 part.fill.poison(e);
                 part.states[task.index()] = UNUSABLE;
                 stopped[part.number] = true;
-                log.warn("An applier found the generation being built unusable; the namespace is rebuilt: {}",
+                log.warn(
+                        "An applier found the generation being built unusable; the namespace is rebuilt: {}",
                         e.getMessage());
             } catch (RuntimeException e) {
                 // Left to the ingest thread, which meets the same refusal and deals with it (see the class comment).

@@ -39,6 +39,7 @@ final class PartitionOffsets {
     private final Map<TopicPartition, Long> latestEnd = new HashMap<>();
     /** Since when each topic's positions are known current. */
     private final TopicCurrency currency = new TopicCurrency();
+
     private final Set<String> caughtUpTopics = new HashSet<>();
     private final Map<String, Long> appliedSinceStart = new HashMap<>();
     /**
@@ -49,6 +50,7 @@ final class PartitionOffsets {
     private final Map<TopicPartition, Long> applied = new HashMap<>();
     /** Per topic, partitions added while running that have not reached the end offset they had when noticed. */
     private final Map<String, Set<Integer>> addedNotCaughtUp = new HashMap<>();
+
     private long startNanos;
     /** The health check's asking for end offsets. */
     private final EndsRefresh ends;
@@ -67,7 +69,11 @@ final class PartitionOffsets {
     /** The topic's partitions as the broker lists them now; empty when it does not know the topic. */
     List<TopicPartition> discover(String topic) {
         List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(10));
-        return infos == null ? List.of() : infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+        return infos == null
+                ? List.of()
+                : infos.stream()
+                        .map(i -> new TopicPartition(topic, i.partition()))
+                        .toList();
     }
 
     /** Sets the topic's partitions (the consumer's assignment is {@link #all()}, assigned by the caller). */
@@ -224,7 +230,9 @@ final class PartitionOffsets {
         caughtUpTopics.add(topic);
         Set<Integer> added = addedNotCaughtUp.remove(topic);
         if (added == null) {
-            log.info("Topic '{}' caught up with the end offsets captured at start after {} s", topic,
+            log.info(
+                    "Topic '{}' caught up with the end offsets captured at start after {} s",
+                    topic,
                     String.format("%.1f", (System.nanoTime() - startNanos) / 1e9));
         } else {
             log.info("Topic '{}' caught up with its added partition(s) {}", topic, added);
@@ -323,8 +331,11 @@ final class PartitionOffsets {
             endAskedAt = System.currentTimeMillis();
             end = consumer.endOffsets(fresh, Duration.ofSeconds(5));
         } catch (TimeoutException e) {
-            log.warn("Partitions {} were added but their offsets are not available yet ({}); retrying in {} ms",
-                    fresh, e.getMessage(), PartitionCheck.PERIOD_MILLIS);
+            log.warn(
+                    "Partitions {} were added but their offsets are not available yet ({}); retrying in {} ms",
+                    fresh,
+                    e.getMessage(),
+                    PartitionCheck.PERIOD_MILLIS);
             return Map.of();
         }
         added.forEach((topic, tps) -> {
@@ -341,8 +352,13 @@ final class PartitionOffsets {
             tps.forEach(tp -> numbers.add(tp.partition()));
             // Not caught up (nor ready) again until the new partitions reach the end offsets they have now.
             caughtUpTopics.remove(topic);
-            log.info("Topic '{}': partition(s) {} were added; reading them from their beginning (log {} to {}); "
-                    + "now {} partitions", topic, numbers, byPartition(begin, topic), byPartition(end, topic),
+            log.info(
+                    "Topic '{}': partition(s) {} were added; reading them from their beginning (log {} to {}); "
+                            + "now {} partitions",
+                    topic,
+                    numbers,
+                    byPartition(begin, topic),
+                    byPartition(end, topic),
                     partitions.get(topic).size());
         });
         return added;
@@ -374,8 +390,9 @@ final class PartitionOffsets {
             double rate = seconds > 0 ? appliedCount / seconds : 0;
             double percent = target == 0 ? 100 : 100.0 * done / target;
             String eta = rate > 0 ? Math.round((target - done) / rate) + " s" : "unknown";
-            log.info("Topic '{}': {} records read ({}/s), {}% of {} at start, ETA {}", topic, appliedCount,
-                    Math.round(rate), String.format("%.1f", percent), target, eta);
+            log.info(
+                    "Topic '{}': {} records read ({}/s), {}% of {} at start, ETA {}",
+                    topic, appliedCount, Math.round(rate), String.format("%.1f", percent), target, eta);
         }
     }
 

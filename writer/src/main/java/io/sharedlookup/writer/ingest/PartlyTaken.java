@@ -13,8 +13,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class PartlyTaken {
     /** Record {@code offset} was taken by the first {@code namespaces} namespaces, {@code applied} by any of them. */
-    record Taken(long offset, int namespaces, boolean applied) {
-    }
+    record Taken(long offset, int namespaces, boolean applied) {}
 
     private final Map<TopicPartition, Taken> byPartition = new HashMap<>();
 

@@ -10,6 +10,5 @@ interface PeriodicJob {
     void run(long nowNanos);
 
     /** Reading started at {@code nowNanos} (every partition known and positioned); nothing to do for most jobs. */
-    default void started(long nowNanos) {
-    }
+    default void started(long nowNanos) {}
 }

@@ -16,6 +16,7 @@ final class PeriodicJobs {
         final long periodNanos;
         /** Whether its first run waits a period after reading starts (else it runs at the first cycle). */
         final boolean afterStart;
+
         long last;
 
         Due(PeriodicJob job, long periodNanos, boolean afterStart) {

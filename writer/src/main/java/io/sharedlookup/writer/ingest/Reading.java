@@ -15,13 +15,19 @@ final class Reading implements BatchApplier.Stall {
     final Consumer<byte[], byte[]> consumer;
     /** Each topic's namespaces: a topic is read once and fans out to every namespace it feeds. */
     final TopicNamespaces byTopic;
+
     final PartitionOffsets offsets;
     final TopicPauses pauses;
     /** The applied positions, and since when they are known current, as every namespace records them. */
     final Positions positions;
+
     final WriterMetrics metrics;
 
-    Reading(Consumer<byte[], byte[]> consumer, TopicNamespaces byTopic, PartitionOffsets offsets, Positions positions,
+    Reading(
+            Consumer<byte[], byte[]> consumer,
+            TopicNamespaces byTopic,
+            PartitionOffsets offsets,
+            Positions positions,
             WriterMetrics metrics) {
         this.consumer = consumer;
         this.byTopic = byTopic;

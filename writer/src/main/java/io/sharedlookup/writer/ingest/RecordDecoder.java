@@ -14,7 +14,8 @@ import java.util.Optional;
  * replacement characters, since a silently altered key would never be found.
  */
 public final class RecordDecoder {
-    private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+    private final CharsetDecoder utf8 = StandardCharsets.UTF_8
+            .newDecoder()
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
     private final Optional<JsonField> valueField;

@@ -20,6 +20,7 @@ final class RetryBackoff {
     private final StuckPartitions stuck;
     /** Opened by a stop: ends a wait at once. */
     private final CountDownLatch stopSignal;
+
     private long millis = FIRST_MILLIS;
 
     RetryBackoff(IngestStatus status, StuckPartitions stuck, CountDownLatch stopSignal) {

@@ -39,8 +39,7 @@ final class StuckPartitions {
      * Where a partition was last seen, since when it has been there, and how much of the ingest thread's time had gone
      * to its own work ({@link #busyFor}) by then.
      */
-    private record Watch(long position, long sinceNanos, long busyNanosThen) {
-    }
+    private record Watch(long position, long sinceNanos, long busyNanosThen) {}
 
     /**
      * A longer time between two checks means the ingest thread was busy elsewhere (a growth copy, a slow disk): the
@@ -56,11 +55,13 @@ final class StuckPartitions {
      * was free to read counts towards the bound.
      */
     private long busyNanos;
+
     private long lastCheck;
     private boolean checked;
     private final Map<TopicPartition, Watch> watched = new HashMap<>();
     /** Per stuck partition, its log's end at the last check (what {@code /ready} says is worked out from it). */
     private final Map<TopicPartition, Long> stuck = new HashMap<>();
+
     private static final String UNDESCRIBED = "an open transaction (not described yet)";
     /** Per partition held at its last stable offset with records beyond it, the open transaction holding it. */
     private final Map<TopicPartition, String> heldBy = new HashMap<>();
@@ -84,8 +85,12 @@ final class StuckPartitions {
      * @param position the consumer's position of a partition
      * @param end      the partition's end offset last seen
      */
-    void check(long now, Collection<TopicPartition> assigned, Set<TopicPartition> paused,
-               ToLongFunction<TopicPartition> position, ToLongFunction<TopicPartition> end) {
+    void check(
+            long now,
+            Collection<TopicPartition> assigned,
+            Set<TopicPartition> paused,
+            ToLongFunction<TopicPartition> position,
+            ToLongFunction<TopicPartition> end) {
         check(now, assigned, paused, position, end, tp -> -1, tp -> null);
     }
 
@@ -97,9 +102,14 @@ final class StuckPartitions {
      * @param highWatermark   the partition's high watermark, -1 when not known
      * @param openTransaction the open transaction holding the partition, described, or null when not known
      */
-    void check(long now, Collection<TopicPartition> assigned, Set<TopicPartition> paused,
-               ToLongFunction<TopicPartition> position, ToLongFunction<TopicPartition> end,
-               ToLongFunction<TopicPartition> highWatermark, Function<TopicPartition, String> openTransaction) {
+    void check(
+            long now,
+            Collection<TopicPartition> assigned,
+            Set<TopicPartition> paused,
+            ToLongFunction<TopicPartition> position,
+            ToLongFunction<TopicPartition> end,
+            ToLongFunction<TopicPartition> highWatermark,
+            Function<TopicPartition, String> openTransaction) {
         boolean wasAway = checked && now - lastCheck > MAX_CHECK_GAP_NANOS;
         checked = true;
         lastCheck = now;
@@ -139,7 +149,10 @@ final class StuckPartitions {
                 watched.put(tp, new Watch(at, now, busyNanos)); // it had no chance to move: watch it afresh
             } else if (now - seen.sinceNanos() - (busyNanos - seen.busyNanosThen()) >= afterNanos) {
                 stuck.put(tp, logEnd);
-                log.warn("Topic '{}' is stuck: {} (docs/writer.md, '{}')", tp.topic(), why(tp),
+                log.warn(
+                        "Topic '{}' is stuck: {} (docs/writer.md, '{}')",
+                        tp.topic(),
+                        why(tp),
                         heldBy.containsKey(tp) ? "Transactions" : "Damaged or unreadable partitions");
             }
         }

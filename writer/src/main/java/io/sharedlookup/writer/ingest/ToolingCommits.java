@@ -65,8 +65,10 @@ final class ToolingCommits {
      * lag tooling shows from them, stop moving. Said at most every 10 minutes (commits come every 5 s).
      */
     private void commitFailed(Exception e) {
-        commitFailures.warn("Committing positions to the consumer group failed (for tooling only: "
-                + "kafka-consumer-groups shows stale offsets; with an authorization error, grant the writer's Kafka "
-                + "principal READ on the group): {}", e.toString());
+        commitFailures.warn(
+                "Committing positions to the consumer group failed (for tooling only: "
+                        + "kafka-consumer-groups shows stale offsets; with an authorization error, grant the writer's Kafka "
+                        + "principal READ on the group): {}",
+                e.toString());
     }
 }

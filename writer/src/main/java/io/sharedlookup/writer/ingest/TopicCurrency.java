@@ -36,11 +36,11 @@ final class TopicCurrency {
     private static final int ANSWERS_KEPT = 24;
     /** Older answers kept per partition, at least {@link #OLDER_SPACING_MILLIS} apart: an hour. */
     private static final int OLDER_KEPT = 60;
+
     private static final long OLDER_SPACING_MILLIS = 60_000;
 
     /** An answer: when it was asked for (monotonic milliseconds) and the end offset it gave. */
-    private record Answer(long askedAtMillis, long end) {
-    }
+    private record Answer(long askedAtMillis, long end) {}
 
     /** A change of the wall clock against the monotonic one larger than this is a step, and followed. */
     static final long STEP_MILLIS = 1_000;
@@ -48,6 +48,7 @@ final class TopicCurrency {
     private final CurrencyClock clock;
     /** How far the wall clock is ahead of the monotonic one, in milliseconds (see {@link #monotonicMillis}). */
     private long wallAhead;
+
     private boolean wallAheadKnown;
     private final Map<TopicPartition, Deque<Answer>> answers = new HashMap<>();
     /** Per partition, answers older than {@link #answers}' (newest first). */

@@ -45,10 +45,13 @@ interface TopicFacts {
             Admin admin = brokerAdmin.get();
             if (admin != null) {
                 List<ConfigResource> resources = topics.stream()
-                        .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+                        .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
+                        .toList();
                 // Both asked at once, answered within one bound: a slow broker delays the start by it, not twice.
-                KafkaFuture<Map<ConfigResource, Config>> configs = admin.describeConfigs(resources).all();
-                KafkaFuture<Map<String, TopicDescription>> described = admin.describeTopics(topics).allTopicNames();
+                KafkaFuture<Map<ConfigResource, Config>> configs =
+                        admin.describeConfigs(resources).all();
+                KafkaFuture<Map<String, TopicDescription>> described =
+                        admin.describeTopics(topics).allTopicNames();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 try {
                     configs.get(remaining(deadline), TimeUnit.NANOSECONDS).forEach((r, c) -> {
@@ -58,8 +61,12 @@ interface TopicFacts {
                         }
                     });
                 } catch (Exception e) {
-                    warn(log, "delete.retention.ms", "a stop longer than a day (Kafka's default) then rebuilds; "
-                            + "grant the writer's Kafka principal DESCRIBE_CONFIGS on the topics", e);
+                    warn(
+                            log,
+                            "delete.retention.ms",
+                            "a stop longer than a day (Kafka's default) then rebuilds; "
+                                    + "grant the writer's Kafka principal DESCRIBE_CONFIGS on the topics",
+                            e);
                 }
                 try {
                     described.get(remaining(deadline), TimeUnit.NANOSECONDS).forEach((name, d) -> {

@@ -28,7 +28,8 @@ final class TopicNamespaces {
     private final List<NamespaceIngest> all;
 
     TopicNamespaces(List<NamespaceIngest> namespaces) {
-        namespaces.forEach(s -> byTopic.computeIfAbsent(s.binding().topic(), t -> new ArrayList<>()).add(s));
+        namespaces.forEach(s -> byTopic.computeIfAbsent(s.binding().topic(), t -> new ArrayList<>())
+                .add(s));
         all = List.copyOf(namespaces);
     }
 
@@ -58,7 +59,9 @@ final class TopicNamespaces {
 
     /** Since when the offsets of the topic's published manifests are known current: the oldest of them. */
     long publishedCurrentAsOfMillis(String topic) {
-        return of(topic).stream().mapToLong(NamespaceIngest::publishedCurrentAsOfMillis).min()
+        return of(topic).stream()
+                .mapToLong(NamespaceIngest::publishedCurrentAsOfMillis)
+                .min()
                 .orElse(Positions.UNKNOWN);
     }
 
@@ -69,8 +72,8 @@ final class TopicNamespaces {
      *
      * @return per partition, the offset to consume from
      */
-    Map<Integer, Long> start(String topic, Map<Integer, Long> beginning, Map<Integer, Long> end,
-                             long retentionMillis, String topicId) {
+    Map<Integer, Long> start(
+            String topic, Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis, String topicId) {
         Set<Map<Integer, Long>> froms = new HashSet<>();
         for (NamespaceIngest ingest : of(topic)) {
             froms.add(ingest.start(beginning, end, retentionMillis, topicId));
@@ -78,14 +81,17 @@ final class TopicNamespaces {
         if (froms.size() == 1) {
             return froms.iterator().next();
         }
-        List<String> building = of(topic).stream().filter(s -> !s.isLive()).map(s -> s.binding().namespace())
+        List<String> building = of(topic).stream()
+                .filter(s -> !s.isLive())
+                .map(s -> s.binding().namespace())
                 .toList();
         // None building: all could resume, but from different offsets (seeded from snapshots taken apart). One
         // consumer position per partition cannot serve both, and replaying from the lowest would show readers of the
         // others older values for a while: all are rebuilt.
         String why = building.isEmpty()
-                ? "topic '" + topic + "' feeds namespaces " + of(topic).stream().map(s -> s.binding().namespace())
-                        .toList() + " whose published offsets differ (snapshots taken at different moments?), and "
+                ? "topic '" + topic + "' feeds namespaces "
+                        + of(topic).stream().map(s -> s.binding().namespace()).toList()
+                        + " whose published offsets differ (snapshots taken at different moments?), and "
                         + "one consumer reads the topic for all: all are read again from its beginning (take the "
                         + "snapshots of one topic's namespaces together to resume them)"
                 : "topic '" + topic + "' is read from its beginning for namespace(s) " + building
@@ -100,8 +106,13 @@ final class TopicNamespaces {
     }
 
     /** Rebuilds every namespace of the topic from the beginning (see {@link NamespaceIngest#rebuild}). */
-    void rebuild(String topic, String why, Map<Integer, Long> beginning, Map<Integer, Long> end, String topicId,
-                 long retentionMillis) {
+    void rebuild(
+            String topic,
+            String why,
+            Map<Integer, Long> beginning,
+            Map<Integer, Long> end,
+            String topicId,
+            long retentionMillis) {
         of(topic).forEach(s -> s.rebuild(why, beginning, end, topicId, retentionMillis));
     }
 
@@ -110,8 +121,11 @@ final class TopicNamespaces {
      * One that cannot take records stalls its topic; one that needs a rebuild has the topic rebuilt, which starts
      * its other namespaces over too.
      */
-    void afterBatch(Predicate<String> caughtUp, Positions positions, BatchApplier.Stall stall,
-                    BiConsumer<String, String> rebuild) {
+    void afterBatch(
+            Predicate<String> caughtUp,
+            Positions positions,
+            BatchApplier.Stall stall,
+            BiConsumer<String, String> rebuild) {
         byTopic.forEach((topic, namespaces) -> {
             for (NamespaceIngest ingest : namespaces) {
                 Applied outcome = ingest.afterBatch(caughtUp.test(topic), positions);

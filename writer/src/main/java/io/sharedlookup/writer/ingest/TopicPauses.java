@@ -24,6 +24,7 @@ final class TopicPauses {
     private final Map<String, Long> pausedUntil = new HashMap<>();
     /** The last reason each topic was paused for, so that the same stall again is not an ERROR each time. */
     private final Map<String, String> lastStall = new HashMap<>();
+
     private final RateLimitedLog repeatedStalls = new RateLimitedLog(log, 60_000);
     /** When each topic was last paused ({@link System#nanoTime}). */
     private final Map<String, Long> lastPausedAt = new HashMap<>();

@@ -35,8 +35,13 @@ final class TopicRebuilds {
     /** Per topic, its delete.retention.ms (Kafka's default, a day, when it cannot be read), as last read. */
     private final Map<String, Long> deleteRetentionMillis = new HashMap<>();
 
-    TopicRebuilds(Reading reading, TopicFacts topicFacts, TopicWatch watch, UnreadablePartitions unreadable,
-                  BatchApplier batch, IngestStatus status) {
+    TopicRebuilds(
+            Reading reading,
+            TopicFacts topicFacts,
+            TopicWatch watch,
+            UnreadablePartitions unreadable,
+            BatchApplier batch,
+            IngestStatus status) {
         this.reading = reading;
         this.consumer = reading.consumer;
         this.offsets = reading.offsets;
@@ -57,8 +62,12 @@ final class TopicRebuilds {
         Map<TopicPartition, Long> begin = consumer.beginningOffsets(tps, Duration.ofSeconds(10));
         long endAskedAt = System.currentTimeMillis();
         Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(10));
-        log.warn("Topic '{}': {}; rebuilding namespace(s) {} from the beginning (log now {} to {})", topic, why,
-                reading.byTopic.namespacesOf(topic), PartitionOffsets.byPartition(begin, topic),
+        log.warn(
+                "Topic '{}': {}; rebuilding namespace(s) {} from the beginning (log now {} to {})",
+                topic,
+                why,
+                reading.byTopic.namespacesOf(topic),
+                PartitionOffsets.byPartition(begin, topic),
                 PartitionOffsets.byPartition(end, topic));
         // The topic may be another one by now (deleted and recreated): its generations record its id of now. Asked
         // before anything is forgotten, so that a failure here leaves the topic as it was.
@@ -70,8 +79,13 @@ final class TopicRebuilds {
         offsets.forget(topic);
         unreadable.forget(topic);
         batch.forgetKeys(topic); // the recreated topic may spread keys otherwise: not a key on two partitions
-        reading.byTopic.rebuild(topic, why, PartitionOffsets.byPartition(begin, topic),
-                PartitionOffsets.byPartition(end, topic), topicId, facts.deleteRetentionMillis());
+        reading.byTopic.rebuild(
+                topic,
+                why,
+                PartitionOffsets.byPartition(begin, topic),
+                PartitionOffsets.byPartition(end, topic),
+                topicId,
+                facts.deleteRetentionMillis());
         watch.expect(topic, topicId);
         offsets.readFromBeginning(begin, end, endAskedAt);
         offsets.restartCurrency(topic, endAskedAt); // only once the rebuild is under way
@@ -93,7 +107,11 @@ final class TopicRebuilds {
             StringBuilder why = new StringBuilder("the broker no longer has the position of partition(s)");
             outOfRange.forEach(tp -> {
                 if (tp.topic().equals(topic)) {
-                    why.append(' ').append(tp.partition()).append(" (at ").append(offsets.appliedAt(tp)).append(')');
+                    why.append(' ')
+                            .append(tp.partition())
+                            .append(" (at ")
+                            .append(offsets.appliedAt(tp))
+                            .append(')');
                 }
             });
             why.append(": was the topic truncated or recreated?");
@@ -111,11 +129,16 @@ final class TopicRebuilds {
         watch.changedIds().forEach((topic, id) -> {
             try {
                 reassign(Set.of(topic));
-                rebuild(topic, "its topic id is now " + id + ", not " + watch.expectedId(topic)
-                        + " as read so far: the topic was deleted and recreated");
+                rebuild(
+                        topic,
+                        "its topic id is now " + id + ", not " + watch.expectedId(topic)
+                                + " as read so far: the topic was deleted and recreated");
             } catch (KafkaException e) {
-                log.warn("Topic '{}' was recreated (id {}) but cannot be rebuilt now ({}); trying again in 5 s", topic,
-                        id, e.toString());
+                log.warn(
+                        "Topic '{}' was recreated (id {}) but cannot be rebuilt now ({}); trying again in 5 s",
+                        topic,
+                        id,
+                        e.toString());
             }
         });
     }

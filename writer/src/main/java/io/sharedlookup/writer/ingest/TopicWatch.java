@@ -13,10 +13,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeProducersResult.PartitionProducerState;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.DescribeProducersResult.PartitionProducerState;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.IsolationLevel;
@@ -47,9 +47,11 @@ final class TopicWatch implements AutoCloseable {
     static final long WAIT_MILLIS = 500;
 
     /** One look: the requests sent, and the number of looks sent before it and it. */
-    private record Look(long number, Map<String, KafkaFuture<TopicDescription>> topics,
-                        Map<TopicPartition, KafkaFuture<ListOffsetsResultInfo>> highWatermarks,
-                        Map<TopicPartition, KafkaFuture<PartitionProducerState>> producers) {
+    private record Look(
+            long number,
+            Map<String, KafkaFuture<TopicDescription>> topics,
+            Map<TopicPartition, KafkaFuture<ListOffsetsResultInfo>> highWatermarks,
+            Map<TopicPartition, KafkaFuture<PartitionProducerState>> producers) {
         KafkaFuture<Void> all() {
             List<KafkaFuture<?>> all = new ArrayList<>(topics.values());
             all.addAll(highWatermarks.values());
@@ -60,16 +62,19 @@ final class TopicWatch implements AutoCloseable {
 
     /** Null: nothing is watched (unit tests whose consumer is Kafka's MockConsumer). */
     private final BrokerAdmin admin;
+
     private final String bootstrap;
     private Look pending;
     private long looksSent;
     private final Set<String> missing = new HashSet<>();
     /** Whether the last look read had any topic described: the broker answers. */
     private boolean answering;
+
     private final Set<String> unanswered = new HashSet<>();
     private final Map<String, String> expectedIds = new HashMap<>();
     /** Per topic, how many looks had been sent when its id was last set: only later looks can tell it changed. */
     private final Map<String, Long> expectedAfter = new HashMap<>();
+
     private final Map<String, String> changedIds = new HashMap<>();
     private final Map<TopicPartition, Long> highWatermarks = new HashMap<>();
     private final Map<TopicPartition, String> openTransactions = new HashMap<>();
@@ -87,8 +92,10 @@ final class TopicWatch implements AutoCloseable {
      * @param lastStable per partition, the last stable offset last seen (the consumer's end offset): a partition whose
      *                   high watermark is beyond it is held back by an open transaction, which the next look names
      */
-    void look(Collection<String> topics, Collection<TopicPartition> partitions,
-              ToLongFunction<TopicPartition> lastStable) {
+    void look(
+            Collection<String> topics,
+            Collection<TopicPartition> partitions,
+            ToLongFunction<TopicPartition> lastStable) {
         if (admin == null) {
             return;
         }
@@ -121,8 +128,10 @@ final class TopicWatch implements AutoCloseable {
         return stable >= 0 && highWatermark(tp) > stable;
     }
 
-    private Look send(Collection<String> topics, Collection<TopicPartition> partitions,
-                      ToLongFunction<TopicPartition> lastStable) {
+    private Look send(
+            Collection<String> topics,
+            Collection<TopicPartition> partitions,
+            ToLongFunction<TopicPartition> lastStable) {
         Admin client = admin.get();
         if (client == null) {
             return null;
@@ -168,8 +177,11 @@ final class TopicWatch implements AutoCloseable {
                 }
             } else if (failure instanceof UnknownTopicOrPartitionException) {
                 if (missing.add(topic)) {
-                    log.warn("Topic '{}' does not exist on Kafka at {} any more; its namespace keeps serving what it "
-                            + "last published, and is rebuilt if the topic is recreated", topic, bootstrap);
+                    log.warn(
+                            "Topic '{}' does not exist on Kafka at {} any more; its namespace keeps serving what it "
+                                    + "last published, and is rebuilt if the topic is recreated",
+                            topic,
+                            bootstrap);
                 }
             }
         });
@@ -182,7 +194,8 @@ final class TopicWatch implements AutoCloseable {
         });
         openTransactions.keySet().removeIf(tp -> !look.producers().containsKey(tp));
         look.producers().forEach((tp, future) -> {
-            String open = failure(future) == null ? openTransaction(value(future).activeProducers()) : null;
+            String open =
+                    failure(future) == null ? openTransaction(value(future).activeProducers()) : null;
             if (open == null) {
                 openTransactions.remove(tp);
             } else {
@@ -205,10 +218,13 @@ final class TopicWatch implements AutoCloseable {
 
     /** The open transaction that started first, described; null when none is open. */
     private static String openTransaction(List<ProducerState> producers) {
-        return producers.stream().filter(p -> p.currentTransactionStartOffset().isPresent())
-                .min(Comparator.comparingLong(p -> p.currentTransactionStartOffset().getAsLong()))
+        return producers.stream()
+                .filter(p -> p.currentTransactionStartOffset().isPresent())
+                .min(Comparator.comparingLong(
+                        p -> p.currentTransactionStartOffset().getAsLong()))
                 .map(p -> "open transaction of producer id " + p.producerId() + " (epoch " + p.producerEpoch()
-                        + "), started at offset " + p.currentTransactionStartOffset().getAsLong() + ", last written "
+                        + "), started at offset "
+                        + p.currentTransactionStartOffset().getAsLong() + ", last written "
                         + Instant.ofEpochMilli(p.lastTimestamp()))
                 .orElse(null);
     }

@@ -55,8 +55,8 @@ final class UnreadablePartitions {
      */
     private static final String DAMAGED_LENGTH = "Record batch is corrupt (the size ";
     /** What to do about a partition whose log cannot be read past a point. */
-    private static final String REPAIR = "; repair the partition, e.g. move its leadership to a replica with an intact "
-            + "copy";
+    private static final String REPAIR =
+            "; repair the partition, e.g. move its leadership to a replica with an intact " + "copy";
     /** How it ({@code FetchCollector}) words the broker's own CORRUPT_MESSAGE answer. */
     private static final String BROKER_CORRUPT = "Encountered corrupt message when fetching offset ";
 
@@ -72,8 +72,12 @@ final class UnreadablePartitions {
     /** Per partition, the first offset of the damaged batch being skipped (seen damaged in two fetches). */
     private final Map<TopicPartition, Long> skipping = new HashMap<>();
 
-    UnreadablePartitions(Consumer<byte[], byte[]> consumer, PartitionOffsets offsets,
-                         Function<String, List<String>> namespacesOf, BatchApplier.Stall stall, WriterMetrics metrics) {
+    UnreadablePartitions(
+            Consumer<byte[], byte[]> consumer,
+            PartitionOffsets offsets,
+            Function<String, List<String>> namespacesOf,
+            BatchApplier.Stall stall,
+            WriterMetrics metrics) {
         this.consumer = consumer;
         this.offsets = offsets;
         this.namespacesOf = namespacesOf;
@@ -87,13 +91,14 @@ final class UnreadablePartitions {
      * @param damagedBatchStart the first offset of the record batch the consumer found damaged, or -1 when the
      *                          failure is another one
      */
-    record Unreadable(TopicPartition partition, long damagedBatchStart, String cause) {
-    }
+    record Unreadable(TopicPartition partition, long damagedBatchStart, String cause) {}
 
     /** What {@code e} says cannot be read, when it names one of the {@code assigned} partitions. */
     static Optional<Unreadable> of(KafkaException e, Collection<TopicPartition> assigned) {
         String message = String.valueOf(e.getMessage());
-        String cause = e.getCause() == null ? "no cause given" : String.valueOf(e.getCause().getMessage());
+        String cause = e.getCause() == null
+                ? "no cause given"
+                : String.valueOf(e.getCause().getMessage());
         cause = cause.lines().findFirst().orElse("");
         for (TopicPartition tp : assigned) {
             // Topic names have no spaces, so "<topic>-<partition>. " and "<topic>-<partition> at" name one partition.
@@ -106,14 +111,17 @@ final class UnreadablePartitions {
                 if (cause.contains(DAMAGED_LENGTH)) {
                     // Skipping its offsets would end past the batch where the broker, following the damaged length,
                     // finds no next batch: the partition would stop for good, silently (seen on a real broker).
-                    return Optional.of(new Unreadable(tp, -1, "the record batch from offset " + start
-                            + " has a damaged length (" + cause + ")" + REPAIR));
+                    return Optional.of(new Unreadable(
+                            tp,
+                            -1,
+                            "the record batch from offset " + start + " has a damaged length (" + cause + ")"
+                                    + REPAIR));
                 }
                 return Optional.of(new Unreadable(tp, start, cause));
             }
             if (message.startsWith(BROKER_CORRUPT) && message.endsWith(" for topic-partition " + tp)) {
-                return Optional.of(new Unreadable(tp, -1, "the broker finds its log corrupt there (" + message + ")"
-                        + REPAIR));
+                return Optional.of(
+                        new Unreadable(tp, -1, "the broker finds its log corrupt there (" + message + ")" + REPAIR));
             }
         }
         return Optional.empty();
@@ -158,14 +166,22 @@ final class UnreadablePartitions {
         long start = unreadable.damagedBatchStart();
         if (start < 0) {
             fetchAgain(tp, at); // once the pause is over
-            stall.stall(tp.topic(), "cannot read partition " + tp.partition() + " at offset " + at + ": "
-                    + unreadable.cause(), Applied.Stalled.PAUSE_MILLIS);
+            stall.stall(
+                    tp.topic(),
+                    "cannot read partition " + tp.partition() + " at offset " + at + ": " + unreadable.cause(),
+                    Applied.Stalled.PAUSE_MILLIS);
             return true;
         }
         if (!Long.valueOf(start).equals(skipping.get(tp))) {
             if (!Long.valueOf(start).equals(damagedOnce.put(tp, start))) {
-                warnings(tp).fetchedAgain().warn("Partition {}: the record batch from offset {} arrived damaged ({}); fetching "
-                        + "it once more", tp, start, unreadable.cause());
+                warnings(tp)
+                        .fetchedAgain()
+                        .warn(
+                                "Partition {}: the record batch from offset {} arrived damaged ({}); fetching "
+                                        + "it once more",
+                                tp,
+                                start,
+                                unreadable.cause());
                 fetchAgain(tp, at);
                 return true;
             }
@@ -178,20 +194,27 @@ final class UnreadablePartitions {
         long skipped = start > at && start < offsets.latestEnd(tp) ? start : at;
         consumer.seek(tp, skipped + 1);
         offsets.applied(tp, skipped + 1);
-        namespacesOf.apply(tp.topic()).forEach(ns -> metrics.corruptRecords.labelValues(ns).inc());
-        warnings(tp).skipped().warn("Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the "
-                + "update it held is missing until its key is written again, or until the namespace is rebuilt once "
-                + "the partition is repaired", skipped, tp, unreadable.cause());
+        namespacesOf
+                .apply(tp.topic())
+                .forEach(ns -> metrics.corruptRecords.labelValues(ns).inc());
+        warnings(tp)
+                .skipped()
+                .warn(
+                        "Skipped offset {} of {}: the broker's copy of its record batch is damaged ({}); the "
+                                + "update it held is missing until its key is written again, or until the namespace is rebuilt once "
+                                + "the partition is repaired",
+                        skipped,
+                        tp,
+                        unreadable.cause());
         return true;
     }
 
     /** A partition's two rate-limited lines: a damaged batch fetched again, an offset skipped. */
-    private record Warnings(RateLimitedLog fetchedAgain, RateLimitedLog skipped) {
-    }
+    private record Warnings(RateLimitedLog fetchedAgain, RateLimitedLog skipped) {}
 
     private Warnings warnings(TopicPartition tp) {
-        return warnings.computeIfAbsent(tp, p -> new Warnings(new RateLimitedLog(log, 5_000),
-                new RateLimitedLog(log, 5_000)));
+        return warnings.computeIfAbsent(
+                tp, p -> new Warnings(new RateLimitedLog(log, 5_000), new RateLimitedLog(log, 5_000)));
     }
 
     /** The topic is read again from its beginning (a rebuild): what was seen damaged is to be seen again. */
@@ -206,8 +229,11 @@ final class UnreadablePartitions {
         for (String topic : denied.unauthorizedTopics()) {
             if (offsets.of(topic) != null) { // one of ours, with its partitions known
                 ours = true;
-                stall.stall(topic, "not authorized to read topic '" + topic + "': grant the writer's Kafka principal "
-                        + "READ and DESCRIBE on it", Applied.Stalled.PAUSE_MILLIS);
+                stall.stall(
+                        topic,
+                        "not authorized to read topic '" + topic + "': grant the writer's Kafka principal "
+                                + "READ and DESCRIBE on it",
+                        Applied.Stalled.PAUSE_MILLIS);
             }
         }
         return ours;

@@ -46,8 +46,8 @@ public final class WriterHeartbeat implements AutoCloseable {
     private long manifestsReadAt;
     private volatile boolean stopped;
 
-    private WriterHeartbeat(Map<String, ByteBuffer> files, StoreLayout layout,
-                            Supplier<Map<String, NamespaceStatus>> statuses) {
+    private WriterHeartbeat(
+            Map<String, ByteBuffer> files, StoreLayout layout, Supplier<Map<String, NamespaceStatus>> statuses) {
         this.files = files;
         this.layout = layout;
         this.statuses = statuses;
@@ -65,8 +65,12 @@ public final class WriterHeartbeat implements AutoCloseable {
      * @param statuses the ingest side's latest status per namespace, for the lag
      * @throws IOException when a status file cannot be made or mapped
      */
-    public static WriterHeartbeat start(StoreLayout layout, List<String> namespaces, StorePermissions permissions,
-                                        Supplier<Map<String, NamespaceStatus>> statuses) throws IOException {
+    public static WriterHeartbeat start(
+            StoreLayout layout,
+            List<String> namespaces,
+            StorePermissions permissions,
+            Supplier<Map<String, NamespaceStatus>> statuses)
+            throws IOException {
         Map<String, ByteBuffer> files = new LinkedHashMap<>();
         for (String namespace : namespaces) {
             files.put(namespace, open(WriterStatusDescriptor.of(layout.namespaceDir(namespace)), permissions));
@@ -92,18 +96,22 @@ public final class WriterHeartbeat implements AutoCloseable {
                 }
             }
         }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                LinkOption.NOFOLLOW_LINKS)) {
+        try (FileChannel channel =
+                FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             ByteBuffer buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, WriterStatusDescriptor.SIZE)
                     .order(ByteOrder.LITTLE_ENDIAN);
             // The count goes on from where the last writer left it: a reader that saw it then sees it move now.
             if (!WriterStatusDescriptor.recognised(buffer)) {
                 WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.CURRENT_AS_OF_AT, -1);
                 WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.LAG_AT, -1);
-                WriterStatusDescriptor.putInt(buffer, WriterStatusDescriptor.VERSION_AT, WriterStatusDescriptor.VERSION);
+                WriterStatusDescriptor.putInt(
+                        buffer, WriterStatusDescriptor.VERSION_AT, WriterStatusDescriptor.VERSION);
                 WriterStatusDescriptor.putInt(buffer, WriterStatusDescriptor.MAGIC_AT, WriterStatusDescriptor.MAGIC);
             }
-            WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.PID_AT, ProcessHandle.current().pid());
+            WriterStatusDescriptor.putLong(
+                    buffer,
+                    WriterStatusDescriptor.PID_AT,
+                    ProcessHandle.current().pid());
             WriterStatusDescriptor.putInt(buffer, WriterStatusDescriptor.STATE_AT, WriterStatusDescriptor.RUNNING);
             return buffer;
         }
@@ -134,11 +142,13 @@ public final class WriterHeartbeat implements AutoCloseable {
                 currentAsOf.put(namespace, updatedAt(namespace));
             }
             NamespaceStatus status = latest.get(namespace);
-            WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.CURRENT_AS_OF_AT,
+            WriterStatusDescriptor.putLong(
+                    buffer,
+                    WriterStatusDescriptor.CURRENT_AS_OF_AT,
                     Math.max(currentAsOf.getOrDefault(namespace, -1L), liveCurrentAsOf(status)));
             WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.LAG_AT, lag(status));
-            WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.HEARTBEAT_MILLIS_AT,
-                    System.currentTimeMillis());
+            WriterStatusDescriptor.putLong(
+                    buffer, WriterStatusDescriptor.HEARTBEAT_MILLIS_AT, System.currentTimeMillis());
             long count = WriterStatusDescriptor.getLong(buffer, WriterStatusDescriptor.HEARTBEAT_AT);
             WriterStatusDescriptor.putLong(buffer, WriterStatusDescriptor.HEARTBEAT_AT, count + 1);
         }
@@ -172,7 +182,9 @@ public final class WriterHeartbeat implements AutoCloseable {
      * see the previous one, whose lag nobody tracks).
      */
     static long lag(NamespaceStatus status) {
-        if (status == null || status.state() != NamespaceStatus.State.LIVE || status.lag().isEmpty()) {
+        if (status == null
+                || status.state() != NamespaceStatus.State.LIVE
+                || status.lag().isEmpty()) {
             return -1;
         }
         return status.lag().values().stream().mapToLong(Long::longValue).sum();

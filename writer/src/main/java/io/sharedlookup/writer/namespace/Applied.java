@@ -10,8 +10,7 @@ public sealed interface Applied permits Applied.Done, Applied.Skipped, Applied.S
     Done DONE = new Done();
 
     /** See {@link #DONE}, the only instance needed. */
-    record Done() implements Applied {
-    }
+    record Done() implements Applied {}
 
     /**
      * The record could not be stored (counted by its namespace); the partition carries on with the next one.
@@ -20,8 +19,7 @@ public sealed interface Applied permits Applied.Done, Applied.Skipped, Applied.S
      * @param error  a value the operator must act on (it is lost to readers): logged at ERROR rather than WARN, and
      *               {@code reason} says what to change
      */
-    record Skipped(String reason, boolean error) implements Applied {
-    }
+    record Skipped(String reason, boolean error) implements Applied {}
 
     /**
      * The namespace cannot take the record now (disk full, growth failing): the ingest thread pauses its topic's
@@ -51,8 +49,7 @@ public sealed interface Applied permits Applied.Done, Applied.Skipped, Applied.S
      *
      * @param reason why, for the log and the namespace's status
      */
-    record RebuildNeeded(String reason) implements Applied {
-    }
+    record RebuildNeeded(String reason) implements Applied {}
 
     /** Whether the ingest thread stops applying the topic's records here: {@link Stalled} or {@link RebuildNeeded}. */
     default boolean halts() {

@@ -43,18 +43,20 @@ final class BackgroundCopy {
 
     private void run() {
         try {
-            from.forEach((k, v) -> {
-                if (cancelled) {
-                    throw new CancellationException("growth cancelled");
-                }
-                try {
-                    to.put(k, v, COPY_LOCK_NANOS);
-                } catch (EntryTooLargeException e) {
-                    // Never skipped: the copy ends, and a generation made to take this entry is built instead.
-                    refusedEntryBytes = EntrySizes.bytesOf(k, v);
-                    throw e;
-                }
-            }, COPY_LOCK_NANOS);
+            from.forEach(
+                    (k, v) -> {
+                        if (cancelled) {
+                            throw new CancellationException("growth cancelled");
+                        }
+                        try {
+                            to.put(k, v, COPY_LOCK_NANOS);
+                        } catch (EntryTooLargeException e) {
+                            // Never skipped: the copy ends, and a generation made to take this entry is built instead.
+                            refusedEntryBytes = EntrySizes.bytesOf(k, v);
+                            throw e;
+                        }
+                    },
+                    COPY_LOCK_NANOS);
         } catch (Throwable t) {
             failure = t;
         } finally {

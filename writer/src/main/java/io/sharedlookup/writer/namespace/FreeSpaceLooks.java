@@ -28,9 +28,11 @@ final class FreeSpaceLooks {
      * grows with the map while the period does not.
      */
     static final int LOOK_COST_FACTOR = 50;
+
     private long nextFreeSpaceCheck = System.nanoTime();
     /** The generation {@link #low} last looked at, and what it found. */
     private GenerationFile lookedAtFreeSpaceOf;
+
     private boolean lowAtLastLook;
 
     /** Chronicle's free space is below {@link #LOW_FREE_SPACE}; false when asked again too soon. */

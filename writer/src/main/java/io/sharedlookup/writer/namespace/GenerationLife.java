@@ -35,12 +35,14 @@ final class GenerationLife {
      * writer asks the broker for the end offsets, and so at which the offsets can be found current again.
      */
     static final long MIN_STAMP_REFRESH_MILLIS = 5_000;
+
     private static final String PUBLISH_FAILED = "cannot publish generation ";
 
     private final NamespaceDirectory directory;
     private final String topic;
     /** Recorded with every generation published; the topic's id joins them once known ({@link #recordTopicId}). */
     private Map<String, String> attributes;
+
     private final String nsLabel;
     private final LastError lastError;
     private final RateLimitedLog checkpointFailures = new RateLimitedLog(log, 60_000);
@@ -52,12 +54,17 @@ final class GenerationLife {
     private GenerationSizing sizing;
     /** Whether readable content changed since the manifest was last written. */
     private boolean dirty;
+
     private boolean caughtUp;
     /** How often a quiet topic's manifest is restamped: see {@link #stampRefreshFor}. */
     private long stampRefreshMillis = STAMP_REFRESH_MILLIS;
 
-    GenerationLife(NamespaceDirectory directory, String topic, String namespace, Map<String, String> attributes,
-                LastError lastError) {
+    GenerationLife(
+            NamespaceDirectory directory,
+            String topic,
+            String namespace,
+            Map<String, String> attributes,
+            LastError lastError) {
         this.directory = directory;
         this.topic = topic;
         this.nsLabel = namespace;
@@ -210,8 +217,11 @@ final class GenerationLife {
                 discard(building);
             }
         } catch (IOException | RuntimeException e) {
-            log.warn("Namespace '{}': cannot delete the unpublished generation {}: {}", nsLabel,
-                    building.file().getFileName(), e.toString());
+            log.warn(
+                    "Namespace '{}': cannot delete the unpublished generation {}: {}",
+                    nsLabel,
+                    building.file().getFileName(),
+                    e.toString());
         }
         building = null;
         if (live != null) {
@@ -239,8 +249,11 @@ final class GenerationLife {
         live = building;
         building = null;
         dirty = false;
-        log.info("Namespace '{}': published generation {} with {} entries; caught up", nsLabel,
-                live.file().getFileName(), live.size());
+        log.info(
+                "Namespace '{}': published generation {} with {} entries; caught up",
+                nsLabel,
+                live.file().getFileName(),
+                live.size());
     }
 
     /** Makes {@code next}, a complete copy of the target, the target: published when the target was. */
@@ -251,8 +264,8 @@ final class GenerationLife {
             building = next;
         } else {
             GenerationFile old = live;
-            directory.publish(next, topic, positions.of(topic), caughtUp && positionsExact, attributes,
-                    currentAsOf(positions));
+            directory.publish(
+                    next, topic, positions.of(topic), caughtUp && positionsExact, attributes, currentAsOf(positions));
             // Published: from here on `next` is the live generation whatever happens, so a failure to close the old
             // one must not reach a caller that would discard `next` as unpublished.
             live = next;
@@ -260,14 +273,21 @@ final class GenerationLife {
             try {
                 old.close();
             } catch (RuntimeException e) {
-                log.warn("Namespace '{}': cannot close generation {}: {}", nsLabel, old.file().getFileName(),
+                log.warn(
+                        "Namespace '{}': cannot close generation {}: {}",
+                        nsLabel,
+                        old.file().getFileName(),
                         e.toString());
             }
         }
         sizing = newSizing;
         lastError.stallOver(); // a stall for room (a full generation, one left locked) ends with the new one
-        log.info("Namespace '{}': switched to generation {} ({} entries, capacity {})", nsLabel,
-                next.file().getFileName(), next.size(), newSizing.entries());
+        log.info(
+                "Namespace '{}': switched to generation {} ({} entries, capacity {})",
+                nsLabel,
+                next.file().getFileName(),
+                next.size(),
+                newSizing.entries());
     }
 
     /**
@@ -294,7 +314,10 @@ final class GenerationLife {
         Map<Integer, Long> offsets = positions.of(topic);
         long asOf = currentAsOf(positions);
         Manifest current = directory.published().orElse(null);
-        if (!dirty && current != null && current.offsets().equals(offsets) && current.caughtUp() == caughtUp
+        if (!dirty
+                && current != null
+                && current.offsets().equals(offsets)
+                && current.caughtUp() == caughtUp
                 && asOf - current.updatedAtMillis() < stampRefreshMillis) {
             // Nothing new: do not rewrite the manifest readers poll. It says what a checkpoint would (a publish
             // wrote it since), so a checkpoint that failed before is over.

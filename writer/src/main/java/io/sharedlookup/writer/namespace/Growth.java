@@ -50,6 +50,7 @@ final class Growth {
     private final SynchronousReplacement replacement;
     /** A bigger generation being filled in the background from the target; records go to both meanwhile. */
     private BackgroundCopy growing;
+
     private int opsSinceCheck;
     /** The last check stalled because the target is too full to wait for growth's retry: check the next record too. */
     private boolean stalledTooFull;
@@ -144,8 +145,11 @@ final class Growth {
      */
     Applied growBecauseFull(Positions positions) {
         GenerationFile t = life.target();
-        log.warn("Namespace '{}': generation {} is full at {} entries (entries larger than sampled); growing now",
-                nsLabel, t.file().getFileName(), t.size());
+        log.warn(
+                "Namespace '{}': generation {} is full at {} entries (entries larger than sampled); growing now",
+                nsLabel,
+                t.file().getFileName(),
+                t.size());
         if (growing != null && finish(positions, false)) {
             return Applied.DONE; // copy complete and switched to: the record was written nowhere yet
         }
@@ -155,8 +159,9 @@ final class Growth {
             grown();
             return Applied.DONE;
         } catch (IOException | RuntimeException io) {
-            return lastError.stall(retry.growthFailed("generation full and cannot grow to " + bigger.entries()
-                    + " entries", io), GrowthRetry.retryMillis(io));
+            return lastError.stall(
+                    retry.growthFailed("generation full and cannot grow to " + bigger.entries() + " entries", io),
+                    GrowthRetry.retryMillis(io));
         }
     }
 
@@ -189,18 +194,23 @@ final class Growth {
         if (refusal != null) {
             metrics.oversize.labelValues(nsLabel).inc();
             lastError.stallOver(); // dealt with (skipped), if it was the record a stall waited for
-            return new Applied.Skipped("value of key '" + (key.length() <= 200 ? key : key.substring(0, 200)
-                    + "...") + "' skipped: " + refusal + ". Raise nothing; to skip such values at once, lower "
-                    // standard UTF-8, not Chronicle's: --max-value-bytes is compared with the record's bytes
-                    + "--max-value-bytes below " + Utf8.length(value), true);
+            return new Applied.Skipped(
+                    "value of key '" + (key.length() <= 200 ? key : key.substring(0, 200) + "...") + "' skipped: "
+                            + refusal + ". Raise nothing; to skip such values at once, lower "
+                            // standard UTF-8, not Chronicle's: --max-value-bytes is compared with the record's bytes
+                            + "--max-value-bytes below " + Utf8.length(value),
+                    true);
         }
         sizes.mustTake(bytes); // only once it is taken: a skipped value must not lengthen later generations
-        log.warn("Namespace '{}': an entry of {} bytes does not fit generation {}; copying it into one that takes it",
-                nsLabel, bytes, t.file().getFileName());
+        log.warn(
+                "Namespace '{}': an entry of {} bytes does not fit generation {}; copying it into one that takes it",
+                nsLabel,
+                bytes,
+                t.file().getFileName());
         try {
             if (growing != null) { // replaced by this copy, not failed: growth is not deferred
-                dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete replaced generation {}: {}", nsLabel,
-                        file, e.toString()));
+                dropCopy((file, e) -> log.warn(
+                        "Namespace '{}': cannot delete replaced generation {}: {}", nsLabel, file, e.toString()));
             }
             replacement.replace(sizing, positions, false);
             if (grow) {
@@ -228,14 +238,15 @@ final class Growth {
             return Applied.DONE;
         } catch (IOException | IllegalStateException | EntryTooLargeException io) {
             // Never let the ingest thread die on it (it used to, with /health still ok): report and retry.
-            return lastError.stall("cannot replace a generation left locked: " + io.getMessage(),
-                    Applied.Stalled.PAUSE_MILLIS);
+            return lastError.stall(
+                    "cannot replace a generation left locked: " + io.getMessage(), Applied.Stalled.PAUSE_MILLIS);
         } catch (LockTimeoutException copyLocked) {
             // The copy needs each segment's update lock, and a process that died while scanning (a reader's
             // forEach or a reverse-lookup scan) left one held: this generation cannot be copied. Kafka still
             // has everything, so build the next one from the topic.
-            return new Applied.RebuildNeeded("generation " + life.target().file().getFileName()
-                    + " cannot be written or copied (" + copyLocked.getMessage() + ")");
+            return new Applied.RebuildNeeded(
+                    "generation " + life.target().file().getFileName() + " cannot be written or copied ("
+                            + copyLocked.getMessage() + ")");
         }
     }
 
@@ -278,8 +289,14 @@ final class Growth {
             retry.growthFailed("cannot create a generation of " + bigger.entries() + " entries", e);
             return;
         }
-        log.info("Namespace '{}': generation {} holds {} of {} entries; filling {} for {} in the background",
-                nsLabel, t.file().getFileName(), t.size(), t.capacity(), next.file().getFileName(), bigger.entries());
+        log.info(
+                "Namespace '{}': generation {} holds {} of {} entries; filling {} for {} in the background",
+                nsLabel,
+                t.file().getFileName(),
+                t.size(),
+                t.capacity(),
+                next.file().getFileName(),
+                bigger.entries());
         growing = BackgroundCopy.start(t, next, bigger, nsLabel);
     }
 
@@ -291,8 +308,13 @@ final class Growth {
             return ratio >= STALL_AT ? stallWhileFull() : Applied.DONE;
         }
         GenerationSizing bigger = sizes.next(life.sizing(), t.size(), true);
-        log.info("Namespace '{}': generation {} holds {} of {} entries; building one for {}", nsLabel,
-                t.file().getFileName(), t.size(), t.capacity(), bigger.entries());
+        log.info(
+                "Namespace '{}': generation {} holds {} of {} entries; building one for {}",
+                nsLabel,
+                t.file().getFileName(),
+                t.size(),
+                t.capacity(),
+                bigger.entries());
         try {
             replace(bigger, positions, batchComplete);
             grown();
@@ -335,10 +357,13 @@ final class Growth {
             cancel("an entry of " + entryBytes + " bytes does not fit the new generation sized for it");
             return;
         }
-        dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file,
-                e.toString()));
-        log.warn("Namespace '{}': an entry of {} bytes does not fit the new generation {}; building one that takes it",
-                nsLabel, entryBytes, copy.to.file().getFileName());
+        dropCopy((file, e) ->
+                log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file, e.toString()));
+        log.warn(
+                "Namespace '{}': an entry of {} bytes does not fit the new generation {}; building one that takes it",
+                nsLabel,
+                entryBytes,
+                copy.to.file().getFileName());
     }
 
     /** Abandons a background copy, deletes its file and retries growth later ({@link GrowthRetry#abandoned}). */
@@ -346,8 +371,8 @@ final class Growth {
         if (growing == null) {
             return;
         }
-        dropCopy((file, e) -> log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file,
-                e.toString()));
+        dropCopy((file, e) ->
+                log.warn("Namespace '{}': cannot delete abandoned generation {}: {}", nsLabel, file, e.toString()));
         retry.abandoned(why);
     }
 

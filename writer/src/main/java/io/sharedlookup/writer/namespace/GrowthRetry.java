@@ -90,8 +90,10 @@ final class GrowthRetry {
         if (e instanceof NoRoomForEntryException) {
             // A stored entry no generation readers can map would take: it is kept, in the old generation, rather than
             // dropped by a copy; the namespace stalls once that one is full. Every retry says so.
-            log.error("Namespace '{}': {}; the generation is kept as it is. Free disk, or shorten that value in the "
-                    + "topic; lower --max-value-bytes so that such values are skipped before they are stored", nsLabel,
+            log.error(
+                    "Namespace '{}': {}; the generation is kept as it is. Free disk, or shorten that value in the "
+                            + "topic; lower --max-value-bytes so that such values are skipped before they are stored",
+                    nsLabel,
                     error);
         } else {
             growthFailures.warn("Namespace '{}': {}", nsLabel, error);

@@ -39,6 +39,7 @@ final class InitialSizing {
      * 7 B keys and 13 B values took 311 MB, 46 B per entry.
      */
     static final double OVERHEAD_BYTES_PER_ENTRY = 32;
+
     private static final int SAMPLE_RECORDS = 1000;
     private static final long SAMPLE_BYTES = 4 << 20;
 
@@ -117,8 +118,10 @@ final class InitialSizing {
         }
         avgKey = samples.isEmpty() ? 0 : avgKey / samples.size();
         avgValue = values == 0 ? 0 : avgValue / values;
-        return GenerationSizing.forExpected(expectedDistinct(expectedEntries, distinctShare(), avgKey, avgValue,
-                usableDiskBytes), avgKey, avgValue);
+        return GenerationSizing.forExpected(
+                expectedDistinct(expectedEntries, distinctShare(), avgKey, avgValue, usableDiskBytes),
+                avgKey,
+                avgValue);
     }
 
     /** The share of the sampled records whose keys are distinct; 1 for an empty sample. */
@@ -138,8 +141,8 @@ final class InitialSizing {
      * distinct keys seen in the sample, at most what takes {@link #DISK_SHARE} of {@code usableDiskBytes} and never
      * held below {@link #ALWAYS_ALLOWED_ENTRIES}.
      */
-    static long expectedDistinct(long records, double distinctShare, double avgKeyBytes, double avgValueBytes,
-            long usableDiskBytes) {
+    static long expectedDistinct(
+            long records, double distinctShare, double avgKeyBytes, double avgValueBytes, long usableDiskBytes) {
         long estimate = (long) Math.ceil(records * Math.min(1.0, Math.max(0.0, distinctShare)));
         double bytesPerEntry = (avgKeyBytes + avgValueBytes + OVERHEAD_BYTES_PER_ENTRY) * GenerationSizing.HEADROOM;
         long diskBound = (long) (Math.max(0, usableDiskBytes) * DISK_SHARE / bytesPerEntry);
@@ -170,15 +173,18 @@ final class InitialSizing {
     static double[] averagesOf(GenerationFile generation) {
         long[] totals = new long[3];
         try {
-            generation.forEachWhile((k, v) -> {
-                totals[0] += Utf8.chronicleLength(k);
-                totals[1] += Utf8.chronicleLength(v);
-                return ++totals[2] < 1_000;
-            }, NamespaceIngest.WRITE_LOCK_NANOS);
+            generation.forEachWhile(
+                    (k, v) -> {
+                        totals[0] += Utf8.chronicleLength(k);
+                        totals[1] += Utf8.chronicleLength(v);
+                        return ++totals[2] < 1_000;
+                    },
+                    NamespaceIngest.WRITE_LOCK_NANOS);
         } catch (LockTimeoutException e) {
             // a segment left locked: what was sampled before it will do
         }
-        return totals[2] == 0 ? new double[] {0, 0}
+        return totals[2] == 0
+                ? new double[] {0, 0}
                 : new double[] {(double) totals[0] / totals[2], (double) totals[1] / totals[2]};
     }
 }

@@ -23,6 +23,7 @@ final class LastError {
      * {@link #stallOver}); null when no stall is on.
      */
     private String stall;
+
     private long stalledUntilNanos;
 
     /** The stall's message while one is on, else the error of the step that failed most recently of those failing. */

@@ -34,6 +34,7 @@ public final class NamespaceIngest {
     /** Asked what is published and may be resumed, and given the skipped-records file; a generation changes only
      * through {@link #life}. */
     private final NamespaceDirectory directory;
+
     private final WriterMetrics metrics;
     private final Map<String, String> attributes;
     private final String nsLabel;
@@ -43,6 +44,7 @@ public final class NamespaceIngest {
     private final InitialSizing initialSizing;
     /** Records held back for the sample, not yet applied to the generation built from it. */
     private final HeldBackRecords heldBack;
+
     private final Growth growth;
     private final TargetWrites writes;
     private long lastUpdateMillis;
@@ -55,8 +57,8 @@ public final class NamespaceIngest {
      * @param attributes the settings this writer records with each generation; a change of any of them at restart
      *                   means a rebuild
      */
-    public NamespaceIngest(TopicBinding binding, NamespaceDirectory directory, WriterMetrics metrics,
-                         Map<String, String> attributes) {
+    public NamespaceIngest(
+            TopicBinding binding, NamespaceDirectory directory, WriterMetrics metrics, Map<String, String> attributes) {
         this(binding, directory, metrics, attributes, SampleBudget.shared(1));
     }
 
@@ -65,8 +67,12 @@ public final class NamespaceIngest {
      *                     means a rebuild
      * @param sampleBudget the heap budget for records held back while sampling, shared by all the writer's namespaces
      */
-    public NamespaceIngest(TopicBinding binding, NamespaceDirectory directory, WriterMetrics metrics,
-                         Map<String, String> attributes, SampleBudget sampleBudget) {
+    public NamespaceIngest(
+            TopicBinding binding,
+            NamespaceDirectory directory,
+            WriterMetrics metrics,
+            Map<String, String> attributes,
+            SampleBudget sampleBudget) {
         this.initialSizing = new InitialSizing(sampleBudget);
         this.binding = binding;
         this.directory = directory;
@@ -78,9 +84,19 @@ public final class NamespaceIngest {
         this.writes = new TargetWrites(life, growth, lastError, metrics, nsLabel);
         this.heldBack = new HeldBackRecords(sampleBudget, writes, nsLabel);
         // Zero-valued series from the start: a family that only appears after its first event breaks rate() and alerts.
-        for (var counter : List.of(metrics.records, metrics.tombstones, metrics.decodeErrors, metrics.nullKeys,
-                metrics.oversize, metrics.corruptRecords, metrics.rebuilds, metrics.growths, metrics.replacements,
-                metrics.resumes, metrics.stalls, metrics.keysOnSeveralPartitions)) {
+        for (var counter : List.of(
+                metrics.records,
+                metrics.tombstones,
+                metrics.decodeErrors,
+                metrics.nullKeys,
+                metrics.oversize,
+                metrics.corruptRecords,
+                metrics.rebuilds,
+                metrics.growths,
+                metrics.replacements,
+                metrics.resumes,
+                metrics.stalls,
+                metrics.keysOnSeveralPartitions)) {
             counter.labelValues(nsLabel);
         }
     }
@@ -118,12 +134,15 @@ public final class NamespaceIngest {
      * @param topicId          the topic's id, or null when unknown; recorded with the generations built from now on
      * @return per partition, the offset to consume from
      */
-    public Map<Integer, Long> start(Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis,
-                                    String topicId) {
-        ResumeDecision decision = requestedRebuild != null ? ResumeDecision.rebuild(requestedRebuild)
+    public Map<Integer, Long> start(
+            Map<Integer, Long> beginning, Map<Integer, Long> end, long retentionMillis, String topicId) {
+        ResumeDecision decision = requestedRebuild != null
+                ? ResumeDecision.rebuild(requestedRebuild)
                 : ResumeDecision.decide(
                         directory.published().map(m -> ResumeDecision.Published.of(m, directory.canResume())),
-                        directory.rebuildReason(), binding.topic(), attributes,
+                        directory.rebuildReason(),
+                        binding.topic(),
+                        attributes,
                         new ResumeDecision.TopicLog(beginning, end, retentionMillis, topicId),
                         System.currentTimeMillis());
         life.recordTopicId(topicId);
@@ -141,10 +160,13 @@ public final class NamespaceIngest {
                 // Its largest entry is not known (not seen in this run): learnt as copies meet entries they refuse
                 // (each then starts again sized for it), not taken from the file's limit, which would keep every
                 // later generation's tiers as long as this one's even once its large values are gone.
-                life.setSizing(new GenerationSizing(m.capacity(), averages[0], averages[1],
-                        GenerationSizing.MAX_BLOAT_FACTOR, 0));
+                life.setSizing(new GenerationSizing(
+                        m.capacity(), averages[0], averages[1], GenerationSizing.MAX_BLOAT_FACTOR, 0));
                 metrics.resumes.labelValues(nsLabel).inc();
-                log.info("Namespace '{}': resuming generation {} from stored offsets {}", nsLabel, m.generation(),
+                log.info(
+                        "Namespace '{}': resuming generation {} from stored offsets {}",
+                        nsLabel,
+                        m.generation(),
                         m.offsets());
                 Map<Integer, Long> from = new TreeMap<>(beginning);
                 m.offsets().forEach((p, o) -> {
@@ -171,8 +193,8 @@ public final class NamespaceIngest {
      *                        before is kept)
      * @return per partition, the offset to consume from
      */
-    public Map<Integer, Long> rebuild(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end,
-                                      String topicId, long retentionMillis) {
+    public Map<Integer, Long> rebuild(
+            String reason, Map<Integer, Long> beginning, Map<Integer, Long> end, String topicId, long retentionMillis) {
         growth.startOver();
         life.dropForRebuild();
         life.recordTopicId(topicId);
@@ -187,8 +209,12 @@ public final class NamespaceIngest {
 
     private Map<Integer, Long> rebuildFrom(String reason, Map<Integer, Long> beginning, Map<Integer, Long> end) {
         long expectedEntries = initialSizing.start(beginning, end);
-        log.info("Namespace '{}': building a fresh generation from the beginning of topic '{}' ({}); up to {} records;"
-                + " readers keep the last published generation meanwhile", nsLabel, binding.topic(), reason,
+        log.info(
+                "Namespace '{}': building a fresh generation from the beginning of topic '{}' ({}); up to {} records;"
+                        + " readers keep the last published generation meanwhile",
+                nsLabel,
+                binding.topic(),
+                reason,
                 expectedEntries);
         metrics.rebuilds.labelValues(nsLabel).inc();
         return beginning;
@@ -205,8 +231,10 @@ public final class NamespaceIngest {
         try {
             life.recordAttribute(ResumeDecision.TOPIC_ID, topicId);
         } catch (IOException e) {
-            log.warn("Namespace '{}': cannot record the topic's id in its manifest now ({}); the next publish does",
-                    nsLabel, e.toString());
+            log.warn(
+                    "Namespace '{}': cannot record the topic's id in its manifest now ({}); the next publish does",
+                    nsLabel,
+                    e.toString());
         }
     }
 
@@ -254,12 +282,17 @@ public final class NamespaceIngest {
         try {
             building = life.startBuilding(sizing);
         } catch (IOException e) {
-            return lastError.stall("cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage(),
+            return lastError.stall(
+                    "cannot create a generation of " + sizing.entries() + " entries: " + e.getMessage(),
                     Applied.Stalled.PAUSE_MILLIS);
         }
         lastError.stallOver(); // the pause was for this generation: over even when no record was held back for it
-        log.info("Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)", nsLabel,
-                building.file().getFileName(), sizing.entries(), Math.round(sizing.averageKeyBytes()),
+        log.info(
+                "Namespace '{}': new generation {} sized for {} entries (avg key {} B, value {} B)",
+                nsLabel,
+                building.file().getFileName(),
+                sizing.entries(),
+                Math.round(sizing.averageKeyBytes()),
                 Math.round(sizing.averageValueBytes()));
         heldBack.addAll(initialSizing.finish());
         return heldBack.apply(positions);
@@ -370,18 +403,33 @@ public final class NamespaceIngest {
         metrics.generation.labelValues(nsLabel).set(generation);
         metrics.caughtUp.labelValues(nsLabel).set(isPublishedAndCaughtUp() ? 1 : 0);
         // A partition no longer in the topic (recreated with fewer) would otherwise report its last lag forever.
-        lagPartitions.stream().filter(p -> !lag.containsKey(p))
+        lagPartitions.stream()
+                .filter(p -> !lag.containsKey(p))
                 .forEach(p -> metrics.lag.remove(nsLabel, Integer.toString(p)));
-        lag.forEach((p, l) -> metrics.lag.labelValues(nsLabel, Integer.toString(p)).set(l));
+        lag.forEach(
+                (p, l) -> metrics.lag.labelValues(nsLabel, Integer.toString(p)).set(l));
         lagPartitions = Set.copyOf(lag.keySet());
         Manifest published = directory.published().orElse(null);
         Long digest = published == null ? null : published.contentDigest();
         if (digest != null) {
             metrics.contentDigest.labelValues(nsLabel).set(digest & WriterMetrics.DIGEST_GAUGE_MASK);
         }
-        return new NamespaceStatus(nsLabel, binding.topic(), state, generation, entries, capacity,
-                capacity == 0 ? 0 : (double) entries / capacity, lag, lastUpdateMillis, error,
-                isPublishedAndCaughtUp(), notReadyReason, published == null ? Map.of() : published.offsets(), digest,
-                skipped.list(), state == NamespaceStatus.State.LIVE ? currentAsOfMillis : Positions.UNKNOWN);
+        return new NamespaceStatus(
+                nsLabel,
+                binding.topic(),
+                state,
+                generation,
+                entries,
+                capacity,
+                capacity == 0 ? 0 : (double) entries / capacity,
+                lag,
+                lastUpdateMillis,
+                error,
+                isPublishedAndCaughtUp(),
+                notReadyReason,
+                published == null ? Map.of() : published.offsets(),
+                digest,
+                skipped.list(),
+                state == NamespaceStatus.State.LIVE ? currentAsOfMillis : Positions.UNKNOWN);
     }
 }

@@ -7,10 +7,23 @@ import java.util.Map;
  * What HTTP shows about one namespace: an immutable snapshot published by the ingest thread, so that requests never
  * touch the state the ingest thread is changing.
  */
-public record NamespaceStatus(String namespace, String topic, State state, long generation, long entries, long capacity,
-                       double fillRatio, Map<Integer, Long> lag, long lastUpdateMillis, String lastError,
-                       boolean caughtUp, String notReadyReason, Map<Integer, Long> offsets, Long digest,
-                       List<SkippedRecords.Skipped> skippedRecords, long currentAsOfMillis) {
+public record NamespaceStatus(
+        String namespace,
+        String topic,
+        State state,
+        long generation,
+        long entries,
+        long capacity,
+        double fillRatio,
+        Map<Integer, Long> lag,
+        long lastUpdateMillis,
+        String lastError,
+        boolean caughtUp,
+        String notReadyReason,
+        Map<Integer, Long> offsets,
+        Long digest,
+        List<SkippedRecords.Skipped> skippedRecords,
+        long currentAsOfMillis) {
     public enum State {
         /** Connecting, discovering partitions, deciding between resume and rebuild. */
         STARTING,
@@ -39,23 +52,80 @@ public record NamespaceStatus(String namespace, String topic, State state, long 
     }
 
     /** A snapshot of a namespace that has skipped no record (yet). */
-    public NamespaceStatus(String namespace, String topic, State state, long generation, long entries, long capacity,
-                           double fillRatio, Map<Integer, Long> lag, long lastUpdateMillis, String lastError,
-                           boolean caughtUp, String notReadyReason, Map<Integer, Long> offsets, Long digest) {
-        this(namespace, topic, state, generation, entries, capacity, fillRatio, lag, lastUpdateMillis, lastError,
-                caughtUp, notReadyReason, offsets, digest, List.of(), Positions.UNKNOWN);
+    public NamespaceStatus(
+            String namespace,
+            String topic,
+            State state,
+            long generation,
+            long entries,
+            long capacity,
+            double fillRatio,
+            Map<Integer, Long> lag,
+            long lastUpdateMillis,
+            String lastError,
+            boolean caughtUp,
+            String notReadyReason,
+            Map<Integer, Long> offsets,
+            Long digest) {
+        this(
+                namespace,
+                topic,
+                state,
+                generation,
+                entries,
+                capacity,
+                fillRatio,
+                lag,
+                lastUpdateMillis,
+                lastError,
+                caughtUp,
+                notReadyReason,
+                offsets,
+                digest,
+                List.of(),
+                Positions.UNKNOWN);
     }
 
     /** This snapshot with {@code reason} as why the namespace is not ready. */
     public NamespaceStatus notReadyBecause(String reason) {
-        return new NamespaceStatus(namespace, topic, state, generation, entries, capacity, fillRatio, lag,
-                lastUpdateMillis, lastError, caughtUp, reason, offsets, digest, skippedRecords, currentAsOfMillis);
+        return new NamespaceStatus(
+                namespace,
+                topic,
+                state,
+                generation,
+                entries,
+                capacity,
+                fillRatio,
+                lag,
+                lastUpdateMillis,
+                lastError,
+                caughtUp,
+                reason,
+                offsets,
+                digest,
+                skippedRecords,
+                currentAsOfMillis);
     }
 
     /** This snapshot with what readers see current with the topic as of {@code millis} (a test's writer). */
     public NamespaceStatus currentAsOf(long millis) {
-        return new NamespaceStatus(namespace, topic, state, generation, entries, capacity, fillRatio, lag,
-                lastUpdateMillis, lastError, caughtUp, notReadyReason, offsets, digest, skippedRecords, millis);
+        return new NamespaceStatus(
+                namespace,
+                topic,
+                state,
+                generation,
+                entries,
+                capacity,
+                fillRatio,
+                lag,
+                lastUpdateMillis,
+                lastError,
+                caughtUp,
+                notReadyReason,
+                offsets,
+                digest,
+                skippedRecords,
+                millis);
     }
 
     /** Whether {@code /ready} counts this namespace ready: nothing holds it back. */

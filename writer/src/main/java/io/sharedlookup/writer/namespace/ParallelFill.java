@@ -60,7 +60,8 @@ public final class ParallelFill {
         if (b == null || notYet || copying || b.hasReverseIndex() || lastError.stalledAt(System.nanoTime())) {
             return null;
         }
-        if (growth.deferred(System.nanoTime()) || (double) (b.size() + records) / b.capacity() >= Growth.GROW_NOW_AT
+        if (growth.deferred(System.nanoTime())
+                || (double) (b.size() + records) / b.capacity() >= Growth.GROW_NOW_AT
                 || growth.freeSpace.lowBeforePass(b)) {
             return null;
         }

@@ -40,7 +40,8 @@ final class PassTiers {
             touched++;
         }
         total++;
-        if (chunks[segment] > layout.chunksPerTier() || records[segment] > layout.hashLookupCapacity() / 4
+        if (chunks[segment] > layout.chunksPerTier()
+                || records[segment] > layout.hashLookupCapacity() / 4
                 || hasSurrogate(key)) {
             overOneTier = true;
         }

@@ -49,6 +49,7 @@ public final class ResumeDecision {
      * clock that was wrong, and would make offsets of any age pass for fresh.
      */
     public static final long CLOCK_SKEW_MILLIS = 60_000L;
+
     private static final ResumeDecision RESUME = new ResumeDecision(null);
 
     private final String rebuildReason;
@@ -68,8 +69,12 @@ public final class ResumeDecision {
      * @param stoppedCleanly  the manifest says closed and the generation's file is there
      *                        ({@code NamespaceDirectory.canResume()})
      */
-    record Published(String topic, Map<String, String> attributes, Map<Integer, Long> offsets, long updatedAtMillis,
-                     boolean stoppedCleanly) {
+    record Published(
+            String topic,
+            Map<String, String> attributes,
+            Map<Integer, Long> offsets,
+            long updatedAtMillis,
+            boolean stoppedCleanly) {
         static Published of(Manifest m, boolean stoppedCleanly) {
             return new Published(m.topic(), m.attributes(), m.offsets(), m.updatedAtMillis(), stoppedCleanly);
         }
@@ -97,8 +102,13 @@ public final class ResumeDecision {
      * @param log               the topic now
      * @param nowMillis         the wall clock now, to compare with {@code delete.retention.ms}
      */
-    static ResumeDecision decide(Optional<Published> published, Optional<String> unpublishedReason, String topic,
-                                 Map<String, String> attributes, TopicLog log, long nowMillis) {
+    static ResumeDecision decide(
+            Optional<Published> published,
+            Optional<String> unpublishedReason,
+            String topic,
+            Map<String, String> attributes,
+            TopicLog log,
+            long nowMillis) {
         if (published.isEmpty()) {
             return rebuild(unpublishedReason.orElse("nothing published yet"));
         }
@@ -112,8 +122,8 @@ public final class ResumeDecision {
         }
         String builtFromId = m.attributes().get(TOPIC_ID);
         if (builtFromId != null && log.topicId() != null && !builtFromId.equals(log.topicId())) {
-            return rebuild("topic '" + topic + "' was deleted and recreated since (its id was " + builtFromId
-                    + ", now " + log.topicId() + ")");
+            return rebuild("topic '" + topic + "' was deleted and recreated since (its id was " + builtFromId + ", now "
+                    + log.topicId() + ")");
         }
         for (Map.Entry<Integer, Long> b : log.beginning().entrySet()) {
             Long stored = m.offsets().get(b.getKey());
@@ -138,9 +148,11 @@ public final class ResumeDecision {
         long retentionMillis = log.deleteRetentionMillis();
         boolean known = retentionMillis >= 0;
         if (nowMillis - m.updatedAtMillis() > (known ? retentionMillis : DEFAULT_DELETE_RETENTION_MILLIS)) {
-            return rebuild("its offsets are older than " + (known ? "the topic's delete.retention.ms ("
-                    + retentionMillis + " ms)" : "a day, Kafka's default delete.retention.ms, and the topic's own "
-                    + "could not be read (grant the writer's Kafka principal DESCRIBE_CONFIGS on it)")
+            return rebuild("its offsets are older than "
+                    + (known
+                            ? "the topic's delete.retention.ms (" + retentionMillis + " ms)"
+                            : "a day, Kafka's default delete.retention.ms, and the topic's own "
+                                    + "could not be read (grant the writer's Kafka principal DESCRIBE_CONFIGS on it)")
                     + ", so deletes may have been missed");
         }
         return RESUME;
@@ -150,8 +162,8 @@ public final class ResumeDecision {
      * Why a generation built from {@code builtTopic} with {@code builtAttributes} is not what this writer builds from
      * {@code topic} with {@code attributes} (the rules on the topic and the settings above), or empty when it is.
      */
-    public static Optional<String> builtDifferently(String builtTopic, Map<String, String> builtAttributes,
-                                                    String topic, Map<String, String> attributes) {
+    public static Optional<String> builtDifferently(
+            String builtTopic, Map<String, String> builtAttributes, String topic, Map<String, String> attributes) {
         if (!builtTopic.equals(topic)) {
             return Optional.of("it was built from topic '" + builtTopic + "'");
         }

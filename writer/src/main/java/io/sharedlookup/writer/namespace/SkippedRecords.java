@@ -20,8 +20,7 @@ public final class SkippedRecords {
     public static final int KEPT = 100;
 
     /** One skipped record: where it is in the topic, why it was skipped, and when (ISO-8601 instant). */
-    public record Skipped(int partition, long offset, String reason, String at) {
-    }
+    public record Skipped(int partition, long offset, String reason, String at) {}
 
     private static final Logger log = LoggerFactory.getLogger(SkippedRecords.class);
     private final RateLimitedLog writeFailures = new RateLimitedLog(log, 60_000);
@@ -39,7 +38,10 @@ public final class SkippedRecords {
             last.removeFirst();
         }
         // One line each in the file: a reason quoting a bad record must not break the format.
-        last.addLast(new Skipped(partition, offset, reason.replaceAll("[\\t\\r\\n]+", " "),
+        last.addLast(new Skipped(
+                partition,
+                offset,
+                reason.replaceAll("[\\t\\r\\n]+", " "),
                 Instant.now().toString()));
         changed = true;
     }
@@ -65,13 +67,16 @@ public final class SkippedRecords {
         if (!takeChanged()) {
             return;
         }
-        List<String> lines = list().stream().map(s -> s.partition() + "\t" + s.offset() + "\t" + s.at() + "\t"
-                + s.reason()).toList();
+        List<String> lines = list().stream()
+                .map(s -> s.partition() + "\t" + s.offset() + "\t" + s.at() + "\t" + s.reason())
+                .toList();
         try {
             directory.writeSkippedRecords(lines);
         } catch (IOException | RuntimeException e) {
-            writeFailures.warn("Namespace '{}': cannot write its list of skipped records ({}); /namespaces still "
-                    + "shows them", namespace, e.toString());
+            writeFailures.warn(
+                    "Namespace '{}': cannot write its list of skipped records ({}); /namespaces still " + "shows them",
+                    namespace,
+                    e.toString());
         }
     }
 }

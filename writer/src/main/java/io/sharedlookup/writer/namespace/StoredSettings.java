@@ -33,8 +33,7 @@ public final class StoredSettings {
     /** What an unrecorded setting means: the default of a writer from before it was recorded. */
     private static final Map<String, String> DEFAULTS = Map.of(REVERSE_INDEX, "false");
 
-    private StoredSettings() {
-    }
+    private StoredSettings() {}
 
     /**
      * The attributes a namespace's generations record for these settings.
@@ -91,8 +90,8 @@ public final class StoredSettings {
      * settings listed above count: the store format and the writer record other attributes of their own (the topic's
      * id, for one) that are not settings.
      */
-    public static List<Change> changes(String builtTopic, Map<String, String> builtAttributes, String topic,
-                                       Map<String, String> attributes) {
+    public static List<Change> changes(
+            String builtTopic, Map<String, String> builtAttributes, String topic, Map<String, String> attributes) {
         List<Change> changes = new ArrayList<>();
         if (!builtTopic.equals(topic)) {
             changes.add(new Change("topic", builtTopic, topic));

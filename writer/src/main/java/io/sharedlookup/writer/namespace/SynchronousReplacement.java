@@ -38,14 +38,16 @@ final class SynchronousReplacement {
         while (true) {
             GenerationFile to = next;
             try {
-                old.forEach((k, v) -> {
-                    try {
-                        to.put(k, v, BackgroundCopy.COPY_LOCK_NANOS);
-                    } catch (EntryTooLargeException e) {
-                        refused[0] = EntrySizes.bytesOf(k, v);
-                        throw e;
-                    }
-                }, BackgroundCopy.COPY_LOCK_NANOS);
+                old.forEach(
+                        (k, v) -> {
+                            try {
+                                to.put(k, v, BackgroundCopy.COPY_LOCK_NANOS);
+                            } catch (EntryTooLargeException e) {
+                                refused[0] = EntrySizes.bytesOf(k, v);
+                                throw e;
+                            }
+                        },
+                        BackgroundCopy.COPY_LOCK_NANOS);
                 break;
             } catch (EntryTooLargeException e) {
                 life.discard(next);
@@ -55,8 +57,11 @@ final class SynchronousReplacement {
                 // Never dropped: the entry is stored, so a generation made to take it is built instead.
                 sizes.mustTake(refused[0]);
                 sizing = sizing.withLargestEntry(refused[0]);
-                log.warn("Namespace '{}': an entry of {} bytes does not fit the new generation; building one that "
-                        + "takes it", nsLabel, refused[0]);
+                log.warn(
+                        "Namespace '{}': an entry of {} bytes does not fit the new generation; building one that "
+                                + "takes it",
+                        nsLabel,
+                        refused[0]);
                 next = life.create(sizing);
             } catch (RuntimeException e) {
                 life.discard(next);
@@ -76,8 +81,7 @@ final class SynchronousReplacement {
         try {
             life.discard(next);
         } catch (IOException | RuntimeException e) {
-            log.warn("Namespace '{}': cannot delete unpublished generation {}: {}", nsLabel, next.file(),
-                    e.toString());
+            log.warn("Namespace '{}': cannot delete unpublished generation {}: {}", nsLabel, next.file(), e.toString());
         }
     }
 }

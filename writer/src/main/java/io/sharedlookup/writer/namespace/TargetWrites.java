@@ -93,7 +93,9 @@ final class TargetWrites {
 
     /** The file system refused what a record needs ({@code what}): the record waits, retried every 2 s. */
     private Applied.Stalled diskFull(String what, IOException refusal) {
-        return lastError.stall(what + " (" + refusal.getMessage() + "); free disk space, the writer retries every "
-                + GrowthRetry.DISK_FULL_RETRY_MILLIS / 1000 + " s by itself", GrowthRetry.DISK_FULL_RETRY_MILLIS);
+        return lastError.stall(
+                what + " (" + refusal.getMessage() + "); free disk space, the writer retries every "
+                        + GrowthRetry.DISK_FULL_RETRY_MILLIS / 1000 + " s by itself",
+                GrowthRetry.DISK_FULL_RETRY_MILLIS);
     }
 }

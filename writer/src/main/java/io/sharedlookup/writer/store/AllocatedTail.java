@@ -13,15 +13,15 @@ import net.openhft.chronicle.map.VanillaChronicleMap;
  * never writes into space the file system did not give it.
  */
 final class AllocatedTail {
-    private AllocatedTail() {
-    }
+    private AllocatedTail() {}
 
     /**
      * The file length Chronicle's initialised part covers: its data store (header, segments and the extra tier bulks
      * it allocated), rounded up to its mapping granularity, as each successful extension leaves the file.
      */
     static long allocatedLength(ChronicleMap<?, ?> map) {
-        long initialised = ((VanillaChronicleMap<?, ?, ?>) map).globalMutableState().getDataStoreSize();
+        long initialised =
+                ((VanillaChronicleMap<?, ?, ?>) map).globalMutableState().getDataStoreSize();
         long page = net.openhft.chronicle.core.OS.mapAlignment();
         return (initialised + page - 1) / page * page;
     }
@@ -68,8 +68,10 @@ final class AllocatedTail {
             }
         } catch (IOException | RuntimeException e) {
             // Still longer than allocated: never written again, rather than risk the SIGBUS.
-            throw new GenerationUnusableException("Cannot cut " + file + " back to its allocated " + allocatedEnd
-                    + " bytes after a failed extension (" + e + "); the namespace is rebuilt from its topic", e);
+            throw new GenerationUnusableException(
+                    "Cannot cut " + file + " back to its allocated " + allocatedEnd
+                            + " bytes after a failed extension (" + e + "); the namespace is rebuilt from its topic",
+                    e);
         }
     }
 }

@@ -12,8 +12,7 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
  * replaces the generation rather than wait.
  */
 final class BoundedLocks {
-    private BoundedLocks() {
-    }
+    private BoundedLocks() {}
 
     static boolean tryLock(Lock lock, long timeoutNanos) {
         if (lock.tryLock()) { // the uncontended case: one CAS, no clock reads

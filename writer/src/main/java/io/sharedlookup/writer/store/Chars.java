@@ -2,8 +2,7 @@ package io.sharedlookup.writer.store;
 
 /** Character sequence comparisons that allocate nothing (a stored value is compared with the one put over it). */
 final class Chars {
-    private Chars() {
-    }
+    private Chars() {}
 
     /** Whether {@code a} and {@code b} hold the same characters. */
     static boolean contentEquals(CharSequence a, CharSequence b) {

@@ -25,8 +25,7 @@ final class ChronicleFailures {
     /** Chronicle's refusal of an entry larger than an entry may be ("Entry is too large", "Value too large"). */
     private static final String TOO_LARGE = "too large";
 
-    private ChronicleFailures() {
-    }
+    private ChronicleFailures() {}
 
     /**
      * What a failed put into {@code file} means: an {@link EntryTooLargeException} when Chronicle refused the entry's
@@ -38,13 +37,14 @@ final class ChronicleFailures {
             return e;
         }
         if (tooLarge(e)) {
-            return new EntryTooLargeException("Entry for key of " + key.length() + " chars and value of "
-                    + value.length() + " chars does not fit generation " + file.getFileName() + ": " + e.getMessage(),
+            return new EntryTooLargeException(
+                    "Entry for key of " + key.length() + " chars and value of " + value.length()
+                            + " chars does not fit generation " + file.getFileName() + ": " + e.getMessage(),
                     e);
         }
         if (e instanceof IllegalStateException && says(e, NO_TIER_LEFT)) {
-            return new TiersExhaustedException("Generation " + file.getFileName() + " has no room left: "
-                    + e.getMessage(), e);
+            return new TiersExhaustedException(
+                    "Generation " + file.getFileName() + " has no room left: " + e.getMessage(), e);
         }
         return e;
     }
@@ -54,8 +54,10 @@ final class ChronicleFailures {
      * Chronicle's own refusal, so that callers grow the namespace either way.
      */
     static TiersExhaustedException noTierForLongerValue(Path file, long tiersInUse) {
-        return new TiersExhaustedException("Generation " + file.getFileName() + " has no " + NO_TIER_LEFT
-                + " left (" + tiersInUse + " in use) for a longer value of an existing key", null);
+        return new TiersExhaustedException(
+                "Generation " + file.getFileName() + " has no " + NO_TIER_LEFT + " left (" + tiersInUse
+                        + " in use) for a longer value of an existing key",
+                null);
     }
 
     /** Whether Chronicle refused an entry as larger than this generation's layout allows. */
@@ -73,27 +75,34 @@ final class ChronicleFailures {
             return e; // checked before anything moves
         }
         String cause = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-        return new GenerationUnusableException("A longer value could not be placed in " + file.getFileName() + " ("
-                + cause + ") after Chronicle Map had freed the old one; the namespace is rebuilt from its topic", e);
+        return new GenerationUnusableException(
+                "A longer value could not be placed in " + file.getFileName() + " (" + cause
+                        + ") after Chronicle Map had freed the old one; the namespace is rebuilt from its topic",
+                e);
     }
 
     /** Chronicle could not create {@code file}'s map. */
     static IOException ofCreate(Path file, Throwable e) {
-        return e instanceof IOException io ? io
+        return e instanceof IOException io
+                ? io
                 : new IOException("Cannot create generation file " + file + ": " + e, e);
     }
 
     /** Chronicle could not open {@code file}: the file's fault, so the writer rebuilds it. */
     static StoreFormatException ofOpen(Path file, Exception e) {
-        return new StoreFormatException("Generation file " + file + " is corrupt or truncated (" + e
-                + "); the writer rebuilds it from the topic", e);
+        return new StoreFormatException(
+                "Generation file " + file + " is corrupt or truncated (" + e
+                        + "); the writer rebuilds it from the topic",
+                e);
     }
 
     /** Chronicle failed with an {@link Error} opening {@code file}: not the file's fault but this JVM's. */
     static IllegalStateException ofOpen(Path file, Error e) {
         // A missing JVM flag or class (the writer jar's manifest carries the flags).
-        return new IllegalStateException("Chronicle Map cannot open " + file + " in this JVM (" + e
-                + "); run the writer as its jar (java -jar), which carries the JVM flags Chronicle needs", e);
+        return new IllegalStateException(
+                "Chronicle Map cannot open " + file + " in this JVM (" + e
+                        + "); run the writer as its jar (java -jar), which carries the JVM flags Chronicle needs",
+                e);
     }
 
     private static boolean says(RuntimeException e, String words) {

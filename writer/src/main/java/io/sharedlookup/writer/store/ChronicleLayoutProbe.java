@@ -34,8 +34,7 @@ public final class ChronicleLayoutProbe {
     /** Sized for fewer entries than {@link #probeEntries} puts, so that segments overflow into extra tiers. */
     private static final GenerationSizing SIZING = new GenerationSizing(64, 8, 16, 8.0);
 
-    private ChronicleLayoutProbe() {
-    }
+    private ChronicleLayoutProbe() {}
 
     /**
      * Runs the probe in a temporary file in {@code dir} (deleted afterwards).
@@ -60,7 +59,9 @@ public final class ChronicleLayoutProbe {
         } finally {
             ProbeFolders.delete(probeDir);
         }
-        LOG.info("Chronicle Map layout checked against what readers assume in {} ms", (System.nanoTime() - start) / 1_000_000);
+        LOG.info(
+                "Chronicle Map layout checked against what readers assume in {} ms",
+                (System.nanoTime() - start) / 1_000_000);
     }
 
     /**
@@ -80,8 +81,11 @@ public final class ChronicleLayoutProbe {
             for (Map.Entry<String, String> e : entries.entrySet()) {
                 int found = read(map, e.getKey(), value);
                 if (found != MappedMap.PRESENT || !value.toString().equals(e.getValue())) {
-                    throw mismatch(layout, "key '" + e.getKey() + "' read back as " + (found == MappedMap.PRESENT
-                            ? "'" + value + "'" : "absent") + ", not '" + e.getValue() + "'");
+                    throw mismatch(
+                            layout,
+                            "key '" + e.getKey() + "' read back as "
+                                    + (found == MappedMap.PRESENT ? "'" + value + "'" : "absent") + ", not '"
+                                    + e.getValue() + "'");
                 }
             }
             if (read(map, "never-put", value) != MappedMap.ABSENT) {

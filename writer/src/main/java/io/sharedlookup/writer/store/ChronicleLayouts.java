@@ -14,8 +14,7 @@ import net.openhft.chronicle.map.VanillaChronicleMap;
  * one place that knows Chronicle's internal field names.
  */
 final class ChronicleLayouts {
-    private ChronicleLayouts() {
-    }
+    private ChronicleLayouts() {}
 
     /**
      * What readers need to read {@code map}'s file without Chronicle. Refuses a map whose entries are laid out in a
@@ -40,12 +39,29 @@ final class ChronicleLayouts {
         long base = m.bsAddress();
         long segmentsOffset = m.segmentBaseAddr(0) - base;
         int segmentHeaderSize = Math.toIntExact((segmentsOffset - m.segmentHeadersOffset) / m.actualSegments);
-        long entrySpace = m.tierHashLookupOuterSize + VanillaChronicleHash.TIER_COUNTERS_AREA_SIZE
-                + m.tierFreeListOuterSize + m.tierEntrySpaceInnerOffset;
-        return new MapLayout(m.persistedDataVersion(), m.actualSegments, m.segmentHeadersOffset, segmentHeaderSize,
-                segmentsOffset, m.tierSize, m.sizeInBytesWithoutTiers(), m.tiersInBulk, m.tiersInBulk * m.tierSize,
-                0, maxExtraTiers(m), m.tierHashLookupSlotSize, m.tierHashLookupCapacity, m.tierHashLookupKeyBits,
-                m.tierHashLookupValueBits, m.tierHashLookupOuterSize, entrySpace, m.chunkSize,
+        long entrySpace = m.tierHashLookupOuterSize
+                + VanillaChronicleHash.TIER_COUNTERS_AREA_SIZE
+                + m.tierFreeListOuterSize
+                + m.tierEntrySpaceInnerOffset;
+        return new MapLayout(
+                m.persistedDataVersion(),
+                m.actualSegments,
+                m.segmentHeadersOffset,
+                segmentHeaderSize,
+                segmentsOffset,
+                m.tierSize,
+                m.sizeInBytesWithoutTiers(),
+                m.tiersInBulk,
+                m.tiersInBulk * m.tierSize,
+                0,
+                maxExtraTiers(m),
+                m.tierHashLookupSlotSize,
+                m.tierHashLookupCapacity,
+                m.tierHashLookupKeyBits,
+                m.tierHashLookupValueBits,
+                m.tierHashLookupOuterSize,
+                entrySpace,
+                m.chunkSize,
                 m.actualChunksPerSegmentTier);
     }
 

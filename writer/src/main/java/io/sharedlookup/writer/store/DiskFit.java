@@ -39,8 +39,7 @@ public final class DiskFit {
     /** The skipped check is said once, not for every generation. */
     private static final AtomicBoolean warnedSkip = new AtomicBoolean();
 
-    private DiskFit() {
-    }
+    private DiskFit() {}
 
     /**
      * Bytes the file system of {@code dir} has free for the writer now (0 on a full disk); {@link #UNKNOWN} when it
@@ -81,15 +80,19 @@ public final class DiskFit {
             return one;
         }
         // sized as GenerationFile.create sizes a reverse index: values as keys, keys (and a separator) as values
-        GenerationSizing reverse = new GenerationSizing(sizing.entries(), sizing.averageValueBytes(),
-                sizing.averageKeyBytes() + 3, sizing.maxBloatFactor(), sizing.largestEntryBytes());
+        GenerationSizing reverse = new GenerationSizing(
+                sizing.entries(),
+                sizing.averageValueBytes(),
+                sizing.averageKeyBytes() + 3,
+                sizing.maxBloatFactor(),
+                sizing.largestEntryBytes());
         return saturatedPlus(one, mapBytes(tiersOf.apply(reverse)));
     }
 
     private static long mapBytes(EntryRoom.Tiers tiers) {
         long perSegment = saturatedPlus(tiers.tierBytes(), PER_SEGMENT_BYTES);
-        long segments = Math.multiplyHigh(tiers.segments(), perSegment) != 0 ? Long.MAX_VALUE
-                : tiers.segments() * perSegment;
+        long segments =
+                Math.multiplyHigh(tiers.segments(), perSegment) != 0 ? Long.MAX_VALUE : tiers.segments() * perSegment;
         return saturatedPlus(segments < 0 ? Long.MAX_VALUE : segments, HEADER_BYTES);
     }
 
@@ -104,20 +107,28 @@ public final class DiskFit {
      * when it fits, or when the free space is unknown (negative, {@link #UNKNOWN}). A full disk (0) fits nothing.
      */
     public static String shortfall(GenerationSizing sizing, boolean reverseIndex, long usableBytes, Path dir) {
-        return usableBytes < 0 ? null : shortfall(sizing, reverseIndex, bytesNeeded(sizing, reverseIndex), usableBytes,
-                dir);
+        return usableBytes < 0
+                ? null
+                : shortfall(sizing, reverseIndex, bytesNeeded(sizing, reverseIndex), usableBytes, dir);
     }
 
-    private static String shortfall(GenerationSizing sizing, boolean reverseIndex, long needed, long usableBytes,
-            Path dir) {
+    private static String shortfall(
+            GenerationSizing sizing, boolean reverseIndex, long needed, long usableBytes, Path dir) {
         if (needed <= usableBytes) {
             return null;
         }
-        return String.format(Locale.ROOT, "a generation of %,d entries (average key %d B, value %d B%s) needs %,d bytes on disk, "
+        return String.format(
+                Locale.ROOT,
+                "a generation of %,d entries (average key %d B, value %d B%s) needs %,d bytes on disk, "
                         + "but the file system of %s has %,d bytes free: give the store more disk, or hold fewer "
-                        + "entries or smaller values in the topic", sizing.entries(),
-                Math.round(sizing.averageKeyBytes()), Math.round(sizing.averageValueBytes()),
-                reverseIndex ? ", with its reverse index" : "", needed, dir, usableBytes);
+                        + "entries or smaller values in the topic",
+                sizing.entries(),
+                Math.round(sizing.averageKeyBytes()),
+                Math.round(sizing.averageValueBytes()),
+                reverseIndex ? ", with its reverse index" : "",
+                needed,
+                dir,
+                usableBytes);
     }
 
     /**
@@ -138,8 +149,10 @@ public final class DiskFit {
             throw e;
         } catch (RuntimeException e) {
             if (warnedSkip.compareAndSet(false, true)) {
-                log.warn("Not checking that new generations fit the disk: cannot estimate their size ({}); a full "
-                        + "disk is reported by the file system instead", e.toString().replace('\n', ' '));
+                log.warn(
+                        "Not checking that new generations fit the disk: cannot estimate their size ({}); a full "
+                                + "disk is reported by the file system instead",
+                        e.toString().replace('\n', ' '));
             }
             return;
         }

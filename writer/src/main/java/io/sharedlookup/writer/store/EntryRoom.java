@@ -21,8 +21,7 @@ public final class EntryRoom {
     /** Chronicle stores each of the key's and the value's sizes as a stop-bit number: at most 5 bytes for an int. */
     static final int SIZE_PREFIXES = 10;
 
-    private EntryRoom() {
-    }
+    private EntryRoom() {}
 
     /**
      * Part of the usable disk one generation lengthened for a large entry may take: the quarter a first generation
@@ -33,6 +32,7 @@ public final class EntryRoom {
     static final long MAX_TIER_BYTES = 1L << 30;
     /** Chronicle lays tier parts out on cache lines, and makes a tier bulk at least a page. */
     private static final long CACHE_LINE = 64;
+
     private static final long PAGE = 4096;
 
     /**
@@ -73,8 +73,8 @@ public final class EntryRoom {
         long budget = (long) (usableDiskBytes * DISK_SHARE);
         if (usableDiskBytes > 0 && fileBytes > budget) {
             return "an entry of " + sizing.largestEntryBytes() + " bytes needs tiers of " + tiers.tierBytes
-                    + " bytes in each of the generation's " + tiers.segments + " segments" + (reverseIndex
-                    ? " and as many in its reverse index" : "") + ": " + fileBytes + " bytes, over "
+                    + " bytes in each of the generation's " + tiers.segments + " segments"
+                    + (reverseIndex ? " and as many in its reverse index" : "") + ": " + fileBytes + " bytes, over "
                     + Math.round(DISK_SHARE * 100) + "% of the " + usableDiskBytes + " bytes free on disk";
         }
         return null;
@@ -99,14 +99,15 @@ public final class EntryRoom {
         // stay as Chronicle chose them, set explicitly since it takes a tier length only with those three.
         long segments = builderLong(builder, "actualSegments");
         long entriesPerSegment = builderLong(builder, "entriesPerSegment");
-        builder.actualSegments(Math.toIntExact(segments)).entriesPerSegment(entriesPerSegment)
-                .actualChunkSize(Math.toIntExact(chunkSize)).actualChunksPerSegmentTier(needed);
+        builder.actualSegments(Math.toIntExact(segments))
+                .entriesPerSegment(entriesPerSegment)
+                .actualChunkSize(Math.toIntExact(chunkSize))
+                .actualChunksPerSegmentTier(needed);
         return true;
     }
 
     /** Segments, tier size and tier bulk size of a file {@code builder} would make: Chronicle's own arithmetic. */
-    record Tiers(long segments, long tierBytes, long bulkBytes) {
-    }
+    record Tiers(long segments, long tierBytes, long bulkBytes) {}
 
     /**
      * The segments and tiers of a generation of {@code sizing}, lengthened for its largest entry if need be.
@@ -134,8 +135,10 @@ public final class EntryRoom {
         long segments = builderLong(builder, "actualSegments");
         long chunks = builderLong(builder, "actualChunksPerSegmentTier");
         long entrySpace = saturatedTimes(builderLong(builder, "chunkSize"), chunks);
-        long tier = plus(plus(alignUp(saturatedTimes(builderLong(builder, "tierHashLookupCapacity"), 8)),
-                alignUp(chunks / 8 + 8 + CACHE_LINE)),
+        long tier = plus(
+                plus(
+                        alignUp(saturatedTimes(builderLong(builder, "tierHashLookupCapacity"), 8)),
+                        alignUp(chunks / 8 + 8 + CACHE_LINE)),
                 plus(alignUp(plus(builderLong(builder, "segmentEntrySpaceInnerOffset"), entrySpace)), CACHE_LINE));
         long tiersInBulk = Math.max(1, Long.highestOneBit(Math.max(1, segments / 8)));
         if (tiersInBulk < segments / 8) {
@@ -156,7 +159,9 @@ public final class EntryRoom {
     }
 
     private static long alignUp(long bytes) {
-        return bytes >= Long.MAX_VALUE - CACHE_LINE ? Long.MAX_VALUE : (bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+        return bytes >= Long.MAX_VALUE - CACHE_LINE
+                ? Long.MAX_VALUE
+                : (bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
     }
 
     private static long plus(long a, long b) {
@@ -185,8 +190,10 @@ public final class EntryRoom {
             m.setAccessible(true);
             return ((Number) m.invoke(builder)).longValue();
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("Cannot read Chronicle Map's " + method + " to size a generation for "
-                    + "its largest entry; this Chronicle Map version is not supported: " + e, e);
+            throw new IllegalStateException(
+                    "Cannot read Chronicle Map's " + method + " to size a generation for "
+                            + "its largest entry; this Chronicle Map version is not supported: " + e,
+                    e);
         }
     }
 }

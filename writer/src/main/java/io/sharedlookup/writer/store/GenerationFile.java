@@ -43,6 +43,7 @@ public final class GenerationFile implements AutoCloseable {
     private final SegmentCounters counters;
     /** Taken by each {@link #put} with its cut-back: one at a time, except in a parallel build's passes. */
     private final PutGate puts = new PutGate();
+
     private ReverseIndex reverse;
     private final RunningDigest digest = new RunningDigest();
     /**
@@ -52,8 +53,7 @@ public final class GenerationFile implements AutoCloseable {
     private final AtomicLong entries;
 
     /** Made by {@link GenerationMaps}, which creates or opens the map. */
-    GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity,
-                   SegmentCounters counters) {
+    GenerationFile(Path file, ChronicleMap<CharSequence, CharSequence> map, long capacity, SegmentCounters counters) {
         this.file = file;
         this.map = map;
         this.capacity = capacity;
@@ -75,15 +75,19 @@ public final class GenerationFile implements AutoCloseable {
     /**
      * Creates a new, empty generation file and, with {@code reverseIndex}, its reverse index beside it.
      */
-    public static GenerationFile create(Path file, GenerationSizing sizing, StorePermissions permissions,
-                                        boolean reverseIndex) throws IOException {
+    public static GenerationFile create(
+            Path file, GenerationSizing sizing, StorePermissions permissions, boolean reverseIndex) throws IOException {
         GenerationFile generation = create(file, sizing, permissions);
         if (reverseIndex) {
             try {
-                GenerationSizing reverseSizing = new GenerationSizing(sizing.entries(), sizing.averageValueBytes(),
-                        sizing.averageKeyBytes() + 3, sizing.maxBloatFactor(), sizing.largestEntryBytes());
-                generation.reverse = new ReverseIndex(create(StoreLayout.reverseIndexFile(file), reverseSizing,
-                        permissions));
+                GenerationSizing reverseSizing = new GenerationSizing(
+                        sizing.entries(),
+                        sizing.averageValueBytes(),
+                        sizing.averageKeyBytes() + 3,
+                        sizing.maxBloatFactor(),
+                        sizing.largestEntryBytes());
+                generation.reverse =
+                        new ReverseIndex(create(StoreLayout.reverseIndexFile(file), reverseSizing, permissions));
             } catch (IOException | RuntimeException e) {
                 generation.close();
                 Files.deleteIfExists(file);
@@ -228,7 +232,9 @@ public final class GenerationFile implements AutoCloseable {
                 reverse.add(value, key, timeoutNanos);
             }
             if (entry != null) {
-                previous = reverse == null && !digest.kept() ? null : entry.value().get().toString();
+                previous = reverse == null && !digest.kept()
+                        ? null
+                        : entry.value().get().toString();
                 int segment = c.segmentIndex();
                 counters.begin(segment);
                 try {
@@ -292,7 +298,9 @@ public final class GenerationFile implements AutoCloseable {
             if (entry == null) {
                 return false;
             }
-            String previous = reverse == null && !digest.kept() ? null : entry.value().get().toString();
+            String previous = reverse == null && !digest.kept()
+                    ? null
+                    : entry.value().get().toString();
             int segment = c.segmentIndex();
             counters.begin(segment);
             try {
@@ -317,10 +325,12 @@ public final class GenerationFile implements AutoCloseable {
      * @throws LockTimeoutException when a segment stays write-locked beyond the bound
      */
     public void forEach(BiConsumer<CharSequence, CharSequence> action, long timeoutNanos) {
-        forEachWhile((k, v) -> {
-            action.accept(k, v);
-            return true;
-        }, timeoutNanos);
+        forEachWhile(
+                (k, v) -> {
+                    action.accept(k, v);
+                    return true;
+                },
+                timeoutNanos);
     }
 
     /**
@@ -332,10 +342,12 @@ public final class GenerationFile implements AutoCloseable {
         for (int i = 0, n = map.segments(); i < n; i++) {
             try (MapSegmentContext<CharSequence, CharSequence, ?> c = map.segmentContext(i)) {
                 // Chronicle's segment contexts are segment locks, though the interface does not say so.
-                if (c instanceof InterProcessReadWriteUpdateLock locks && !BoundedLocks.tryLock(locks.updateLock(), timeoutNanos)) {
+                if (c instanceof InterProcessReadWriteUpdateLock locks
+                        && !BoundedLocks.tryLock(locks.updateLock(), timeoutNanos)) {
                     throw BoundedLocks.timeout("update", file);
                 }
-                if (!c.forEachSegmentEntryWhile(e -> action.test(e.key().get(), e.value().get()))) {
+                if (!c.forEachSegmentEntryWhile(
+                        e -> action.test(e.key().get(), e.value().get()))) {
                     return false;
                 }
             }

@@ -16,8 +16,7 @@ import java.nio.file.attribute.BasicFileAttributes;
  * do not say so. A published generation is always complete, so any of these means damage: the writer rebuilds.
  */
 final class GenerationFileCheck {
-    private GenerationFileCheck() {
-    }
+    private GenerationFileCheck() {}
 
     /**
      * @throws StoreFormatException when {@code file} is missing, not a regular file (a symbolic link is never

@@ -15,8 +15,7 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
  * by a fresh map with default settings, and Chronicle's failures reach the writer as {@link ChronicleFailures} says.
  */
 final class GenerationMaps {
-    private GenerationMaps() {
-    }
+    private GenerationMaps() {}
 
     /** The builder every generation (and its reverse index) starts from, before it is sized. */
     static ChronicleMapBuilder<CharSequence, CharSequence> builder() {
@@ -25,13 +24,13 @@ final class GenerationMaps {
         // No entry checksums: they only serve Chronicle's own recovery, which the writer never runs (a damaged
         // generation is rebuilt from Kafka), and readers skip them. Measured 3-5% of a put, within the noise of a
         // shared machine. Files written with checksums still open: Chronicle reads the setting from the header.
-        return ChronicleMapBuilder.of(CharSequence.class, CharSequence.class).skipCloseOnExitHook(true)
+        return ChronicleMapBuilder.of(CharSequence.class, CharSequence.class)
+                .skipCloseOnExitHook(true)
                 .checksumEntries(false);
     }
 
     /** Creates a new, empty generation file; refuses to touch an existing one. */
-    static GenerationFile create(Path file, GenerationSizing sizing, StorePermissions permissions)
-            throws IOException {
+    static GenerationFile create(Path file, GenerationSizing sizing, StorePermissions permissions) throws IOException {
         var configured = EntryRoom.configure(builder(), sizing); // first: a NoRoomForEntryException leaves no file
         // Created empty so that permissions are right before anything is mapped, and an existing file is never reused
         Files.createFile(file, permissions.fileAttributes());
@@ -39,8 +38,8 @@ final class GenerationMaps {
             permissions.applyToFile(file);
             ChronicleMap<CharSequence, CharSequence> map = configured.createPersistedTo(file.toFile());
             try {
-                return new GenerationFile(file, map, sizing.entries(),
-                        SegmentCounters.create(file, map.segments(), permissions));
+                return new GenerationFile(
+                        file, map, sizing.entries(), SegmentCounters.create(file, map.segments(), permissions));
             } catch (IOException | RuntimeException e) {
                 map.close();
                 throw e;

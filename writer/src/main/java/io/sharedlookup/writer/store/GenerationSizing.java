@@ -17,14 +17,15 @@ import io.sharedlookup.internal.store.*;
  *                          follows from the averages: a copy of a generation whose averages many small updates pulled
  *                          down must still take the largest value stored, or it would drop it.
  */
-public record GenerationSizing(long entries, double averageKeyBytes, double averageValueBytes, double maxBloatFactor,
-                               long largestEntryBytes) {
+public record GenerationSizing(
+        long entries, double averageKeyBytes, double averageValueBytes, double maxBloatFactor, long largestEntryBytes) {
     /** Expected entries are multiplied by this. */
     public static final double HEADROOM = 1.5;
     /** No generation is smaller than this. */
     public static final long MIN_ENTRIES = 1024;
     /** Chronicle accepts up to about 2.2 x entries at 1.0; 2.0 leaves room for bursts while a bigger one is built. */
     public static final double MAX_BLOAT_FACTOR = 2.0;
+
     static final double DEFAULT_KEY_BYTES = 16;
     static final double DEFAULT_VALUE_BYTES = 32;
 
@@ -44,7 +45,8 @@ public record GenerationSizing(long entries, double averageKeyBytes, double aver
 
     /** The same sizing, made to take entries of up to {@code bytes} (UTF-8 key plus value) as well. */
     public GenerationSizing withLargestEntry(long bytes) {
-        return bytes <= largestEntryBytes ? this
+        return bytes <= largestEntryBytes
+                ? this
                 : new GenerationSizing(entries, averageKeyBytes, averageValueBytes, maxBloatFactor, bytes);
     }
 
@@ -72,10 +74,14 @@ public record GenerationSizing(long entries, double averageKeyBytes, double aver
      * {@code largestStoredBytes} (and of up to this sizing's own largest): the averages alone may make its tiers
      * too small for a value already stored.
      */
-    public GenerationSizing grownFor(long currentEntries, double sampledKeyBytes, double sampledValueBytes,
-                                     long largestStoredBytes) {
+    public GenerationSizing grownFor(
+            long currentEntries, double sampledKeyBytes, double sampledValueBytes, long largestStoredBytes) {
         long next = Math.max(entries * 2, (long) Math.ceil(currentEntries * HEADROOM * 2));
-        return new GenerationSizing(next, sampledKeyBytes, sampledValueBytes, maxBloatFactor,
+        return new GenerationSizing(
+                next,
+                sampledKeyBytes,
+                sampledValueBytes,
+                maxBloatFactor,
                 Math.max(largestEntryBytes, largestStoredBytes));
     }
 }

@@ -13,8 +13,7 @@ import net.openhft.chronicle.algo.hashing.LongHashFunction;
 public final class KeySegments {
     private static final LongHashFunction XX = LongHashFunction.xx_r39();
 
-    private KeySegments() {
-    }
+    private KeySegments() {}
 
     /** The segment of {@code layout}'s map that {@code key} lives in. */
     public static int segmentOf(MapLayout layout, String key) {

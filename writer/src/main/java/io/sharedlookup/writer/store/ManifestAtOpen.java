@@ -38,18 +38,28 @@ record ManifestAtOpen(Manifest published, long generationFloor, String rebuildRe
         } catch (Manifest.OldFormatException e) {
             // Written by a release whose readers went through Chronicle: build a version-2 generation from the topic.
             // Its number follows the old one, so readers of either release never mistake one for the other.
-            log.warn("Namespace '{}' is store format version 1; rebuilding it from the topic as version {}",
-                    namespace, Manifest.FORMAT_VERSION);
-            return new ManifestAtOpen(null, Math.max(e.generation(), OldGenerations.highestIn(dir)),
+            log.warn(
+                    "Namespace '{}' is store format version 1; rebuilding it from the topic as version {}",
+                    namespace,
+                    Manifest.FORMAT_VERSION);
+            return new ManifestAtOpen(
+                    null,
+                    Math.max(e.generation(), OldGenerations.highestIn(dir)),
                     "its manifest is store format version 1");
         } catch (ManifestFiles.UnreadableManifestException e) {
-            // Empty after a power loss, garbage, a link: Kafka has everything, so rebuild this namespace from its topic.
+            // Empty after a power loss, garbage, a link: Kafka has everything, so rebuild this namespace from its
+            // topic.
             // Numbered above every generation on disk, so that no number is ever used for two different files.
             long generationFloor = Math.max(freshFloor, OldGenerations.highestIn(dir));
-            log.warn("Namespace '{}': manifest {} is unreadable ({}); rebuilding the namespace from its topic as "
-                    + "generation {} or later", namespace, manifestFile, e.getMessage(), generationFloor + 1);
-            return new ManifestAtOpen(null, generationFloor,
-                    "its manifest " + manifestFile + " is unreadable: " + e.getMessage());
+            log.warn(
+                    "Namespace '{}': manifest {} is unreadable ({}); rebuilding the namespace from its topic as "
+                            + "generation {} or later",
+                    namespace,
+                    manifestFile,
+                    e.getMessage(),
+                    generationFloor + 1);
+            return new ManifestAtOpen(
+                    null, generationFloor, "its manifest " + manifestFile + " is unreadable: " + e.getMessage());
         }
     }
 

@@ -4,9 +4,9 @@ import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -21,8 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** Writes manifests: the one atomic switch readers follow. */
 public final class ManifestFiles {
-    private ManifestFiles() {
-    }
+    private ManifestFiles() {}
 
     /**
      * Atomically replaces {@code file} with {@code manifest}. The temporary file is always fsynced before the rename,
@@ -32,13 +31,15 @@ public final class ManifestFiles {
      *
      * <p>Once the rename is done the new manifest is published: nothing after it throws.
      */
-    public static void write(Manifest manifest, Path file, StorePermissions permissions, boolean durable) throws IOException {
+    public static void write(Manifest manifest, Path file, StorePermissions permissions, boolean durable)
+            throws IOException {
         Path dir = file.getParent();
-        Path tmp = dir.resolve(file.getFileName() + ".tmp-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Path tmp = dir.resolve(file.getFileName() + ".tmp-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         boolean renamed = false;
         try {
-            Set<OpenOption> options = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-                    LinkOption.NOFOLLOW_LINKS);
+            Set<OpenOption> options =
+                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
             try (FileChannel ch = FileChannel.open(tmp, options, permissions.fileAttributes())) {
                 ByteBuffer bytes = ByteBuffer.wrap(manifest.toText().getBytes(StandardCharsets.UTF_8));
                 while (bytes.hasRemaining()) {
@@ -82,8 +83,8 @@ public final class ManifestFiles {
     static Manifest read(Path file) throws IOException {
         BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (!a.isRegularFile()) {
-            throw new UnreadableManifestException(a.isSymbolicLink() ? "a symbolic link, never followed"
-                    : "not a regular file");
+            throw new UnreadableManifestException(
+                    a.isSymbolicLink() ? "a symbolic link, never followed" : "not a regular file");
         }
         if (a.size() > Manifest.MAX_BYTES) {
             throw new UnreadableManifestException(a.size() + " bytes, far too large for a manifest");

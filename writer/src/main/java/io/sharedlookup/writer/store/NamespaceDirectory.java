@@ -1,10 +1,9 @@
 package io.sharedlookup.writer.store;
 
 import io.sharedlookup.internal.store.Manifest;
-import io.sharedlookup.internal.store.StoreLayout;
-
 import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
+import io.sharedlookup.internal.store.StoreLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -44,14 +43,19 @@ public final class NamespaceDirectory implements AutoCloseable {
     private final String rebuildReason;
     /** One WARN a minute at most per namespace for files that cannot be deleted, however often it is retried. */
     private final OldGenerations oldGenerations;
+
     private Manifest published;
     /** resume() could not write "open" into the manifest: no change may reach the generation until it is. */
     private boolean openMarkPending;
     /** The published generation as this writer holds it open (published or resumed by it), for its digest. */
     private GenerationFile publishedFile;
 
-    private NamespaceDirectory(StoreLayout layout, String namespace, StorePermissions permissions,
-                            NamespaceLock lock, ManifestAtOpen found) {
+    private NamespaceDirectory(
+            StoreLayout layout,
+            String namespace,
+            StorePermissions permissions,
+            NamespaceLock lock,
+            ManifestAtOpen found) {
         this.rebuildReason = found.rebuildReason();
         this.layout = layout;
         this.namespace = namespace;
@@ -79,8 +83,8 @@ public final class NamespaceDirectory implements AutoCloseable {
      * namespace deleted and built again does not reuse the numbers of the files it replaces (readers tell files
      * apart by identity anyway; people reading logs and introspection should not have to).
      */
-    public static NamespaceDirectory open(StoreLayout layout, String namespace, StorePermissions permissions,
-                                       long freshFloor) throws IOException {
+    public static NamespaceDirectory open(
+            StoreLayout layout, String namespace, StorePermissions permissions, long freshFloor) throws IOException {
         // The store root may be a link (an operator's choice of --store-dir); nothing below it is followed.
         StorePermissions.requireNotWorldWritable(permissions.createDirectory(layout.storeDir()), "Store directory");
         Path dir = permissions.createOwnDirectory(layout.namespaceDir(namespace));
@@ -119,7 +123,8 @@ public final class NamespaceDirectory implements AutoCloseable {
      * stop. After a kill, the file may hold a half-applied update or a lock nobody will release.
      */
     public boolean canResume() {
-        return published != null && published.writerState() == Manifest.WriterState.CLOSED
+        return published != null
+                && published.writerState() == Manifest.WriterState.CLOSED
                 && Files.isRegularFile(dataFile(published), LinkOption.NOFOLLOW_LINKS);
     }
 
@@ -130,10 +135,11 @@ public final class NamespaceDirectory implements AutoCloseable {
      */
     public GenerationFile resume() throws IOException {
         if (!canResume()) {
-            throw new IllegalStateException("Namespace '" + namespace + "' was not closed cleanly; build a new generation");
+            throw new IllegalStateException(
+                    "Namespace '" + namespace + "' was not closed cleanly; build a new generation");
         }
-        GenerationFile generation = GenerationFile.open(dataFile(published), published.capacity(),
-                hasReverseIndex(published));
+        GenerationFile generation =
+                GenerationFile.open(dataFile(published), published.capacity(), hasReverseIndex(published));
         try {
             generation.restoreDigest(published.contentDigest());
         } catch (RuntimeException e) {
@@ -145,8 +151,14 @@ public final class NamespaceDirectory implements AutoCloseable {
         // key of the content to come could repeat one that named the content before (Lookup.contentStamp).
         // updated.at unchanged: the offsets are as current as when they were stored, until a checkpoint says more.
         long asOf = published.updatedAtMillis();
-        Manifest opened = published.withOffsets(published.offsets(), nextContentVersion(), published.caughtUp(),
-                published.contentDigest(), asOf).withWriterState(Manifest.WriterState.OPEN, asOf);
+        Manifest opened = published
+                .withOffsets(
+                        published.offsets(),
+                        nextContentVersion(),
+                        published.caughtUp(),
+                        published.contentDigest(),
+                        asOf)
+                .withWriterState(Manifest.WriterState.OPEN, asOf);
         try {
             write(opened, true);
         } catch (IOException e) {
@@ -154,8 +166,11 @@ public final class NamespaceDirectory implements AutoCloseable {
             // and a replay of the topic. So keep the generation, unchanged until the manifest says open
             // (requireMarkedOpen, before every change): a kill meanwhile still finds a closed manifest over the very
             // file it describes. Every later manifest write says open.
-            log.warn("Namespace '{}': cannot mark its manifest open ({}); changes wait until it can be written: free "
-                    + "disk space", namespace, e.toString());
+            log.warn(
+                    "Namespace '{}': cannot mark its manifest open ({}); changes wait until it can be written: free "
+                            + "disk space",
+                    namespace,
+                    e.toString());
             published = opened;
             openMarkPending = true;
         }
@@ -189,10 +204,15 @@ public final class NamespaceDirectory implements AutoCloseable {
     /** Like {@link #createGeneration(GenerationSizing)}, with a reverse index (value to keys) kept beside it. */
     public GenerationFile createGeneration(GenerationSizing sizing, boolean reverseIndex) throws IOException {
         DiskFit.require(sizing, reverseIndex, usableSpace(), layout.namespaceDir(namespace)); // before any file
-        long next = Math.max(Math.max(published == null ? 0 : published.generation(), generationFloor),
-                oldGenerations.highest()) + 1;
-        return GenerationFile.create(layout.namespaceDir(namespace).resolve(StoreLayout.generationFileName(next)),
-                sizing, permissions, reverseIndex);
+        long next = Math.max(
+                        Math.max(published == null ? 0 : published.generation(), generationFloor),
+                        oldGenerations.highest())
+                + 1;
+        return GenerationFile.create(
+                layout.namespaceDir(namespace).resolve(StoreLayout.generationFileName(next)),
+                sizing,
+                permissions,
+                reverseIndex);
     }
 
     static boolean hasReverseIndex(Manifest manifest) {
@@ -215,8 +235,13 @@ public final class NamespaceDirectory implements AutoCloseable {
      * Publishes {@code generation} with its metadata: fsyncs the file, then atomically replaces the manifest.
      * The content version moves past every earlier one.
      */
-    public Manifest publish(GenerationFile generation, String topic, Map<Integer, Long> offsets, boolean caughtUp,
-                            Map<String, String> attributes) throws IOException {
+    public Manifest publish(
+            GenerationFile generation,
+            String topic,
+            Map<Integer, Long> offsets,
+            boolean caughtUp,
+            Map<String, String> attributes)
+            throws IOException {
         return publish(generation, topic, offsets, caughtUp, attributes, System.currentTimeMillis());
     }
 
@@ -224,8 +249,14 @@ public final class NamespaceDirectory implements AutoCloseable {
      * {@link #publish(GenerationFile, String, Map, boolean, Map)} with the moment the offsets were last known current
      * as {@code updated.at} ({@code published.at} is now).
      */
-    public Manifest publish(GenerationFile generation, String topic, Map<Integer, Long> offsets, boolean caughtUp,
-                            Map<String, String> attributes, long currentAsOfMillis) throws IOException {
+    public Manifest publish(
+            GenerationFile generation,
+            String topic,
+            Map<Integer, Long> offsets,
+            boolean caughtUp,
+            Map<String, String> attributes,
+            long currentAsOfMillis)
+            throws IOException {
         generation.force();
         String fileName = generation.file().getFileName().toString();
         long number = StoreLayout.generationOf(fileName).orElseThrow();
@@ -235,10 +266,23 @@ public final class NamespaceDirectory implements AutoCloseable {
         // What readers may still be opening: the generation this publish replaces (number - 1 when none is
         // published in this format, as after an upgrade from version 1)
         long keepFrom = published == null ? number - 1 : Math.min(published.generation(), number - 1);
-        Manifest next = new Manifest(Manifest.FORMAT_VERSION, namespace, number, fileName, generation.capacity(),
-                topic, offsets, nextContentVersion(), caughtUp, Manifest.WriterState.OPEN, now, currentAsOfMillis,
+        Manifest next = new Manifest(
+                Manifest.FORMAT_VERSION,
+                namespace,
+                number,
+                fileName,
+                generation.capacity(),
+                topic,
+                offsets,
+                nextContentVersion(),
+                caughtUp,
+                Manifest.WriterState.OPEN,
+                now,
+                currentAsOfMillis,
                 recorded,
-                generation.layout(), generation.reverseLayout(), generation.contentDigest());
+                generation.layout(),
+                generation.reverseLayout(),
+                generation.contentDigest());
         write(next, true);
         publishedFile = generation;
         // Published: whatever happens from here on, readers follow `next` and so must the caller.
@@ -254,7 +298,8 @@ public final class NamespaceDirectory implements AutoCloseable {
      * new one, never an empty one), its directory entry is not: a crash may lose the last checkpoint, and the next start
      * rebuilds anyway.
      */
-    public Manifest checkpoint(Map<Integer, Long> offsets, boolean caughtUp, boolean contentChanged) throws IOException {
+    public Manifest checkpoint(Map<Integer, Long> offsets, boolean caughtUp, boolean contentChanged)
+            throws IOException {
         return checkpoint(offsets, caughtUp, contentChanged, System.currentTimeMillis());
     }
 
@@ -263,8 +308,9 @@ public final class NamespaceDirectory implements AutoCloseable {
      * answer from the broker) as {@code updated.at}, which a later start measures against the topic's
      * {@code delete.retention.ms}.
      */
-    public Manifest checkpoint(Map<Integer, Long> offsets, boolean caughtUp, boolean contentChanged,
-                               long currentAsOfMillis) throws IOException {
+    public Manifest checkpoint(
+            Map<Integer, Long> offsets, boolean caughtUp, boolean contentChanged, long currentAsOfMillis)
+            throws IOException {
         requirePublished();
         long version = contentChanged ? nextContentVersion() : published.contentVersion();
         Long digest = publishedFile != null ? Long.valueOf(publishedFile.contentDigest()) : published.contentDigest();
@@ -278,8 +324,9 @@ public final class NamespaceDirectory implements AutoCloseable {
      * Clean stop: fsyncs {@code generation} (the published one), records the final offsets and
      * {@code writer.state=closed}, closes the file and releases the namespace.
      */
-    public void closeCleanly(GenerationFile generation, Map<Integer, Long> offsets, boolean caughtUp,
-                             boolean contentChanged) throws IOException {
+    public void closeCleanly(
+            GenerationFile generation, Map<Integer, Long> offsets, boolean caughtUp, boolean contentChanged)
+            throws IOException {
         closeCleanly(generation, offsets, caughtUp, contentChanged, System.currentTimeMillis());
     }
 
@@ -288,13 +335,21 @@ public final class NamespaceDirectory implements AutoCloseable {
      * as {@code updated.at}: a writer stopped after days without its broker must not pass for one that read the topic
      * until it stopped.
      */
-    public void closeCleanly(GenerationFile generation, Map<Integer, Long> offsets, boolean caughtUp,
-                             boolean contentChanged, long currentAsOfMillis) throws IOException {
+    public void closeCleanly(
+            GenerationFile generation,
+            Map<Integer, Long> offsets,
+            boolean caughtUp,
+            boolean contentChanged,
+            long currentAsOfMillis)
+            throws IOException {
         requirePublished();
         generation.force();
         long version = contentChanged ? nextContentVersion() : published.contentVersion();
-        write(published.withOffsets(offsets, version, caughtUp, generation.contentDigest(), currentAsOfMillis)
-                .withWriterState(Manifest.WriterState.CLOSED, currentAsOfMillis), true);
+        write(
+                published
+                        .withOffsets(offsets, version, caughtUp, generation.contentDigest(), currentAsOfMillis)
+                        .withWriterState(Manifest.WriterState.CLOSED, currentAsOfMillis),
+                true);
         generation.close();
         retryCleanUp();
         close();

@@ -25,6 +25,7 @@ final class OldGenerations {
     private final RateLimitedLog warnings = new RateLimitedLog(log, 60_000);
     /** GenerationLife below this are to be deleted; 0 when nothing is due. */
     private long deleteBelow;
+
     private long nextAttempt;
 
     OldGenerations(Path dir, String namespace) {
@@ -68,7 +69,10 @@ final class OldGenerations {
                 deleteBelow = 0;
             }
         } catch (IOException | RuntimeException e) {
-            warnings.warn("Namespace '{}': cannot list {} to delete old generations (retrying): {}", namespace, dir,
+            warnings.warn(
+                    "Namespace '{}': cannot list {} to delete old generations (retrying): {}",
+                    namespace,
+                    dir,
                     e.toString());
         }
     }
@@ -108,8 +112,8 @@ final class OldGenerations {
             Files.deleteIfExists(f);
             return true;
         } catch (IOException e) {
-            warnings.warn("Namespace '{}': cannot delete {} {} ({}): {}", namespace, what, f, consequence,
-                    e.toString());
+            warnings.warn(
+                    "Namespace '{}': cannot delete {} {} ({}): {}", namespace, what, f, consequence, e.toString());
             return false;
         }
     }

@@ -27,8 +27,7 @@ final class ProbeFolders {
     /** Far longer than the moment between making a folder and locking it. */
     static final Duration UNCLAIMED_GRACE = Duration.ofMinutes(1);
 
-    private ProbeFolders() {
-    }
+    private ProbeFolders() {}
 
     /** The lock that marks a probe folder as in use, held by the probe until it has deleted the folder. */
     static final class Claim implements AutoCloseable {
@@ -52,8 +51,8 @@ final class ProbeFolders {
 
     /** Marks {@code probeDir} as in use by this process until the claim is closed. */
     static Claim claim(Path probeDir) throws IOException {
-        FileChannel channel = FileChannel.open(probeDir.resolve(LOCK), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE);
+        FileChannel channel =
+                FileChannel.open(probeDir.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         try {
             return new Claim(channel, channel.lock());
         } catch (IOException | RuntimeException e) {
@@ -72,8 +71,10 @@ final class ProbeFolders {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Could not delete stale layout probe folders in {}: {} (delete them by hand; nothing uses them)",
-                    storeDir, e.toString());
+            LOG.warn(
+                    "Could not delete stale layout probe folders in {}: {} (delete them by hand; nothing uses them)",
+                    storeDir,
+                    e.toString());
         }
     }
 

@@ -49,8 +49,8 @@ final class PutGate {
      */
     boolean shareIfSafe(ChronicleMap<?, ?> map, Path file, long maxExtraTiers, long tiers) {
         boolean underLimit = maxExtraTiers - AllocatedTail.extraTiersInUse(map) >= tiers;
-        shared = underLimit && (AllocatedTail.spareExtraTiers(map) >= tiers
-                || roomy(file, AllocatedTail.allocatedLength(map)));
+        shared = underLimit
+                && (AllocatedTail.spareExtraTiers(map) >= tiers || roomy(file, AllocatedTail.allocatedLength(map)));
         return shared;
     }
 

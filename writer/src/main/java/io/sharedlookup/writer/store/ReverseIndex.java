@@ -1,8 +1,6 @@
 package io.sharedlookup.writer.store;
 
 import io.sharedlookup.internal.store.ReverseKeys;
-
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,7 +17,8 @@ import java.util.Optional;
 final class ReverseIndex {
 
     private final GenerationFile file;
-    private final StringBuilder buffer = new StringBuilder(); // guarded by this: the ingest and growth-copy threads share it
+    private final StringBuilder buffer =
+            new StringBuilder(); // guarded by this: the ingest and growth-copy threads share it
 
     ReverseIndex(GenerationFile file) {
         this.file = file;
@@ -34,8 +33,9 @@ final class ReverseIndex {
     synchronized void add(CharSequence value, CharSequence key, long timeoutNanos) {
         StringBuilder keys = buffer;
         boolean present = file.getInto(value, keys, timeoutNanos);
-        if (present && (ReverseKeys.TOO_MANY.contentEquals(keys)
-                || ReverseKeys.decode(keys).contains(key.toString()))) {
+        if (present
+                && (ReverseKeys.TOO_MANY.contentEquals(keys)
+                        || ReverseKeys.decode(keys).contains(key.toString()))) {
             return;
         }
         ReverseKeys.append(keys, key);

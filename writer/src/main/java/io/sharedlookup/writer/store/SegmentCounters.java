@@ -65,8 +65,8 @@ final class SegmentCounters {
     }
 
     private static SegmentCounters map(Path file, int segments) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                LinkOption.NOFOLLOW_LINKS)) {
+        try (FileChannel ch =
+                FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             ByteBuffer buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, (long) segments * SequenceFile.STRIDE);
             return new SegmentCounters(buffer.order(ByteOrder.LITTLE_ENDIAN));
         }

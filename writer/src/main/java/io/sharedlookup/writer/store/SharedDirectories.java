@@ -15,11 +15,14 @@ final class SharedDirectories {
     /** The sticky bit of a Unix mode: set on /tmp and the like, where anyone may create but only owners delete. */
     private static final int STICKY = 01000;
     /** Shared by design on Linux and macOS, whatever their mode says. */
-    private static final Set<Path> SYSTEM = Set.of(Path.of("/tmp"), Path.of("/var/tmp"), Path.of("/dev/shm"),
-            Path.of("/private/tmp"), Path.of("/private/var/tmp"));
+    private static final Set<Path> SYSTEM = Set.of(
+            Path.of("/tmp"),
+            Path.of("/var/tmp"),
+            Path.of("/dev/shm"),
+            Path.of("/private/tmp"),
+            Path.of("/private/var/tmp"));
 
-    private SharedDirectories() {
-    }
+    private SharedDirectories() {}
 
     /**
      * Whether {@code dir} is plausibly shared rather than the user's own: a known system directory, sticky, or owned

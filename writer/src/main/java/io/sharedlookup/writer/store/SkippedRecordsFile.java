@@ -19,8 +19,7 @@ public final class SkippedRecordsFile {
     public static final String NAME = "skipped-records.tsv";
     private static final String HEADER = "# partition\toffset\ttime\treason (the last records the writer skipped)";
 
-    private SkippedRecordsFile() {
-    }
+    private SkippedRecordsFile() {}
 
     /** Replaces the file in {@code dir} with {@code lines} ({@code partition\toffset\ttime\treason} each). */
     static void write(Path dir, StorePermissions permissions, List<String> lines) throws IOException {
@@ -39,7 +38,8 @@ public final class SkippedRecordsFile {
         }
         try {
             return Files.readAllLines(file, StandardCharsets.UTF_8).stream()
-                    .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
+                    .filter(l -> !l.isBlank() && !l.startsWith("#"))
+                    .toList();
         } catch (NoSuchFileException replacedMeanwhile) {
             return List.of();
         }

@@ -4,10 +4,10 @@ import io.sharedlookup.internal.store.ContentDigest;
 import io.sharedlookup.internal.store.Manifest;
 import io.sharedlookup.internal.store.NamespaceNames;
 import io.sharedlookup.internal.store.SequenceFile;
+import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.Lookup;
 import io.sharedlookup.reader.SharedLookupStore;
-import io.sharedlookup.internal.store.StoreFormatException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -46,12 +46,10 @@ public final class Snapshots {
     /** A namespace that outgrows this many copies in a row is changing too fast to snapshot now. */
     private static final int MAX_COPIES = 5;
 
-    private Snapshots() {
-    }
+    private Snapshots() {}
 
     /** What a snapshot holds. */
-    public record Taken(Path dir, long entries, long digest, Manifest manifest) {
-    }
+    public record Taken(Path dir, long entries, long digest, Manifest manifest) {}
 
     /**
      * Snapshots {@code namespace} of {@code store} into {@code out}, which must not exist or be empty.
@@ -59,7 +57,7 @@ public final class Snapshots {
      * @throws IOException when the snapshot cannot be written
      */
     public static Taken take(Path store, String namespace, Path out, StorePermissions permissions) throws IOException {
-        return take(store, namespace, out, permissions, () -> { });
+        return take(store, namespace, out, permissions, () -> {});
     }
 
     /** {@link #take}, with {@code afterCounting} run between the counting pass and the copy (for tests). */
@@ -76,17 +74,18 @@ public final class Snapshots {
         Manifest before = Manifest.read(new StoreLayout(store).manifest(namespace));
         // A scan waits for a quiet moment in each segment; a busy writer may keep one changing for a while, and a
         // snapshot is not latency-bound: allow it seconds rather than a lookup's 50 ms.
-        try (SharedLookupStore reader = SharedLookupStore.builder(store).lockTimeout(SCAN_BOUND).open()) {
+        try (SharedLookupStore reader =
+                SharedLookupStore.builder(store).lockTimeout(SCAN_BOUND).open()) {
             Lookup source = reader.lookup(namespace);
             EntrySizes counts = new EntrySizes();
             source.forEach(counts::countStored);
             GenerationSizing sizing = counts.forCopy();
             afterCounting.run();
-            try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(out), namespace, permissions,
-                    Instant.now().getEpochSecond() - 1)) {
+            try (NamespaceDirectory writer = NamespaceDirectory.open(
+                    new StoreLayout(out), namespace, permissions, Instant.now().getEpochSecond() - 1)) {
                 for (int attempt = 1; ; attempt++) {
-                    GenerationFile generation = writer.createGeneration(sizing,
-                            NamespaceDirectory.hasReverseIndex(before));
+                    GenerationFile generation =
+                            writer.createGeneration(sizing, NamespaceDirectory.hasReverseIndex(before));
                     GenerationSizing bigger;
                     try {
                         bigger = copy(source, generation, sizing);
@@ -104,8 +103,11 @@ public final class Snapshots {
                         throw new IOException("Namespace '" + namespace + "' kept outgrowing its snapshot while "
                                 + "it was copied (" + attempt + " tries); take the snapshot again when it is quieter");
                     }
-                    log.info("Namespace '{}': grew while its snapshot was copied; copying again into a generation "
-                            + "for {} entries", namespace, bigger.entries());
+                    log.info(
+                            "Namespace '{}': grew while its snapshot was copied; copying again into a generation "
+                                    + "for {} entries",
+                            namespace,
+                            bigger.entries());
                     sizing = bigger;
                 }
             }
@@ -160,26 +162,30 @@ public final class Snapshots {
      * @return whether it seeded the namespace; false when the store has it or the directory holds no snapshot of it
      * @throws IOException when the snapshot cannot be used; nothing is published and nothing copied is left behind
      */
-    public static boolean seed(Path snapshotDir, NamespaceDirectory writer, Function<Manifest, Optional<String>> refusal)
+    public static boolean seed(
+            Path snapshotDir, NamespaceDirectory writer, Function<Manifest, Optional<String>> refusal)
             throws IOException {
         String namespace = writer.namespace();
         if (writer.published().isPresent() || writer.rebuildReason().isPresent()) {
             return false; // never over a namespace the store already has
         }
         if (Files.notExists(snapshotDir)) {
-            log.warn("Namespace '{}': the seed directory {} does not exist; it is built from its topic", namespace,
+            log.warn(
+                    "Namespace '{}': the seed directory {} does not exist; it is built from its topic",
+                    namespace,
                     snapshotDir);
             return false;
         }
         Path sourceManifest = new StoreLayout(snapshotDir).manifest(namespace);
         if (!Files.isRegularFile(sourceManifest, LinkOption.NOFOLLOW_LINKS)) {
             if (Files.isRegularFile(snapshotDir.resolve(StoreLayout.MANIFEST), LinkOption.NOFOLLOW_LINKS)) {
-                log.warn("Namespace '{}': {} is a namespace's directory, not a snapshot: --seed takes the directory "
-                        + "given to the snapshot command (its parent); the namespace is built from its topic",
-                        namespace, snapshotDir);
-            } else {
-                log.info("Namespace '{}': no snapshot of it in {}; it is built from its topic", namespace,
+                log.warn(
+                        "Namespace '{}': {} is a namespace's directory, not a snapshot: --seed takes the directory "
+                                + "given to the snapshot command (its parent); the namespace is built from its topic",
+                        namespace,
                         snapshotDir);
+            } else {
+                log.info("Namespace '{}': no snapshot of it in {}; it is built from its topic", namespace, snapshotDir);
             }
             return false;
         }
@@ -214,8 +220,13 @@ public final class Snapshots {
             }
             throw e;
         }
-        log.info("Namespace '{}': seeded from snapshot {} (generation {}, offsets {}, digest {})", namespace,
-                snapshotDir, snapshot.generation(), snapshot.offsets(), ContentDigest.hex(snapshot.contentDigest()));
+        log.info(
+                "Namespace '{}': seeded from snapshot {} (generation {}, offsets {}, digest {})",
+                namespace,
+                snapshotDir,
+                snapshot.generation(),
+                snapshot.offsets(),
+                ContentDigest.hex(snapshot.contentDigest()));
         return true;
     }
 
@@ -252,7 +263,8 @@ public final class Snapshots {
      * hosts, or a snapshot put together by hand, fails here.
      */
     private static void check(Path data, Manifest snapshot) {
-        try (GenerationFile g = GenerationFile.open(data, snapshot.capacity(), NamespaceDirectory.hasReverseIndex(snapshot))) {
+        try (GenerationFile g =
+                GenerationFile.open(data, snapshot.capacity(), NamespaceDirectory.hasReverseIndex(snapshot))) {
             if (!g.layout().equals(snapshot.layout()) || !Objects.equals(g.reverseLayout(), snapshot.reverseLayout())) {
                 throw new StoreFormatException("Snapshot generation " + data.getFileName() + " does not have the "
                         + "layout its manifest gives readers; take the snapshot again");
@@ -261,17 +273,20 @@ public final class Snapshots {
             if (scanned != snapshot.contentDigest()) {
                 throw new StoreFormatException("Snapshot generation " + data.getFileName() + " gives content digest "
                         + ContentDigest.hex(scanned) + " but its manifest says "
-                        + ContentDigest.hex(snapshot.contentDigest()) + " (damaged on the way?); take the snapshot again");
+                        + ContentDigest.hex(snapshot.contentDigest())
+                        + " (damaged on the way?); take the snapshot again");
             }
             if (g.hasReverseIndex()) {
                 String[] unlisted = {null};
-                g.forEachWhile((k, v) -> {
-                    Optional<List<String>> keys = g.keysOf(v, SCAN_BOUND.toNanos());
-                    if (keys.isPresent() && !keys.get().contains(k.toString())) {
-                        unlisted[0] = k.toString();
-                    }
-                    return unlisted[0] == null;
-                }, SCAN_BOUND.toNanos());
+                g.forEachWhile(
+                        (k, v) -> {
+                            Optional<List<String>> keys = g.keysOf(v, SCAN_BOUND.toNanos());
+                            if (keys.isPresent() && !keys.get().contains(k.toString())) {
+                                unlisted[0] = k.toString();
+                            }
+                            return unlisted[0] == null;
+                        },
+                        SCAN_BOUND.toNanos());
                 if (unlisted[0] != null) {
                     throw new StoreFormatException("Snapshot reverse index of " + data.getFileName() + " does not list "
                             + "key '" + unlisted[0] + "' under its value; take the snapshot again");

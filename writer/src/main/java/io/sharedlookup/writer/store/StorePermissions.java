@@ -1,7 +1,6 @@
 package io.sharedlookup.writer.store;
 
 import io.sharedlookup.internal.store.*;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
@@ -37,6 +36,7 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
     public static final String DEFAULT_FILE_MODE = "0640";
     /** Default mode of the directories a writer creates. */
     public static final String DEFAULT_DIRECTORY_MODE = "0750";
+
     public static final StorePermissions DEFAULT = parse(DEFAULT_FILE_MODE, DEFAULT_DIRECTORY_MODE);
 
     public StorePermissions {
@@ -87,8 +87,8 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
 
     private static Set<PosixFilePermission> requireDirectoryMode(Set<PosixFilePermission> mode) {
         requireNotWorldWritable(mode, "directories");
-        if (!mode.containsAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
-                PosixFilePermission.OWNER_EXECUTE))) {
+        if (!mode.containsAll(EnumSet.of(
+                PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE))) {
             throw new IllegalArgumentException("Store directories must be readable, writable and searchable by their "
                     + "owner, the writer (it creates files in them), and " + PosixFilePermissions.toString(mode)
                     + " is not: give the owner rwx, e.g. 0750");
@@ -110,14 +110,17 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
             StringBuilder sym = new StringBuilder();
             for (int shift = 6; shift >= 0; shift -= 3) {
                 int b = (bits >> shift) & 7;
-                sym.append((b & 4) != 0 ? 'r' : '-').append((b & 2) != 0 ? 'w' : '-').append((b & 1) != 0 ? 'x' : '-');
+                sym.append((b & 4) != 0 ? 'r' : '-')
+                        .append((b & 2) != 0 ? 'w' : '-')
+                        .append((b & 1) != 0 ? 'x' : '-');
             }
             t = sym.toString();
         }
         try {
             return PosixFilePermissions.fromString(t);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("Invalid permission mode '" + text + "': use octal like 0640 or rw-r-----");
+            throw new IllegalArgumentException(
+                    "Invalid permission mode '" + text + "': use octal like 0640 or rw-r-----");
         }
     }
 
@@ -161,7 +164,8 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
      * than followed.
      */
     public FileChannel openOrCreate(Path file) throws IOException {
-        Set<OpenOption> options = Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        Set<OpenOption> options =
+                Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         FileChannel channel = FileChannel.open(file, options, fileAttributes());
         try {
             applyToFile(file);
@@ -199,7 +203,8 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
                 // created meanwhile: checked below like any existing one
             }
         }
-        BasicFileAttributes attributes = Files.readAttributes(dir, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        BasicFileAttributes attributes =
+                Files.readAttributes(dir, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (attributes.isSymbolicLink()) {
             throw new UnsafeStoreException("Namespace directory " + dir + " is a symbolic link, and the writer never "
                     + "follows links inside the store: replace it with a real directory (or point --store-dir at the "
@@ -228,7 +233,7 @@ public record StorePermissions(Set<PosixFilePermission> file, Set<PosixFilePermi
             fixed.remove(PosixFilePermission.OTHERS_WRITE);
             String fix = SharedDirectories.isShared(dir, attributes)
                     ? "use a directory of your own below it, e.g. --store-dir " + dir.resolve("shared-lookup")
-                    + " (the writer creates it, not world-writable); never change the mode of a shared directory"
+                            + " (the writer creates it, not world-writable); never change the mode of a shared directory"
                     : "run chmod o-w " + dir + " (" + PosixFilePermissions.toString(fixed) + ")";
             throw new UnsafeStoreException(what + " " + dir + " is world-writable ("
                     + PosixFilePermissions.toString(attributes.permissions()) + "), so anyone could replace store "

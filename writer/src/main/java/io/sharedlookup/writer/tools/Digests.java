@@ -12,12 +12,10 @@ final class Digests {
     /** A scan that raced a checkpoint is repeated (a live writer checkpoints several times a second). */
     private static final int ATTEMPTS = 3;
 
-    private Digests() {
-    }
+    private Digests() {}
 
     /** The digest of everything {@code lookup} holds now, and how many entries that was. */
-    record Computed(long digest, long entries) {
-    }
+    record Computed(long digest, long entries) {}
 
     static Computed compute(Lookup lookup) {
         long[] sum = {0, 0};
@@ -45,8 +43,8 @@ final class Digests {
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             computed = compute(lookup);
             after = StoreTools.manifest(store, namespace);
-            boolean steady = after.generation() == before.generation()
-                    && after.contentVersion() == before.contentVersion();
+            boolean steady =
+                    after.generation() == before.generation() && after.contentVersion() == before.contentVersion();
             if (steady && Objects.equals(after.contentDigest(), computed.digest())) {
                 out.println("ok: namespace '" + namespace + "' digest " + ContentDigest.hex(computed.digest())
                         + " matches its " + computed.entries() + " entries at offsets " + after.offsets());
@@ -57,10 +55,13 @@ final class Digests {
             }
             before = after;
         }
-        err.println("DIFFERS: namespace '" + namespace + "' published digest " + ContentDigest.hex(after.contentDigest())
+        err.println("DIFFERS: namespace '" + namespace + "' published digest "
+                + ContentDigest.hex(after.contentDigest())
                 + " at offsets " + after.offsets() + ", computed " + ContentDigest.hex(computed.digest()) + " from "
-                + computed.entries() + " entries" + (after.writerState() == Manifest.WriterState.OPEN
-                ? " (the writer is running: if updates were arriving, run verify again when the topic is idle)" : ""));
+                + computed.entries() + " entries"
+                + (after.writerState() == Manifest.WriterState.OPEN
+                        ? " (the writer is running: if updates were arriving, run verify again when the topic is idle)"
+                        : ""));
         return 1;
     }
 
@@ -88,7 +89,13 @@ final class Digests {
     }
 
     private static void row(PrintWriter out, String key, String a, String b, String status) {
-        out.append(Tsv.escape(key)).append('\t').append(a == null ? "" : Tsv.escape(a)).append('\t')
-                .append(b == null ? "" : Tsv.escape(b)).append('\t').append(status).append('\n');
+        out.append(Tsv.escape(key))
+                .append('\t')
+                .append(a == null ? "" : Tsv.escape(a))
+                .append('\t')
+                .append(b == null ? "" : Tsv.escape(b))
+                .append('\t')
+                .append(status)
+                .append('\n');
     }
 }

@@ -20,8 +20,7 @@ import java.util.stream.Stream;
 
 /** {@code inspect}: what a store holds, namespace by namespace, from its manifests and through reader-lib. */
 final class Inspection {
-    private Inspection() {
-    }
+    private Inspection() {}
 
     /**
      * The namespaces of {@code store}, sorted: directories with a valid name and a manifest, and those this user
@@ -32,9 +31,10 @@ final class Inspection {
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(store)) {
             for (Path d : dirs) {
                 String name = d.getFileName().toString();
-                if (NamespaceNames.isValid(name) && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
+                if (NamespaceNames.isValid(name)
+                        && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
                         && (Files.isRegularFile(d.resolve(StoreLayout.MANIFEST), LinkOption.NOFOLLOW_LINKS)
-                        || !StoreTools.readable(d))) {
+                                || !StoreTools.readable(d))) {
                     out.add(name);
                 }
             }
@@ -56,8 +56,8 @@ final class Inspection {
         String entries;
         try {
             long size = reader.lookup(namespace).size();
-            entries = size + " of capacity " + m.capacity() + " (" + Math.round(100.0 * size / m.capacity())
-                    + " % full)";
+            entries =
+                    size + " of capacity " + m.capacity() + " (" + Math.round(100.0 * size / m.capacity()) + " % full)";
         } catch (RuntimeException e) {
             entries = "cannot be read: " + e.getMessage();
         }
@@ -96,8 +96,8 @@ final class Inspection {
         out.println("  skipped      the last " + lines.size() + " (partition, offset, time, reason):");
         for (String line : lines) {
             String[] f = line.split("\t", 4);
-            out.println("    " + (f.length == 4 ? "partition " + f[0] + " offset " + f[1] + " at " + f[2] + ": " + f[3]
-                    : line));
+            out.println("    "
+                    + (f.length == 4 ? "partition " + f[0] + " offset " + f[1] + " at " + f[2] + ": " + f[3] : line));
         }
     }
 
@@ -123,6 +123,8 @@ final class Inspection {
                 }
             }
         }
-        return total < 1 << 20 ? String.format("%.1f KiB", total / 1024.0) : String.format("%.1f MiB", total / 1048576.0);
+        return total < 1 << 20
+                ? String.format("%.1f KiB", total / 1024.0)
+                : String.format("%.1f MiB", total / 1048576.0);
     }
 }

@@ -37,17 +37,25 @@ import picocli.CommandLine.Spec;
  * Exit codes: 0 success (found, equal), 1 a negative answer (absent, digests differ, stores differ), 2 bad arguments or
  * an unreadable store, each with one line on stderr saying what is wrong.
  */
-@Command(name = "shared-lookup-writer", mixinStandardHelpOptions = true, versionProvider = WriterVersion.class,
+@Command(
+        name = "shared-lookup-writer",
+        mixinStandardHelpOptions = true,
+        versionProvider = WriterVersion.class,
         scope = CommandLine.ScopeType.INHERIT, // each command's --version prints the jar's too
         description = "Operator commands: they read a store directory and never change it.",
-        subcommands = {StoreTools.Inspect.class, StoreTools.Get.class, StoreTools.Dump.class, StoreTools.Verify.class,
-                StoreTools.Diff.class, StoreTools.Snapshot.class})
+        subcommands = {
+            StoreTools.Inspect.class,
+            StoreTools.Get.class,
+            StoreTools.Dump.class,
+            StoreTools.Verify.class,
+            StoreTools.Diff.class,
+            StoreTools.Snapshot.class
+        })
 public final class StoreTools {
     /** The command names, so the writer's main can tell a command from its own options. */
     public static final Set<String> COMMANDS = Set.of("inspect", "get", "dump", "verify", "diff", "snapshot");
 
-    private StoreTools() {
-    }
+    private StoreTools() {}
 
     /**
      * The commands by name, in the order the writer's {@code --help} lists them; the first line of each one's
@@ -63,13 +71,15 @@ public final class StoreTools {
         cli.setOut(out);
         cli.setErr(err);
         cli.setParameterExceptionHandler((e, a) -> {
-            err.println("error: " + e.getMessage() + " (run '" + e.getCommandLine().getCommandName()
-                    + " --help' for usage)");
+            err.println("error: " + e.getMessage() + " (run '"
+                    + e.getCommandLine().getCommandName() + " --help' for usage)");
             return 2;
         });
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
-            err.println("error: " + (e instanceof ToolException || e instanceof SharedLookupException
-                    ? e.getMessage() : e.toString()));
+            err.println("error: "
+                    + (e instanceof ToolException || e instanceof SharedLookupException
+                            ? e.getMessage()
+                            : e.toString()));
             return 2;
         });
         int rc = cli.execute(args);
@@ -124,10 +134,13 @@ public final class StoreTools {
             return missing.getFile() + ": no such file or directory";
         }
         if (e instanceof FileSystemException fs && fs.getReason() == null) {
-            String kind = e instanceof FileAlreadyExistsException ? "already exists"
-                    : e instanceof DirectoryNotEmptyException ? "directory not empty"
-                    : e instanceof NotDirectoryException ? "not a directory"
-                    : "cannot be used (" + e.getClass().getSimpleName() + ")";
+            String kind = e instanceof FileAlreadyExistsException
+                    ? "already exists"
+                    : e instanceof DirectoryNotEmptyException
+                            ? "directory not empty"
+                            : e instanceof NotDirectoryException
+                                    ? "not a directory"
+                                    : "cannot be used (" + e.getClass().getSimpleName() + ")";
             return fs.getMessage() + ": " + kind;
         }
         return e.getMessage() != null ? e.getMessage() : e.toString();
@@ -142,8 +155,8 @@ public final class StoreTools {
             requireReadable(layout.namespaceDir(namespace), "Namespace directory ");
         }
         if (!Files.isRegularFile(layout.manifest(namespace), LinkOption.NOFOLLOW_LINKS)) {
-            throw new ToolException("No namespace '" + namespace + "' in " + store + " (no manifest; 'inspect "
-                    + store + "' lists the namespaces)");
+            throw new ToolException("No namespace '" + namespace + "' in " + store + " (no manifest; 'inspect " + store
+                    + "' lists the namespaces)");
         }
         requireReadable(layout.manifest(namespace), "Manifest ");
         return namespace;
@@ -160,11 +173,10 @@ public final class StoreTools {
                 requireReadable(file.getParent(), "Namespace directory ");
                 requireReadable(file, "Manifest ");
             }
-            throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": "
-                    + describe(e));
+            throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": " + describe(e));
         } catch (RuntimeException e) {
-            throw new ToolException("Cannot read the manifest of '" + namespace + "' in " + store + ": "
-                    + e.getMessage());
+            throw new ToolException(
+                    "Cannot read the manifest of '" + namespace + "' in " + store + ": " + e.getMessage());
         }
     }
 
@@ -208,10 +220,14 @@ public final class StoreTools {
         }
     }
 
-    @Command(name = "inspect", mixinStandardHelpOptions = true,
-            description = {"Every namespace: generation, entries, fill, offsets, digest.",
+    @Command(
+            name = "inspect",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Every namespace: generation, entries, fill, offsets, digest.",
                 "Also its files, writer state, topic, freshness as a reader sees it, attributes and the last skipped "
-                        + "records."})
+                        + "records."
+            })
     static final class Inspect implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -236,7 +252,9 @@ public final class StoreTools {
         }
     }
 
-    @Command(name = "get", mixinStandardHelpOptions = true,
+    @Command(
+            name = "get",
+            mixinStandardHelpOptions = true,
             description = "The value of KEY in NAMESPACE; exit code 1 when absent.")
     static final class Get extends NamespaceCommand {
         @Parameters(index = "2", paramLabel = "KEY")
@@ -256,26 +274,38 @@ public final class StoreTools {
         }
     }
 
-    @Command(name = "dump", mixinStandardHelpOptions = true,
-            description = {"Every entry of NAMESPACE as TSV: key, tab, value.",
-                "Streaming, in no particular order; \\t \\n \\r \\\\ escaped."})
+    @Command(
+            name = "dump",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Every entry of NAMESPACE as TSV: key, tab, value.",
+                "Streaming, in no particular order; \\t \\n \\r \\\\ escaped."
+            })
     static final class Dump extends NamespaceCommand {
         @Override
         public Integer call() {
             PrintWriter out = out();
             try (Opened o = open(store, namespace)) {
-                o.lookup().forEach((k, v) -> out.append(Tsv.escape(k)).append('\t').append(Tsv.escape(v)).append('\n'));
+                o.lookup()
+                        .forEach((k, v) -> out.append(Tsv.escape(k))
+                                .append('\t')
+                                .append(Tsv.escape(v))
+                                .append('\n'));
             }
             return 0;
         }
     }
 
-    @Command(name = "verify", mixinStandardHelpOptions = true,
-            description = {"Checks entries against the published digest; exit 1 if not.",
+    @Command(
+            name = "verify",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Checks entries against the published digest; exit 1 if not.",
                 "Recomputes the content digest from the entries and compares it with the one the writer published "
                         + "with its offsets; exit code 0 when equal, 1 when not. Run it when the topic is idle: "
                         + "updates applied after the writer's last checkpoint differ from the published digest until "
-                        + "the next one."})
+                        + "the next one."
+            })
     static final class Verify extends NamespaceCommand {
         @Override
         public Integer call() {
@@ -285,12 +315,16 @@ public final class StoreTools {
         }
     }
 
-    @Command(name = "snapshot", mixinStandardHelpOptions = true,
-            description = {"Copies NAMESPACE into OUT, for a new host's --seed.",
+    @Command(
+            name = "snapshot",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Copies NAMESPACE into OUT, for a new host's --seed.",
                 "Writes a snapshot into OUT (a new or empty directory) while the writer runs: a copy of its entries "
                         + "with the offsets its manifest had before the copy and the copy's digest. A writer started "
                         + "with --seed OUT on a host whose store lacks the namespace resumes from it instead of "
-                        + "replaying the topic."})
+                        + "replaying the topic."
+            })
     static final class Snapshot extends NamespaceCommand {
         @Parameters(index = "2", paramLabel = "OUT")
         Path out;
@@ -311,10 +345,14 @@ public final class StoreTools {
         }
     }
 
-    @Command(name = "diff", mixinStandardHelpOptions = true,
-            description = {"Keys whose values differ between two stores; exit 1 if any.",
+    @Command(
+            name = "diff",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Keys whose values differ between two stores; exit 1 if any.",
                 "As TSV (key, value in A, value in B, then 'differs', 'only-in-a' or 'only-in-b'), without copying "
-                        + "either store onto the heap; exit code 0 when none differ, 1 otherwise."})
+                        + "either store onto the heap; exit code 0 when none differ, 1 otherwise."
+            })
     static final class Diff implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -330,8 +368,10 @@ public final class StoreTools {
 
         @Override
         public Integer call() {
-            try (Opened a = open(storeA, namespace); Opened b = open(storeB, namespace)) {
-                long differing = Digests.diff(a.lookup(), b.lookup(), spec.commandLine().getOut());
+            try (Opened a = open(storeA, namespace);
+                    Opened b = open(storeB, namespace)) {
+                long differing =
+                        Digests.diff(a.lookup(), b.lookup(), spec.commandLine().getOut());
                 spec.commandLine().getErr().println(differing + " key(s) differ");
                 return differing == 0 ? 0 : 1;
             }

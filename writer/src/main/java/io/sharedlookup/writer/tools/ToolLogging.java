@@ -13,8 +13,7 @@ import org.slf4j.LoggerFactory;
  * of a {@code dump > users.tsv}.
  */
 public final class ToolLogging {
-    private ToolLogging() {
-    }
+    private ToolLogging() {}
 
     /**
      * Points every console appender of the logging backend at stderr (or at stdout again, {@code toStderr} false).

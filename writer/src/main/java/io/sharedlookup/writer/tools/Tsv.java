@@ -2,8 +2,7 @@ package io.sharedlookup.writer.tools;
 
 /** Tab-separated output whose fields may hold any character: tab, newline, carriage return and backslash escaped. */
 final class Tsv {
-    private Tsv() {
-    }
+    private Tsv() {}
 
     static String escape(String field) {
         StringBuilder out = null;

@@ -39,7 +39,7 @@ class BulkMappingBoundTest {
     @AfterEach
     void unhang() {
         release.countDown();
-        TierBulks.beforeMapping = file -> { };
+        TierBulks.beforeMapping = file -> {};
     }
 
     @Test
@@ -49,8 +49,10 @@ class BulkMappingBoundTest {
             content.put("key-" + i, "value " + i);
         }
         try (NamespaceDirectory slowWriter = publishWithExtraTiers("slow", content);
-             NamespaceDirectory fastWriter = publishWithExtraTiers("fast", content);
-             SharedLookupStore s = SharedLookupStore.builder(store).lockTimeout(LOCK_TIMEOUT).open()) {
+                NamespaceDirectory fastWriter = publishWithExtraTiers("fast", content);
+                SharedLookupStore s = SharedLookupStore.builder(store)
+                        .lockTimeout(LOCK_TIMEOUT)
+                        .open()) {
             Path slowDir = store.resolve("slow");
             TierBulks.beforeMapping = file -> {
                 if (file.startsWith(slowDir)) {
@@ -78,7 +80,9 @@ class BulkMappingBoundTest {
                     } catch (LookupTimeoutException e) {
                         failedAfterMillis[failed++] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                         assertThat(value.found()).isFalse();
-                        assertThat(value.length()).as("the previous key's value is not left").isZero();
+                        assertThat(value.length())
+                                .as("the previous key's value is not left")
+                                .isZero();
                         assertThat(e.getMessage()).contains("slow").contains("lock timeout");
                         if (failed == failedAfterMillis.length) {
                             return failedAfterMillis;
@@ -89,28 +93,34 @@ class BulkMappingBoundTest {
             });
             long[] failedAfterMillis = slowLookups.get(10, TimeUnit.SECONDS);
             for (long ms : failedAfterMillis) {
-                assertThat(ms).as("ms until a lookup waiting for the hung mapping failed")
+                assertThat(ms)
+                        .as("ms until a lookup waiting for the hung mapping failed")
                         .isBetween(LOCK_TIMEOUT.toMillis() - 1, 5_000L);
             }
 
             // the other generation maps its bulks and answers every key while the first one's mapping still hangs
-            CompletableFuture<Void> fastLookups = CompletableFuture.runAsync(() -> content.forEach((k, v) ->
-                    assertThat(fast.get(k)).isEqualTo(v)));
+            CompletableFuture<Void> fastLookups = CompletableFuture.runAsync(
+                    () -> content.forEach((k, v) -> assertThat(fast.get(k)).isEqualTo(v)));
             fastLookups.get(10, TimeUnit.SECONDS);
 
             release.countDown(); // the mapping ends: later lookups use it
-            await().atMost(Duration.ofSeconds(10)).ignoreExceptions().untilAsserted(() -> content.forEach((k, v) ->
-                    assertThat(slow.get(k)).isEqualTo(v)));
+            await().atMost(Duration.ofSeconds(10))
+                    .ignoreExceptions()
+                    .untilAsserted(() ->
+                            content.forEach((k, v) -> assertThat(slow.get(k)).isEqualTo(v)));
         }
     }
 
     /** A generation with far too few entries for its content, so that segments overflow into extra tier bulks. */
     private NamespaceDirectory publishWithExtraTiers(String namespace, Map<String, String> content) throws Exception {
-        NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        NamespaceDirectory writer =
+                NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
         try (GenerationFile generation = writer.createGeneration(new GenerationSizing(1024, 4, 4, 8.0), false)) {
             content.forEach((k, v) -> generation.put(k, v, TestStores.TIMEOUT));
-            assertThat(Files.size(generation.file())).as("extra tier bulks were added")
-                    .isGreaterThan(generation.layout().baseSize() + generation.layout().tierBulkSize());
+            assertThat(Files.size(generation.file()))
+                    .as("extra tier bulks were added")
+                    .isGreaterThan(
+                            generation.layout().baseSize() + generation.layout().tierBulkSize());
             writer.publish(generation, "topic", Map.of(0, (long) content.size()), true, Map.of());
         }
         return writer;

@@ -11,6 +11,7 @@ import net.openhft.chronicle.algo.hashing.LongHashFunction;
 class Xxh64AgainstChronicleTest {
     @Property(tries = 2000)
     void hash_equalsChronicles(@ForAll @Size(max = 200) byte[] bytes) {
-        assertThat(Xxh64.hash(bytes, bytes.length)).isEqualTo(LongHashFunction.xx_r39().hashBytes(bytes));
+        assertThat(Xxh64.hash(bytes, bytes.length))
+                .isEqualTo(LongHashFunction.xx_r39().hashBytes(bytes));
     }
 }

@@ -13,11 +13,38 @@ import org.junit.jupiter.api.Test;
 
 /** The JSON of /ready and /namespaces, byte for byte: field names, order, nulls and the omitted reason. */
 class HttpApiJsonTest {
-    private static final NamespaceStatus LIVE = new NamespaceStatus("users", "users-topic", State.LIVE, 3, 10, 100,
-            0.123456, Map.of(0, 0L), 1_700_000_000_000L, null, true, null, Map.of(0, 42L), 0xabcdefL,
-            List.of(new SkippedRecords.Skipped(0, 7, "null key", "2023-11-14T22:13:19Z")), 1_700_000_000_000L);
-    private static final NamespaceStatus STARTING = new NamespaceStatus("items", "items", State.STARTING, 0, 0, 0,
-            0, Map.of(), 0, "broker unreachable", false, "not caught up", Map.of(), null);
+    private static final NamespaceStatus LIVE = new NamespaceStatus(
+            "users",
+            "users-topic",
+            State.LIVE,
+            3,
+            10,
+            100,
+            0.123456,
+            Map.of(0, 0L),
+            1_700_000_000_000L,
+            null,
+            true,
+            null,
+            Map.of(0, 42L),
+            0xabcdefL,
+            List.of(new SkippedRecords.Skipped(0, 7, "null key", "2023-11-14T22:13:19Z")),
+            1_700_000_000_000L);
+    private static final NamespaceStatus STARTING = new NamespaceStatus(
+            "items",
+            "items",
+            State.STARTING,
+            0,
+            0,
+            0,
+            0,
+            Map.of(),
+            0,
+            "broker unreachable",
+            false,
+            "not caught up",
+            Map.of(),
+            null);
 
     private static HttpApi api(NamespaceStatus... statuses) {
         Map<String, NamespaceStatus> byName = new LinkedHashMap<>();
@@ -39,8 +66,9 @@ class HttpApiJsonTest {
         assertThat(body(ready)).isEqualTo("{\n  \"notReady\" : { },\n  \"ready\" : true\n}");
         HttpApi.Response notReady = api(LIVE, STARTING).handle("GET", "/ready");
         assertThat(notReady.status()).isEqualTo(503);
-        assertThat(body(notReady)).isEqualTo("{\n  \"notReady\" : {\n    \"items\" : \"not caught up\"\n  },\n"
-                + "  \"ready\" : false\n}");
+        assertThat(body(notReady))
+                .isEqualTo(
+                        "{\n  \"notReady\" : {\n    \"items\" : \"not caught up\"\n  },\n" + "  \"ready\" : false\n}");
     }
 
     @Test

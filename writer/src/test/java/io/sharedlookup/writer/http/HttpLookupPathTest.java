@@ -26,16 +26,26 @@ class HttpLookupPathTest {
     @Test
     void keysAreDecodedAsUtf8WhetherEscapedOrNot() throws Exception {
         WriterMetrics metrics = new WriterMetrics();
-        try (TestStores.Published published = TestStores.publish(store, "users",
-                Map.of("café", "coffee", "a+b/c", "plus and slash", "café au lait", "with milk"));
-             SharedLookupStore s = SharedLookupStore.open(store);
-             HttpServer server = new HttpServer("127.0.0.1", 0, new HttpApi(Map::of, s, metrics), metrics,
-                     HttpServer.Limits.DEFAULT)) {
+        try (TestStores.Published published = TestStores.publish(
+                        store,
+                        "users",
+                        Map.of("café", "coffee", "a+b/c", "plus and slash", "café au lait", "with milk"));
+                SharedLookupStore s = SharedLookupStore.open(store);
+                HttpServer server = new HttpServer(
+                        "127.0.0.1", 0, new HttpApi(Map::of, s, metrics), metrics, HttpServer.Limits.DEFAULT)) {
             int port = server.port();
-            assertThat(get(port, "/lookup/users/caf%C3%A9")).startsWith("HTTP/1.1 200 ").endsWith("coffee");
-            assertThat(get(port, "/lookup/users/café")).startsWith("HTTP/1.1 200 ").endsWith("coffee");
-            assertThat(get(port, "/lookup/users/café%20au%20lait")).startsWith("HTTP/1.1 200 ").endsWith("with milk");
-            assertThat(get(port, "/lookup/users/a+b/c")).startsWith("HTTP/1.1 200 ").endsWith("plus and slash");
+            assertThat(get(port, "/lookup/users/caf%C3%A9"))
+                    .startsWith("HTTP/1.1 200 ")
+                    .endsWith("coffee");
+            assertThat(get(port, "/lookup/users/café"))
+                    .startsWith("HTTP/1.1 200 ")
+                    .endsWith("coffee");
+            assertThat(get(port, "/lookup/users/café%20au%20lait"))
+                    .startsWith("HTTP/1.1 200 ")
+                    .endsWith("with milk");
+            assertThat(get(port, "/lookup/users/a+b/c"))
+                    .startsWith("HTTP/1.1 200 ")
+                    .endsWith("plus and slash");
             assertThat(get(port, "/lookup/users/caf%E9")).startsWith("HTTP/1.1 400 ");
         }
     }

@@ -62,12 +62,13 @@ class HttpServerBackpressureTest {
         }
         WriterMetrics metrics = new WriterMetrics();
         ExecutorService sender = Executors.newSingleThreadExecutor();
-        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(storeDir), "big", StorePermissions.DEFAULT);
-             GenerationFile generation = publish(writer, values);
-             SharedLookupStore store = SharedLookupStore.open(storeDir);
-             HttpServer server = new HttpServer("127.0.0.1", 0, new HttpApi(Map::of, store, metrics), metrics,
-                     HttpServer.Limits.DEFAULT);
-             Socket socket = new Socket()) {
+        try (NamespaceDirectory writer =
+                        NamespaceDirectory.open(new StoreLayout(storeDir), "big", StorePermissions.DEFAULT);
+                GenerationFile generation = publish(writer, values);
+                SharedLookupStore store = SharedLookupStore.open(storeDir);
+                HttpServer server = new HttpServer(
+                        "127.0.0.1", 0, new HttpApi(Map::of, store, metrics), metrics, HttpServer.Limits.DEFAULT);
+                Socket socket = new Socket()) {
             // A small receive buffer, so that the kernel holds few responses for the client that does not read.
             socket.setReceiveBufferSize(64 * 1024);
             socket.connect(new InetSocketAddress("127.0.0.1", server.port()));
@@ -75,33 +76,43 @@ class HttpServerBackpressureTest {
             long before = allocatorMemory();
 
             OutputStream out = socket.getOutputStream();
-            CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
-                try {
-                    for (int i = 0; i < REQUESTS; i++) {
-                        out.write(("GET /lookup/big/k" + i % KEYS + " HTTP/1.1\r\nHost: localhost\r\n"
-                                + (i == REQUESTS - 1 ? "Connection: close\r\n" : "") + "\r\n")
-                                .getBytes(StandardCharsets.US_ASCII));
-                    }
-                    out.flush();
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }, sender);
+            CompletableFuture<Void> sent = CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            for (int i = 0; i < REQUESTS; i++) {
+                                out.write(("GET /lookup/big/k" + i % KEYS + " HTTP/1.1\r\nHost: localhost\r\n"
+                                                + (i == REQUESTS - 1 ? "Connection: close\r\n" : "") + "\r\n")
+                                        .getBytes(StandardCharsets.US_ASCII));
+                            }
+                            out.flush();
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    },
+                    sender);
 
             await("first lookup answered").atMost(Duration.ofSeconds(10)).until(() -> answered(metrics) >= 1);
             AtomicLong most = new AtomicLong();
             // While the client reads nothing, the server holds a bounded amount, however many requests are sent.
-            await("pending response memory stays bounded").during(Duration.ofSeconds(2))
-                    .atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+            await("pending response memory stays bounded")
+                    .during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> {
                         long held = allocatorMemory() - before;
                         most.accumulateAndGet(held, Math::max);
-                        assertThat(held).as("allocator memory taken since the client connected")
+                        assertThat(held)
+                                .as("allocator memory taken since the client connected")
                                 .isLessThan(MEMORY_BOUND);
                     });
             long answeredUnread = (long) answered(metrics);
-            log.info("Client not reading: {} of {} lookups answered, at most {} KiB more allocator memory",
-                    answeredUnread, REQUESTS, most.get() / 1024);
-            assertThat(answeredUnread).as("lookups answered while the client reads nothing (the rest wait unread)")
+            log.info(
+                    "Client not reading: {} of {} lookups answered, at most {} KiB more allocator memory",
+                    answeredUnread,
+                    REQUESTS,
+                    most.get() / 1024);
+            assertThat(answeredUnread)
+                    .as("lookups answered while the client reads nothing (the rest wait unread)")
                     .isLessThan(REQUESTS / 10);
 
             // Now the client reads: every response arrives, complete and in order.
@@ -109,9 +120,14 @@ class HttpServerBackpressureTest {
             for (int i = 0; i < REQUESTS; i++) {
                 String expected = values.get("k" + i % KEYS);
                 String body = readResponse(in, i);
-                assertThat(body).as("body of response %d", i).hasSize(expected.length()).isEqualTo(expected);
+                assertThat(body)
+                        .as("body of response %d", i)
+                        .hasSize(expected.length())
+                        .isEqualTo(expected);
             }
-            assertThat(in.read()).as("the server closes after the last (Connection: close)").isEqualTo(-1);
+            assertThat(in.read())
+                    .as("the server closes after the last (Connection: close)")
+                    .isEqualTo(-1);
             sent.get(10, TimeUnit.SECONDS);
             assertThat(answered(metrics)).isEqualTo(REQUESTS);
         } finally {
@@ -121,8 +137,8 @@ class HttpServerBackpressureTest {
 
     /** A generation sized for the large values (the test stores' default sizing is for short ones), published. */
     private static GenerationFile publish(NamespaceDirectory writer, Map<String, String> values) throws IOException {
-        GenerationFile generation = writer.createGeneration(GenerationSizing.forExpected(values.size(), 2,
-                VALUE_BYTES), false);
+        GenerationFile generation =
+                writer.createGeneration(GenerationSizing.forExpected(values.size(), 2, VALUE_BYTES), false);
         values.forEach((k, v) -> generation.put(k, v, TestStores.TIMEOUT));
         writer.publish(generation, "topic", Map.of(0, (long) values.size()), true, Map.of());
         return generation;
@@ -135,7 +151,8 @@ class HttpServerBackpressureTest {
     }
 
     private static double answered(WriterMetrics metrics) {
-        return Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
+        return Http.metric(
+                new String(metrics.scrape(), StandardCharsets.UTF_8),
                 "sharedlookup_http_requests_total{endpoint=\"/lookup\",status=\"200\"}");
     }
 

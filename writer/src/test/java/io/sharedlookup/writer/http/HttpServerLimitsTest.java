@@ -66,7 +66,8 @@ class HttpServerLimitsTest {
     }
 
     private double closedFor(String reason) {
-        return Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
+        return Http.metric(
+                new String(metrics.scrape(), StandardCharsets.UTF_8),
                 "sharedlookup_http_connections_closed_total{reason=\"" + reason + "\"}");
     }
 
@@ -78,15 +79,20 @@ class HttpServerLimitsTest {
         Conn silent = connect(port);
         long sent = System.nanoTime();
         Duration bound = DEFAULTS.requestTimeout().plusSeconds(2);
-        await("half-sent request closed by the server").atMost(bound).pollInterval(Duration.ofMillis(20))
+        await("half-sent request closed by the server")
+                .atMost(bound)
+                .pollInterval(Duration.ofMillis(20))
                 .until(slow::closedByServer);
         long millis = (System.nanoTime() - sent) / 1_000_000;
         log.info("Half-sent request closed after {} ms (request timeout {})", millis, DEFAULTS.requestTimeout());
-        assertThat(millis).as("not closed before the request timeout")
+        assertThat(millis)
+                .as("not closed before the request timeout")
                 .isGreaterThanOrEqualTo(DEFAULTS.requestTimeout().toMillis() - 500);
         assertThat(slow.received()).startsWith("HTTP/1.1 408 ");
-        await("silent connection closed by the server").atMost(Duration.ofSeconds(2))
-                .pollInterval(Duration.ofMillis(20)).until(silent::closedByServer);
+        await("silent connection closed by the server")
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(20))
+                .until(silent::closedByServer);
         assertThat(closedFor("request_timeout")).isEqualTo(2);
         assertThat(Http.get(port, "/health").statusCode()).isEqualTo(200);
     }
@@ -99,14 +105,19 @@ class HttpServerLimitsTest {
         c.send("GET /health HTTP/1.1\r\n");
         Thread.sleep(300); // part of the scenario (a slow client), not synchronisation
         c.send("Host: localhost\r\n\r\n");
-        await("response").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10))
+        await("response")
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> c.poll().contains("ok\n"));
         long answered = System.nanoTime();
         assertThat(c.received()).startsWith("HTTP/1.1 200 ");
-        await("idle keep-alive connection closed").atMost(limits.idleTimeout().plusSeconds(2))
-                .pollInterval(Duration.ofMillis(20)).until(c::closedByServer);
+        await("idle keep-alive connection closed")
+                .atMost(limits.idleTimeout().plusSeconds(2))
+                .pollInterval(Duration.ofMillis(20))
+                .until(c::closedByServer);
         long idleMillis = (System.nanoTime() - answered) / 1_000_000;
-        assertThat(idleMillis).as("kept alive for the idle timeout, not the request timeout")
+        assertThat(idleMillis)
+                .as("kept alive for the idle timeout, not the request timeout")
                 .isGreaterThanOrEqualTo(limits.idleTimeout().toMillis() - 300);
         assertThat(closedFor("idle_timeout")).isEqualTo(1);
     }
@@ -120,24 +131,35 @@ class HttpServerLimitsTest {
         for (int i = 0; i < total; i++) {
             connect(port);
         }
-        await("connections beyond the cap closed").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+        await("connections beyond the cap closed")
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> conns.stream().filter(Conn::closedByServer).count() >= extra);
         long refusedMillis = (System.nanoTime() - opened) / 1_000_000;
         List<Conn> refused = conns.stream().filter(Conn::closedByServer).toList();
-        assertThat(refused).hasSize(extra)
+        assertThat(refused)
+                .hasSize(extra)
                 .allSatisfy(c -> assertThat(c.received()).startsWith("HTTP/1.1 503 "));
         assertThat(closedFor("over_limit")).isEqualTo(extra);
 
         // The client keeps its idle connections open: the server's request timeout frees the slots.
         Duration bound = DEFAULTS.requestTimeout().plusSeconds(3);
         long waited = System.nanoTime();
-        await("/health answers once idle connections timed out").atMost(bound).pollInterval(Duration.ofMillis(100))
-                .ignoreExceptions().until(() -> Http.get(port, "/health").statusCode() == 200);
+        await("/health answers once idle connections timed out")
+                .atMost(bound)
+                .pollInterval(Duration.ofMillis(100))
+                .ignoreExceptions()
+                .until(() -> Http.get(port, "/health").statusCode() == 200);
         long healthMillis = (System.nanoTime() - waited) / 1_000_000;
-        await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> conns.stream().allMatch(Conn::closedByServer));
-        log.info("{} idle connections: {} refused within {} ms; /health answered {} ms later", total, extra,
-                refusedMillis, healthMillis);
+        log.info(
+                "{} idle connections: {} refused within {} ms; /health answered {} ms later",
+                total,
+                extra,
+                refusedMillis,
+                healthMillis);
         assertThat(closedFor("request_timeout")).isEqualTo(DEFAULTS.maxConnections());
     }
 
@@ -149,8 +171,13 @@ class HttpServerLimitsTest {
     void atTheCapTheLongestIdleKeptAliveConnectionIsClosedForANewOneAndOnlyWithNoneIdleIsANewOneRefused()
             throws Exception {
         // A long request timeout: the silent connections must stay open for the whole test.
-        HttpServer.Limits limits = new HttpServer.Limits(Duration.ofSeconds(60), DEFAULTS.idleTimeout(),
-                DEFAULTS.writeTimeout(), 3, DEFAULTS.maxInitialLine(), DEFAULTS.maxHeaderBytes(),
+        HttpServer.Limits limits = new HttpServer.Limits(
+                Duration.ofSeconds(60),
+                DEFAULTS.idleTimeout(),
+                DEFAULTS.writeTimeout(),
+                3,
+                DEFAULTS.maxInitialLine(),
+                DEFAULTS.maxHeaderBytes(),
                 DEFAULTS.maxBodyBytes());
         int port = start(limits);
         Conn first = keptAlive(port);
@@ -160,23 +187,33 @@ class HttpServerLimitsTest {
 
         Conn probe = connect(port);
         probe.send("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-        await("probe answered").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+        await("probe answered")
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(20))
                 .until(probe::closedByServer);
         assertThat(probe.received()).startsWith("HTTP/1.1 200 ").endsWith("ok\n");
-        await("longest idle connection closed").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+        await("longest idle connection closed")
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(20))
                 .until(first::closedByServer);
-        assertThat(second.closedByServer()).as("the other idle connection stays").isFalse();
+        assertThat(second.closedByServer())
+                .as("the other idle connection stays")
+                .isFalse();
         assertThat(closedFor("evicted")).isEqualTo(1);
 
         awaitOpen(2);
         Conn silent2 = connect(port);
         Conn silent3 = connect(port); // one over the cap: the one idle connection left makes room
-        await("the other idle connection closed").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+        await("the other idle connection closed")
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(20))
                 .until(second::closedByServer);
         awaitOpen(3);
 
         Conn refused = connect(port); // none idle: refused
-        await("refused").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+        await("refused")
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(20))
                 .until(refused::closedByServer);
         assertThat(refused.received()).startsWith("HTTP/1.1 503 ");
         assertThat(List.of(silent, silent2, silent3)).noneMatch(Conn::closedByServer);
@@ -188,15 +225,21 @@ class HttpServerLimitsTest {
     private Conn keptAlive(int port) throws IOException {
         Conn c = connect(port);
         c.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        await("kept-alive response").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10))
+        await("kept-alive response")
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> c.poll().endsWith("ok\n"));
         return c;
     }
 
     private void awaitOpen(int connections) {
-        await("open connections " + connections).atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10))
-                .until(() -> Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
-                        "sharedlookup_http_open_connections") == connections);
+        await("open connections " + connections)
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> Http.metric(
+                                new String(metrics.scrape(), StandardCharsets.UTF_8),
+                                "sharedlookup_http_open_connections")
+                        == connections);
     }
 
     @Test
@@ -209,8 +252,10 @@ class HttpServerLimitsTest {
         Conn body = connect(port);
         body.send("GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n");
         for (Conn c : List.of(header, line, body)) {
-            await("connection closed after an oversized request").atMost(Duration.ofSeconds(2))
-                    .pollInterval(Duration.ofMillis(20)).until(c::closedByServer);
+            await("connection closed after an oversized request")
+                    .atMost(Duration.ofSeconds(2))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(c::closedByServer);
         }
         assertThat(header.received()).startsWith("HTTP/1.1 431 ");
         assertThat(line.received()).startsWith("HTTP/1.1 414 ");
@@ -230,7 +275,9 @@ class HttpServerLimitsTest {
         HttpServer.Limits limits = timeouts(Duration.ofSeconds(1), Duration.ofSeconds(20));
         int port = start(limits);
         String complete = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n";
-        List<String> partials = List.of("GET /hea", "GET /health HTTP/1.1\r\nHost: localhost\r\n",
+        List<String> partials = List.of(
+                "GET /hea",
+                "GET /health HTTP/1.1\r\nHost: localhost\r\n",
                 "GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\n12345");
         List<Conn> pipelined = new ArrayList<>();
         for (String partial : partials) {
@@ -240,14 +287,16 @@ class HttpServerLimitsTest {
         }
         long sent = System.nanoTime();
         for (Conn c : pipelined) {
-            await("the partial request answered 408 and closed").atMost(limits.requestTimeout().plusSeconds(3))
-                    .pollInterval(Duration.ofMillis(20)).until(c::closedByServer);
+            await("the partial request answered 408 and closed")
+                    .atMost(limits.requestTimeout().plusSeconds(3))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(c::closedByServer);
         }
         long millis = (System.nanoTime() - sent) / 1_000_000;
-        log.info("Partial pipelined requests closed after {} ms (request timeout {})", millis,
-                limits.requestTimeout());
-        assertThat(pipelined).allSatisfy(c -> assertThat(c.received()).startsWith("HTTP/1.1 200 ")
-                .contains("ok\nHTTP/1.1 408 "));
+        log.info("Partial pipelined requests closed after {} ms (request timeout {})", millis, limits.requestTimeout());
+        assertThat(pipelined)
+                .allSatisfy(c ->
+                        assertThat(c.received()).startsWith("HTTP/1.1 200 ").contains("ok\nHTTP/1.1 408 "));
         assertThat(closedFor("request_timeout")).isEqualTo(partials.size());
         assertThat(closedFor("idle_timeout")).isZero();
     }
@@ -263,9 +312,13 @@ class HttpServerLimitsTest {
         int port = start(limits);
         Conn c = connect(port);
         c.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n\r\n");
-        await("response").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10))
+        await("response")
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> c.poll().endsWith("ok\n"));
-        await("idle timeout").atMost(limits.idleTimeout().plusSeconds(3)).pollInterval(Duration.ofMillis(20))
+        await("idle timeout")
+                .atMost(limits.idleTimeout().plusSeconds(3))
+                .pollInterval(Duration.ofMillis(20))
                 .until(c::closedByServer);
         assertThat(c.received()).doesNotContain("408");
         assertThat(closedFor("idle_timeout")).isEqualTo(1);
@@ -274,8 +327,14 @@ class HttpServerLimitsTest {
 
     /** The default limits with these request and idle timeouts. */
     private static HttpServer.Limits timeouts(Duration request, Duration idle) {
-        return new HttpServer.Limits(request, idle, DEFAULTS.writeTimeout(), DEFAULTS.maxConnections(),
-                DEFAULTS.maxInitialLine(), DEFAULTS.maxHeaderBytes(), DEFAULTS.maxBodyBytes());
+        return new HttpServer.Limits(
+                request,
+                idle,
+                DEFAULTS.writeTimeout(),
+                DEFAULTS.maxConnections(),
+                DEFAULTS.maxInitialLine(),
+                DEFAULTS.maxHeaderBytes(),
+                DEFAULTS.maxBodyBytes());
     }
 
     /** A raw loopback connection, read without blocking. */

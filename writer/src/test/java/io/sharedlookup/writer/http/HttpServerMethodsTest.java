@@ -28,26 +28,31 @@ class HttpServerMethodsTest {
     void headIsAnsweredAsGetWithoutTheBodyAndOtherMethodsGet405AllowingBoth() throws Exception {
         WriterMetrics metrics = new WriterMetrics();
         try (TestStores.Published published = TestStores.publish(store, "users", Map.of("42", "Ada Lovelace"));
-             SharedLookupStore s = SharedLookupStore.open(store);
-             HttpServer server = new HttpServer("127.0.0.1", 0, new HttpApi(Map::of, s, metrics), metrics,
-                     HttpServer.Limits.DEFAULT)) {
+                SharedLookupStore s = SharedLookupStore.open(store);
+                HttpServer server = new HttpServer(
+                        "127.0.0.1", 0, new HttpApi(Map::of, s, metrics), metrics, HttpServer.Limits.DEFAULT)) {
             int port = server.port();
             // Each HEAD is followed on the same connection by a GET: a body sent for the HEAD would come between.
             String health = exchange(port, "HEAD /health", "GET /health");
             assertThat(health).isEqualTo(head(200, "ok\n") + head(200, "ok\n") + "ok\n");
 
             String lookup = exchange(port, "HEAD /lookup/users/42", "HEAD /lookup/users/43", "GET /lookup/users/42");
-            assertThat(lookup).isEqualTo(head(200, "Ada Lovelace") + head(404, "No key '43' in namespace 'users'\n")
-                    + head(200, "Ada Lovelace") + "Ada Lovelace");
+            assertThat(lookup)
+                    .isEqualTo(head(200, "Ada Lovelace") + head(404, "No key '43' in namespace 'users'\n")
+                            + head(200, "Ada Lovelace") + "Ada Lovelace");
 
             String post = exchange(port, "POST /health");
-            assertThat(post).startsWith("HTTP/1.1 405 ").containsIgnoringCase("\r\nallow: GET, HEAD\r\n")
+            assertThat(post)
+                    .startsWith("HTTP/1.1 405 ")
+                    .containsIgnoringCase("\r\nallow: GET, HEAD\r\n")
                     .endsWith("use GET or HEAD\n");
 
             // A HEAD too large to be taken is refused and the connection closed, the refusal without a body too.
-            String refused = send(port, "HEAD /health HTTP/1.1\r\nHost: localhost\r\nX-Big: " + "a".repeat(16 * 1024)
-                    + "\r\n\r\n");
-            assertThat(refused).startsWith("HTTP/1.1 431 ").containsIgnoringCase("\r\nconnection: close\r\n")
+            String refused = send(
+                    port, "HEAD /health HTTP/1.1\r\nHost: localhost\r\nX-Big: " + "a".repeat(16 * 1024) + "\r\n\r\n");
+            assertThat(refused)
+                    .startsWith("HTTP/1.1 431 ")
+                    .containsIgnoringCase("\r\nconnection: close\r\n")
                     .endsWith("\r\n\r\n");
         }
     }
@@ -66,8 +71,10 @@ class HttpServerMethodsTest {
     private static String exchange(int port, String... requests) throws Exception {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < requests.length; i++) {
-            text.append(requests[i]).append(" HTTP/1.1\r\nHost: localhost\r\n")
-                    .append(i == requests.length - 1 ? "Connection: close\r\n" : "").append("\r\n");
+            text.append(requests[i])
+                    .append(" HTTP/1.1\r\nHost: localhost\r\n")
+                    .append(i == requests.length - 1 ? "Connection: close\r\n" : "")
+                    .append("\r\n");
         }
         return send(port, text.toString());
     }

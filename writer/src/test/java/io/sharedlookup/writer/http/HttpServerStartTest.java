@@ -28,7 +28,7 @@ class HttpServerStartTest {
     void aPortInUseFailsWithOneLineNamingTheAddressAndLeavesNoEventLoopThreadRunning() throws Exception {
         WriterMetrics metrics = new WriterMetrics();
         try (SharedLookupStore store = SharedLookupStore.open(storeDir);
-             HttpServer first = new HttpServer("127.0.0.1", 0, new HttpApi(Map::of, store, metrics), metrics)) {
+                HttpServer first = new HttpServer("127.0.0.1", 0, new HttpApi(Map::of, store, metrics), metrics)) {
             int port = first.port();
             Set<Thread> before = nettyThreads();
 
@@ -37,10 +37,15 @@ class HttpServerStartTest {
                     .hasMessageStartingWith("Cannot listen for HTTP on 127.0.0.1:" + port + " (")
                     .hasMessageContaining("choose another --http-port")
                     .hasMessageNotContaining("\n");
-            await("the failed server's event-loop threads end").atMost(Duration.ofSeconds(5))
-                    .pollInterval(Duration.ofMillis(50)).untilAsserted(() -> assertThat(nettyThreads())
-                            .as("non-daemon Netty threads started by the failed server").isSubsetOf(before));
-            assertThat(Http.get(port, "/health").statusCode()).as("the first server still answers").isEqualTo(200);
+            await("the failed server's event-loop threads end")
+                    .atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> assertThat(nettyThreads())
+                            .as("non-daemon Netty threads started by the failed server")
+                            .isSubsetOf(before));
+            assertThat(Http.get(port, "/health").statusCode())
+                    .as("the first server still answers")
+                    .isEqualTo(200);
         }
     }
 

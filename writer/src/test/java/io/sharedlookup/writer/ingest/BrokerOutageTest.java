@@ -34,7 +34,9 @@ class BrokerOutageTest {
     }
 
     private List<String> lines(Level level) {
-        return logged.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage)
+        return logged.list.stream()
+                .filter(e -> e.getLevel() == level)
+                .map(ILoggingEvent::getFormattedMessage)
                 .toList();
     }
 
@@ -45,10 +47,13 @@ class BrokerOutageTest {
             advanceMillis(1000);
         }
         assertThat(lines(Level.WARN)).hasSize(3);
-        assertThat(lines(Level.WARN).get(0)).startsWith("Kafka at kafka-1:9092 is unreachable (Connection to node -1 "
-                + "(kafka-1/10.0.0.1:9092) could not be established)").contains("once every 60 s");
-        assertThat(lines(Level.WARN).get(1)).startsWith("Kafka at kafka-1:9092 has been unreachable for 60 s (60 "
-                + "failed attempts since the last message");
+        assertThat(lines(Level.WARN).get(0))
+                .startsWith("Kafka at kafka-1:9092 is unreachable (Connection to node -1 "
+                        + "(kafka-1/10.0.0.1:9092) could not be established)")
+                .contains("once every 60 s");
+        assertThat(lines(Level.WARN).get(1))
+                .startsWith("Kafka at kafka-1:9092 has been unreachable for 60 s (60 "
+                        + "failed attempts since the last message");
         assertThat(lines(Level.WARN).get(2)).startsWith("Kafka at kafka-1:9092 has been unreachable for 120 s");
         assertThat(outage.withDuration("no answer")).isEqualTo("no answer (unreachable for 150 s)");
     }
@@ -56,7 +61,7 @@ class BrokerOutageTest {
     @Test
     void theClientsMessage_withoutItsPrefixAndItsNodeMayNotBeAvailable() {
         assertThat(KafkaConnectionWarnings.detail("[Consumer clientId=w, groupId=null] Connection to node -1 "
-                + "(/127.0.0.1:9) could not be established. Node may not be available."))
+                        + "(/127.0.0.1:9) could not be established. Node may not be available."))
                 .isEqualTo("Connection to node -1 (/127.0.0.1:9) could not be established");
         assertThat(KafkaConnectionWarnings.detail("Bootstrap broker 127.0.0.1:9 (id: -1 rack: null) disconnected"))
                 .isEqualTo("Bootstrap broker 127.0.0.1:9 (id: -1 rack: null) disconnected");
@@ -67,7 +72,9 @@ class BrokerOutageTest {
         outage.failed("timeout");
         advanceMillis(500);
         assertThat(outage.reachable()).as("an outage, still its own to end").isTrue();
-        assertThat(lines(Level.INFO)).as("a failure half a second ago: not over yet").isEmpty();
+        assertThat(lines(Level.INFO))
+                .as("a failure half a second ago: not over yet")
+                .isEmpty();
         advanceMillis(5000);
         assertThat(outage.reachable()).isTrue();
         assertThat(lines(Level.INFO)).containsExactly("Kafka at kafka-1:9092 is reachable again, after 0 s");
@@ -81,12 +88,18 @@ class BrokerOutageTest {
         advanceMillis(11_000);
         outage.reachable(); // the first outage: told, and ended
         outage.failed("timeout 2"); // 11 s after the first WARN, well within its minute
-        assertThat(lines(Level.WARN)).hasSize(2).last().asString()
+        assertThat(lines(Level.WARN))
+                .hasSize(2)
+                .last()
+                .asString()
                 .startsWith("Kafka at kafka-1:9092 is unreachable (timeout 2)");
         advanceMillis(3000);
         outage.reachable();
-        assertThat(lines(Level.INFO)).hasSize(2).last().asString().isEqualTo("Kafka at kafka-1:9092 is reachable "
-                + "again, after 0 s");
+        assertThat(lines(Level.INFO))
+                .hasSize(2)
+                .last()
+                .asString()
+                .isEqualTo("Kafka at kafka-1:9092 is reachable " + "again, after 0 s");
 
         advanceMillis(1000); // 4 s after the last "is unreachable": a flapping broker
         outage.failed("timeout 3");
@@ -100,7 +113,10 @@ class BrokerOutageTest {
         assertThat(lines(Level.WARN)).hasSize(2);
         advanceMillis(1000);
         outage.failed("timeout 4");
-        assertThat(lines(Level.WARN)).hasSize(3).last().asString()
+        assertThat(lines(Level.WARN))
+                .hasSize(3)
+                .last()
+                .asString()
                 .startsWith("Kafka at kafka-1:9092 is unreachable (timeout 4)")
                 .endsWith("; 1 shorter outage since the last such message went untold");
     }
@@ -108,23 +124,32 @@ class BrokerOutageTest {
     @Test
     void aBrokerOfTheClusterFailing_isNoOutage_andDoesNotKeepOneFromEnding() {
         assertThat(outage.nodeFailed("Connection to node 2 (b2/10.0.0.2:9092) could not be established"))
-                .as("no outage declared: the caller logs it").isFalse();
+                .as("no outage declared: the caller logs it")
+                .isFalse();
         assertThat(outage.withDuration("p")).isEqualTo("p");
         assertThat(logged.list).isEmpty();
 
         outage.failed("it did not answer");
         advanceMillis(500);
         assertThat(outage.nodeFailed("Connection to node 2 (b2/10.0.0.2:9092) could not be established"))
-                .as("counted within the declared outage").isTrue();
+                .as("counted within the declared outage")
+                .isTrue();
         for (int i = 0; i < 60; i++) { // the client retries the dead broker for as long as it is down
             advanceMillis(1000);
             outage.nodeFailed("Connection to node 2 (b2/10.0.0.2:9092) could not be established");
         }
-        assertThat(lines(Level.WARN)).hasSize(2).last().asString().startsWith("Kafka at kafka-1:9092 has been "
-                + "unreachable for 60 s (61 failed attempts since the last message; the last: Connection to node 2");
+        assertThat(lines(Level.WARN))
+                .hasSize(2)
+                .last()
+                .asString()
+                .startsWith(
+                        "Kafka at kafka-1:9092 has been "
+                                + "unreachable for 60 s (61 failed attempts since the last message; the last: Connection to node 2");
         assertThat(outage.reachable()).isTrue();
-        assertThat(lines(Level.INFO)).as("the other brokers answered: over, although node 2 just failed")
+        assertThat(lines(Level.INFO))
+                .as("the other brokers answered: over, although node 2 just failed")
                 .containsExactly("Kafka at kafka-1:9092 is reachable again, after 60 s");
-        assertThat(outage.nodeFailed("Connection to node 2 (b2/10.0.0.2:9092) could not be established")).isFalse();
+        assertThat(outage.nodeFailed("Connection to node 2 (b2/10.0.0.2:9092) could not be established"))
+                .isFalse();
     }
 }

@@ -51,11 +51,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class CountedOnceAfterStallTest {
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
+
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final int KEYS = 1_500;
     private static final int UPDATES = 4;
     /** Records read before the build is held: 1,000 sample it, the rest are applied to the generation. */
     private static final int HOLD_AT = 3_000;
+
     private static final int MAX_VALUE_BYTES = 1_024;
 
     private final WriterMetrics metrics = new WriterMetrics();
@@ -70,6 +72,7 @@ class CountedOnceAfterStallTest {
         long undecodable;
         /** Records of the second half with no field {@code a} (every good one): bad for a namespace of field a. */
         long withoutFieldA;
+
         final List<Future<RecordMetadata>> sent = new ArrayList<>();
         final List<Future<RecordMetadata>> bad = new ArrayList<>();
         final List<Future<RecordMetadata>> badForFieldA = new ArrayList<>();
@@ -117,13 +120,14 @@ class CountedOnceAfterStallTest {
         String topic = "recount-shared";
         Topic produced = produce(topic, true);
         Path store = TestKafka.tempStore();
-        ParallelBuildTest.HeldConsumer held = start(store, 1, new TopicBinding(topic, "fielda", Optional.of("a")),
-                new TopicBinding(topic, "whole"));
+        ParallelBuildTest.HeldConsumer held =
+                start(store, 1, new TopicBinding(topic, "fielda", Optional.of("a")), new TopicBinding(topic, "whole"));
         stallAndRecover(held, store, "whole");
 
         Counts whole = produced.counts(0);
         Counts fieldA = produced.counts(produced.withoutFieldA);
-        assertThat(Map.of("fielda", counts("fielda"), "whole", counts("whole"))).as("counters")
+        assertThat(Map.of("fielda", counts("fielda"), "whole", counts("whole")))
+                .as("counters")
                 .isEqualTo(Map.of("fielda", fieldA, "whole", whole));
         assertSkippedOnce("whole", produced.bad);
         List<String> skipped = skippedOffsets("fielda");
@@ -152,8 +156,13 @@ class CountedOnceAfterStallTest {
                 for (int u = 1; u <= UPDATES; u++) {
                     boolean remove = u == UPDATES && k % 7 == 0;
                     String value = "key-" + k + "=" + u;
-                    send(producer, t, topic, k % 2, "key-" + k, remove ? null : json ? "{\"a\":\"" + value + "\"}"
-                            : value);
+                    send(
+                            producer,
+                            t,
+                            topic,
+                            k % 2,
+                            "key-" + k,
+                            remove ? null : json ? "{\"a\":\"" + value + "\"}" : value);
                     t.tombstones += remove ? 1 : 0;
                 }
                 if (k % 50 == 0) {
@@ -164,8 +173,8 @@ class CountedOnceAfterStallTest {
             for (int k = KEYS; k < 3 * KEYS; k++) {
                 int partition = k % 2;
                 String value = "key-" + k + "=" + tail;
-                Future<RecordMetadata> good = send(producer, t, topic, partition, "key-" + k,
-                        json ? "{\"b\":\"" + value + "\"}" : value);
+                Future<RecordMetadata> good =
+                        send(producer, t, topic, partition, "key-" + k, json ? "{\"b\":\"" + value + "\"}" : value);
                 if (json) {
                     t.withoutFieldA++;
                     t.badForFieldA.add(good);
@@ -179,8 +188,8 @@ class CountedOnceAfterStallTest {
                     t.nullKeys++;
                 }
                 if (k % 131 == 0) {
-                    t.bad.add(send(producer, t, topic, partition, bytes("big-" + k),
-                            bytes("x".repeat(2 * MAX_VALUE_BYTES))));
+                    t.bad.add(send(
+                            producer, t, topic, partition, bytes("big-" + k), bytes("x".repeat(2 * MAX_VALUE_BYTES))));
                     t.oversize++;
                 }
                 if (k % 151 == 0) {
@@ -201,13 +210,13 @@ class CountedOnceAfterStallTest {
         return t;
     }
 
-    private static Future<RecordMetadata> send(KafkaProducer<byte[], byte[]> producer, Topic t, String topic,
-                                               int partition, String key, String value) {
+    private static Future<RecordMetadata> send(
+            KafkaProducer<byte[], byte[]> producer, Topic t, String topic, int partition, String key, String value) {
         return send(producer, t, topic, partition, bytes(key), bytes(value));
     }
 
-    private static Future<RecordMetadata> send(KafkaProducer<byte[], byte[]> producer, Topic t, String topic,
-                                               int partition, byte[] key, byte[] value) {
+    private static Future<RecordMetadata> send(
+            KafkaProducer<byte[], byte[]> producer, Topic t, String topic, int partition, byte[] key, byte[] value) {
         t.records++;
         Future<RecordMetadata> f = producer.send(new ProducerRecord<>(topic, partition, key, value));
         t.sent.add(f);
@@ -220,17 +229,21 @@ class CountedOnceAfterStallTest {
 
     private ParallelBuildTest.HeldConsumer start(Path store, int applyThreads, TopicBinding... bindings)
             throws Exception {
-        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store).topics(List.of(bindings)).httpPort(0)
-                .applyThreads(applyThreads).maxValueBytes(MAX_VALUE_BYTES)
-                .kafkaProperties(Map.of("max.partition.fetch.bytes", "16384")).build();
+        WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
+                .topics(List.of(bindings))
+                .httpPort(0)
+                .applyThreads(applyThreads)
+                .maxValueBytes(MAX_VALUE_BYTES)
+                .kafkaProperties(Map.of("max.partition.fetch.bytes", "16384"))
+                .build();
         List<NamespaceIngest> namespaces = new ArrayList<>();
         for (TopicBinding b : bindings) {
-            NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), b.namespace(),
-                    StorePermissions.DEFAULT);
+            NamespaceDirectory writer =
+                    NamespaceDirectory.open(new StoreLayout(store), b.namespace(), StorePermissions.DEFAULT);
             namespaces.add(new NamespaceIngest(b, writer, metrics, Map.of()));
         }
-        ParallelBuildTest.HeldConsumer consumer = new ParallelBuildTest.HeldConsumer(ConsumerSettings.of(config),
-                HOLD_AT);
+        ParallelBuildTest.HeldConsumer consumer =
+                new ParallelBuildTest.HeldConsumer(ConsumerSettings.of(config), HOLD_AT);
         ingestor = new Ingestor(config, namespaces, metrics, () -> consumer);
         ingestor.start();
         return consumer;
@@ -241,8 +254,7 @@ class CountedOnceAfterStallTest {
      * values find no room and the topic stalls, and is read again at least once (a second stall); then room again,
      * and the namespace is published.
      */
-    private void stallAndRecover(ParallelBuildTest.HeldConsumer held, Path store, String namespace)
-            throws Exception {
+    private void stallAndRecover(ParallelBuildTest.HeldConsumer held, Path store, String namespace) throws Exception {
         await().atMost(WAIT).until(held::holding);
         await().atMost(WAIT).untilAsserted(() -> {
             NamespaceStatus status = ingestor.statuses().get(namespace);
@@ -251,25 +263,31 @@ class CountedOnceAfterStallTest {
         });
         Path generation;
         try (Stream<Path> files = Files.list(new StoreLayout(store).namespaceDir(namespace))) {
-            generation = files.filter(p -> p.getFileName().toString().endsWith(".cmap")).findFirst().orElseThrow();
+            generation = files.filter(p -> p.getFileName().toString().endsWith(".cmap"))
+                    .findFirst()
+                    .orElseThrow();
         }
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(Files.size(generation))) {
             held.released = true;
-            await().atMost(WAIT).untilAsserted(() -> assertThat(counter(
-                    new String(metrics.scrape(), StandardCharsets.UTF_8), "stalls", namespace))
-                    .as("stalled, and stalled again when read again").isGreaterThanOrEqualTo(2));
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(
+                                    counter(new String(metrics.scrape(), StandardCharsets.UTF_8), "stalls", namespace))
+                            .as("stalled, and stalled again when read again")
+                            .isGreaterThanOrEqualTo(2));
         }
         await().atMost(WAIT).until(() -> ingestor.statuses().get(namespace).ready());
     }
 
     /** What a namespace's counters say, from the Prometheus text. */
-    record Counts(long recordsRead, long tombstones, long nullKeys, long oversize, long decodeErrors) {
-    }
+    record Counts(long recordsRead, long tombstones, long nullKeys, long oversize, long decodeErrors) {}
 
     private Counts counts(String namespace) {
         String text = new String(metrics.scrape(), StandardCharsets.UTF_8);
-        return new Counts(counter(text, "records", namespace), counter(text, "tombstones", namespace),
-                counter(text, "null_keys", namespace), counter(text, "oversize_skips", namespace),
+        return new Counts(
+                counter(text, "records", namespace),
+                counter(text, "tombstones", namespace),
+                counter(text, "null_keys", namespace),
+                counter(text, "oversize_skips", namespace),
                 counter(text, "decode_errors", namespace));
     }
 
@@ -280,18 +298,21 @@ class CountedOnceAfterStallTest {
     }
 
     private void assertSkippedOnce(String namespace, List<Future<RecordMetadata>> bad) throws Exception {
-        assertThat(skippedOffsets(namespace)).as("each skipped offset once").doesNotHaveDuplicates()
+        assertThat(skippedOffsets(namespace))
+                .as("each skipped offset once")
+                .doesNotHaveDuplicates()
                 .containsExactlyInAnyOrderElementsOf(Topic.offsets(bad));
     }
 
     /** The namespace's skipped-records list, as /namespaces shows it: partition/offset of each. */
     private List<String> skippedOffsets(String namespace) {
-        return ingestor.statuses().get(namespace).skippedRecords().stream().map(s -> s.partition() + "/" + s.offset())
+        return ingestor.statuses().get(namespace).skippedRecords().stream()
+                .map(s -> s.partition() + "/" + s.offset())
                 .toList();
     }
 
     private static long counter(String metricsText, String name, String namespace) {
-        return (long) Http.metric(metricsText, "sharedlookup_writer_" + name + "_total{namespace=\"" + namespace
-                + "\"}");
+        return (long)
+                Http.metric(metricsText, "sharedlookup_writer_" + name + "_total{namespace=\"" + namespace + "\"}");
     }
 }

@@ -23,7 +23,6 @@ import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.store.NamespaceDirectory;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -99,8 +98,11 @@ class IngestorTest {
     private long healthMillis = -1;
 
     private Ingestor start(Supplier<Consumer<byte[], byte[]>> consumers, Duration away) throws Exception {
-        WriterConfig config = WriterConfig.builder("mock:9092", store).topics(List.of(new TopicBinding(TOPIC, TOPIC)))
-                .httpPort(0).stuckAfterSeconds(stuckAfterSeconds).ingestHoldLimitSeconds(ingestHoldLimitSeconds)
+        WriterConfig config = WriterConfig.builder("mock:9092", store)
+                .topics(List.of(new TopicBinding(TOPIC, TOPIC)))
+                .httpPort(0)
+                .stuckAfterSeconds(stuckAfterSeconds)
+                .ingestHoldLimitSeconds(ingestHoldLimitSeconds)
                 .build();
         NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT);
         namespaces.add(new NamespaceIngest(new TopicBinding(TOPIC, TOPIC), writer, metrics, Map.of()));
@@ -133,7 +135,10 @@ class IngestorTest {
     }
 
     private static ConsumerRecord<byte[], byte[]> record(TopicPartition tp, long offset, String key, String value) {
-        return new ConsumerRecord<>(tp.topic(), tp.partition(), offset,
+        return new ConsumerRecord<>(
+                tp.topic(),
+                tp.partition(),
+                offset,
                 key == null ? null : key.getBytes(StandardCharsets.UTF_8),
                 value == null ? null : value.getBytes(StandardCharsets.UTF_8));
     }
@@ -179,7 +184,8 @@ class IngestorTest {
     }
 
     private double counter(String name) {
-        return Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
+        return Http.metric(
+                new String(metrics.scrape(), StandardCharsets.UTF_8),
                 "sharedlookup_writer_" + name + "_total{namespace=\"users\"}");
     }
 
@@ -195,11 +201,16 @@ class IngestorTest {
         healthMillis = 250;
         consumer.failingEveryPoll = new KafkaException("Something the broker keeps answering");
         startReading(Map.of(P0, 0L), Map.of(P0, 5L));
-        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason()).contains("keeps answering"));
-        await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(12)).pollInterval(Duration.ofMillis(200))
+        await().atMost(WAIT)
+                .until(() -> String.valueOf(status().notReadyReason()).contains("keeps answering"));
+        await().during(Duration.ofSeconds(6))
+                .atMost(Duration.ofSeconds(12))
+                .pollInterval(Duration.ofMillis(200))
                 .until(() -> !String.valueOf(status().notReadyReason()).startsWith("stuck:")
-                        && Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
-                                "sharedlookup_writer_stuck_partitions{namespace=\"users\"}") == 0);
+                        && Http.metric(
+                                        new String(metrics.scrape(), StandardCharsets.UTF_8),
+                                        "sharedlookup_writer_stuck_partitions{namespace=\"users\"}")
+                                == 0);
         consumer.failingEveryPoll = null;
         atNextPoll(() -> {
             for (int i = 0; i < 5; i++) {
@@ -218,7 +229,8 @@ class IngestorTest {
         java.util.concurrent.CountDownLatch release = startThenHoldTheIngestThread();
         try {
             await().atMost(WAIT).until(() -> !status().ready());
-            assertThat(status().notReadyReason()).startsWith("ingestion has not come back to its loop for ")
+            assertThat(status().notReadyReason())
+                    .startsWith("ingestion has not come back to its loop for ")
                     .contains("Unsafe.park, called from io.sharedlookup.writer.ingest.IngestorTest");
         } finally {
             release.countDown();
@@ -242,23 +254,29 @@ class IngestorTest {
             await().atMost(WAIT).until(() -> !status().ready());
             await().atMost(WAIT).until(() -> ingestor.failure().isPresent());
             String failure = ingestor.failure().orElseThrow();
-            assertThat(failure).startsWith("ingestion has not come back to its loop for ")
+            assertThat(failure)
+                    .startsWith("ingestion has not come back to its loop for ")
                     .contains("over --ingest-hold-limit (3 s)")
                     .contains("Unsafe.park, called from io.sharedlookup.writer.ingest.IngestorTest");
-            assertThat(Long.parseLong(failure.replaceFirst("^ingestion has not come back to its loop for (\\d+) s.*$",
-                    "$1"))).isGreaterThanOrEqualTo(3);
+            assertThat(Long.parseLong(
+                            failure.replaceFirst("^ingestion has not come back to its loop for (\\d+) s.*$", "$1")))
+                    .isGreaterThanOrEqualTo(3);
             assertThat(ingestor.failure()).as("asked again").isPresent();
         } finally {
             release.countDown();
         }
         try {
             await().atMost(WAIT).until(() -> ingestor.failure().isEmpty() && status().ready());
-            await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
+            await().atMost(WAIT)
+                    .until(() ->
+                            !logged(log, "Ingestion is back in its loop after ").isEmpty());
         } finally {
             ingestorLogger().detachAppender(log);
         }
-        assertThat(logged(log, "")).filteredOn(e -> e.getLevel() == Level.ERROR)
-                .as("one ERROR for the hold, however often asked").hasSize(1);
+        assertThat(logged(log, ""))
+                .filteredOn(e -> e.getLevel() == Level.ERROR)
+                .as("one ERROR for the hold, however often asked")
+                .hasSize(1);
         assertThat(logged(log, "Ingestion is back in its loop after ")).hasSize(1);
     }
 
@@ -272,15 +290,20 @@ class IngestorTest {
         java.util.concurrent.CountDownLatch release = startThenHoldTheIngestThread();
         ListAppender<ILoggingEvent> log = ingestorLog();
         try {
-            await().atMost(WAIT).until(() -> !logged(log, "ingestion has not come back to its loop for ").isEmpty());
-            assertThat(logged(log, "ingestion has not come back to its loop for ")).singleElement()
+            await().atMost(WAIT)
+                    .until(() -> !logged(log, "ingestion has not come back to its loop for ")
+                            .isEmpty());
+            assertThat(logged(log, "ingestion has not come back to its loop for "))
+                    .singleElement()
                     .satisfies(e -> assertThat(e.getLevel()).isEqualTo(Level.ERROR))
                     .satisfies(e -> assertThat(e.getFormattedMessage()).contains("over --ingest-hold-limit (3 s)"));
         } finally {
             release.countDown();
         }
         try {
-            await().atMost(WAIT).until(() -> !logged(log, "Ingestion is back in its loop after ").isEmpty());
+            await().atMost(WAIT)
+                    .until(() ->
+                            !logged(log, "Ingestion is back in its loop after ").isEmpty());
         } finally {
             ingestorLogger().detachAppender(log);
         }
@@ -322,7 +345,9 @@ class IngestorTest {
     /** The events {@code log} holds whose message starts with {@code prefix}; read under the appender's own lock. */
     private static List<ILoggingEvent> logged(ListAppender<ILoggingEvent> log, String prefix) {
         synchronized (log) {
-            return log.list.stream().filter(e -> e.getFormattedMessage().startsWith(prefix)).toList();
+            return log.list.stream()
+                    .filter(e -> e.getFormattedMessage().startsWith(prefix))
+                    .toList();
         }
     }
 
@@ -335,8 +360,9 @@ class IngestorTest {
             consumer.addRecord(record(P0, 1, "2", "Bob"));
             consumer.addRecord(record(P0, 2, "1", null)); // tombstone
             consumer.addRecord(record(P0, 3, null, "no key")); // skipped and counted
-            consumer.addRecord(new ConsumerRecord<>(TOPIC, 1, 0, "3".getBytes(StandardCharsets.UTF_8),
-                    new byte[] {(byte) 0xC3})); // not UTF-8: skipped and counted
+            consumer.addRecord(
+                    new ConsumerRecord<>(TOPIC, 1, 0, "3".getBytes(StandardCharsets.UTF_8), new byte[] {(byte) 0xC3
+                    })); // not UTF-8: skipped and counted
             consumer.addRecord(record(P1, 1, "4", "Dana"));
         });
 
@@ -348,11 +374,14 @@ class IngestorTest {
         assertThat(lookup("1")).isNull();
         assertThat(lookup("3")).isNull();
 
-        assertThat(othersWatches.containsAll(watchThreads())).as("this ingestor's hold watch runs").isFalse();
+        assertThat(othersWatches.containsAll(watchThreads()))
+                .as("this ingestor's hold watch runs")
+                .isFalse();
         ingestor.stop(Duration.ofSeconds(5));
         assertThat(consumer.closed()).isTrue();
         await().atMost(WAIT).until(() -> othersWatches.containsAll(watchThreads())); // it ends with the ingestor
-        try (NamespaceDirectory after = NamespaceDirectory.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory after =
+                NamespaceDirectory.open(new StoreLayout(store), TOPIC, StorePermissions.DEFAULT)) {
             assertThat(after.canResume()).isTrue();
             assertThat(after.published().orElseThrow().offsets()).isEqualTo(Map.of(0, 4L, 1, 2L));
         }
@@ -370,7 +399,8 @@ class IngestorTest {
             throw new IllegalStateException("a defect in the ingest thread");
         });
         await().atMost(WAIT).until(() -> ingestor.failure().isPresent());
-        assertThat(ingestor.failure().orElseThrow()).contains("ingestion failed")
+        assertThat(ingestor.failure().orElseThrow())
+                .contains("ingestion failed")
                 .contains("a defect in the ingest thread");
         assertThat(lookup("1")).as("readers keep what was published").isEqualTo("Alice");
     }
@@ -380,8 +410,9 @@ class IngestorTest {
         consumer.updateBeginningOffsets(Map.of(P0, 0L));
         consumer.updateEndOffsets(Map.of(P0, 1L));
         start();
-        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason())
-                .equals("topic 'users' does not exist on mock:9092"));
+        await().atMost(WAIT)
+                .until(() ->
+                        String.valueOf(status().notReadyReason()).equals("topic 'users' does not exist on mock:9092"));
 
         partitions(List.of(P0));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
@@ -399,14 +430,17 @@ class IngestorTest {
         consumer.updateBeginningOffsets(Map.of(P0, 0L));
         consumer.updateEndOffsets(Map.of(P0, 1L));
         start();
-        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason()).startsWith("topic"));
+        await().atMost(WAIT)
+                .until(() -> String.valueOf(status().notReadyReason()).startsWith("topic"));
         assertThat(status().notReadyReason()).isEqualTo("topic 'users' does not exist on mock:9092");
 
         Thread.sleep(2_100); // no condition to await: an outage ends only 2 s after its last failure (BrokerOutage)
         partitions(List.of(P0));
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready()); // the health check, which also ends it, is 5 s away
-        assertThat(BrokerOutage.shared().withDuration("a problem")).as("the outage ended").isEqualTo("a problem");
+        assertThat(BrokerOutage.shared().withDuration("a problem"))
+                .as("the outage ended")
+                .isEqualTo("a problem");
     }
 
     /** Kafka not answering the poll is an outage: /ready says how long it has lasted. */
@@ -414,8 +448,9 @@ class IngestorTest {
     void pollsTimingOut_areToldWithHowLongKafkaHasBeenUnreachable() throws Exception {
         consumer.failingEveryPoll = new org.apache.kafka.common.errors.TimeoutException("no answer in 1 s");
         startReading(Map.of(P0, 0L), Map.of(P0, 0L));
-        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason())
-                .matches("Kafka at mock:9092 did not answer: no answer in 1 s \\(unreachable for \\d+ s\\)"));
+        await().atMost(WAIT)
+                .until(() -> String.valueOf(status().notReadyReason())
+                        .matches("Kafka at mock:9092 did not answer: no answer in 1 s \\(unreachable for \\d+ s\\)"));
         consumer.failingEveryPoll = null;
     }
 
@@ -447,9 +482,12 @@ class IngestorTest {
         } finally {
             ingestorLogger().detachAppender(log);
         }
-        assertThat(log.list).filteredOn(e -> e.getFormattedMessage().contains("do not resolve")).singleElement()
+        assertThat(log.list)
+                .filteredOn(e -> e.getFormattedMessage().contains("do not resolve"))
+                .singleElement()
                 .satisfies(e -> assertThat(e.getLevel()).isEqualTo(Level.WARN))
-                .extracting(ILoggingEvent::getFormattedMessage).isEqualTo("Kafka bootstrap host(s) mock:9092 do not "
+                .extracting(ILoggingEvent::getFormattedMessage)
+                .isEqualTo("Kafka bootstrap host(s) mock:9092 do not "
                         + "resolve (yet); serving the last published store and retrying");
     }
 
@@ -499,17 +537,22 @@ class IngestorTest {
             consumer.updateEndOffsets(Map.of(P0, 11L, P1, 1L));
             consumer.addRecord(record(P0, 10, "2", "Bob")); // MockConsumer finds a position gone only with records
         });
-        await().atMost(WAIT).until(() -> rebuilds() == 2 && consumer.assignment().contains(P1));
+        await().atMost(WAIT)
+                .until(() -> rebuilds() == 2 && consumer.assignment().contains(P1));
         atNextPoll(() -> consumer.addRecord(record(P1, 0, "1", "Alicia")));
         await().atMost(WAIT).until(() -> "Alicia".equals(lookup("1")) && status().ready());
-        assertThat(counter("keys_on_several_partitions")).as("key 1 on P0 of the old topic, P1 of the new").isZero();
+        assertThat(counter("keys_on_several_partitions"))
+                .as("key 1 on P0 of the old topic, P1 of the new")
+                .isZero();
 
         atNextPoll(() -> {
             consumer.updateEndOffsets(Map.of(P0, 12L, P1, 1L));
             consumer.addRecord(record(P0, 11, "1", "Alison"));
         });
         await().atMost(WAIT).until(() -> "Alison".equals(lookup("1")));
-        assertThat(counter("keys_on_several_partitions")).as("then on P0 of the same topic").isEqualTo(1);
+        assertThat(counter("keys_on_several_partitions"))
+                .as("then on P0 of the same topic")
+                .isEqualTo(1);
     }
 
     @Test
@@ -520,8 +563,9 @@ class IngestorTest {
         await().atMost(WAIT).until(() -> status().ready());
 
         consumer.setPollException(new TimeoutException("no answer in time"));
-        await().atMost(WAIT).until(() -> String.valueOf(status().notReadyReason())
-                .startsWith("Kafka at mock:9092 did not answer: no answer in time"));
+        await().atMost(WAIT)
+                .until(() -> String.valueOf(status().notReadyReason())
+                        .startsWith("Kafka at mock:9092 did not answer: no answer in time"));
         atNextPoll(() -> consumer.addRecord(record(P0, 1, "2", "Bob")));
 
         // The loop polls again after its backoff; the next health check finds the broker answering again.
@@ -529,7 +573,9 @@ class IngestorTest {
             assertThat(status().ready()).isTrue();
             assertThat(lookup("2")).isEqualTo("Bob");
         });
-        assertThat(rebuilds()).as("seconds away: well within the topic's delete.retention.ms").isEqualTo(1);
+        assertThat(rebuilds())
+                .as("seconds away: well within the topic's delete.retention.ms")
+                .isEqualTo(1);
     }
 
     /**
@@ -551,8 +597,10 @@ class IngestorTest {
         consumer = new PacedMockConsumer();
         namespaces.clear();
         startReading(Map.of(P0, 0L), Map.of(P0, 5L));
-        await().atMost(WAIT).until(() -> Manifest.read(new StoreLayout(store).manifest(TOPIC)).writerState()
-                == Manifest.WriterState.OPEN);
+        await().atMost(WAIT)
+                .until(() ->
+                        Manifest.read(new StoreLayout(store).manifest(TOPIC)).writerState()
+                                == Manifest.WriterState.OPEN);
         ingestor.stop(Duration.ofSeconds(5));
         ingestor = null;
         Manifest second = Manifest.read(new StoreLayout(store).manifest(TOPIC));
@@ -576,16 +624,22 @@ class IngestorTest {
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
         awaitHealthChecksAnswered(2);
-        assertThat(rebuilds()).as("health checks 1.5 s apart: current all along").isEqualTo(1);
+        assertThat(rebuilds())
+                .as("health checks 1.5 s apart: current all along")
+                .isEqualTo(1);
 
         writtenWhileTheBrokerIsAway(1, "2", "Bob");
         brokerSilentFor(1);
         awaitHealthChecksAnswered(2);
-        assertThat(rebuilds()).as("one refused check: away for less than the retention").isEqualTo(1);
+        assertThat(rebuilds())
+                .as("one refused check: away for less than the retention")
+                .isEqualTo(1);
 
         brokerSilentFor(3);
         awaitHealthChecksAnswered(2);
-        assertThat(rebuilds()).as("away for longer, but nothing was written meanwhile").isEqualTo(1);
+        assertThat(rebuilds())
+                .as("away for longer, but nothing was written meanwhile")
+                .isEqualTo(1);
 
         writtenWhileTheBrokerIsAway(2, "3", "Cleo");
         brokerSilentFor(3);
@@ -629,10 +683,11 @@ class IngestorTest {
         currencyTest();
         slowBuild(true);
         await().atMost(WAIT).until(() -> rebuilds() == 2);
-        atNextPoll(() -> { // read again from the beginning, without a hold-up
-            consumer.addRecord(record(P0, 0, "1", "Alice"));
-            consumer.addRecord(record(P0, 1, "2", "Bob"));
-        });
+        atNextPoll(
+                () -> { // read again from the beginning, without a hold-up
+                    consumer.addRecord(record(P0, 0, "1", "Alice"));
+                    consumer.addRecord(record(P0, 1, "2", "Bob"));
+                });
         await().atMost(WAIT).until(() -> status().ready());
         awaitHealthChecksAnswered(3);
         assertThat(rebuilds()).as("once").isEqualTo(2);
@@ -716,18 +771,22 @@ class IngestorTest {
         atNextPoll(() -> consumer.addRecord(record(P0, 0, "1", "Alice")));
         await().atMost(WAIT).until(() -> status().ready());
 
-        consumer.setPollException(new KafkaException("Received exception when fetching the next record from users-1. "
-                + "If needed, please seek past the record to continue consumption.",
+        consumer.setPollException(new KafkaException(
+                "Received exception when fetching the next record from users-1. "
+                        + "If needed, please seek past the record to continue consumption.",
                 new KafkaException("Unable to decompress: zstd-jni could not be loaded")));
         await().atMost(WAIT).until(() -> consumer.paused().containsAll(List.of(P0, P1)));
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(status().ready()).isFalse();
-            assertThat(status().notReadyReason()).isEqualTo("paused: cannot read partition 1 at offset 0: Unable to "
-                    + "decompress: zstd-jni could not be loaded");
+            assertThat(status().notReadyReason())
+                    .isEqualTo("paused: cannot read partition 1 at offset 0: Unable to "
+                            + "decompress: zstd-jni could not be loaded");
         });
         assertThat(consumer.position(P1)).as("nothing skipped").isZero();
-        assertThat(Http.metric(new String(metrics.scrape(), StandardCharsets.UTF_8),
-                "sharedlookup_writer_corrupt_records_total{namespace=\"users\"}")).isZero();
+        assertThat(Http.metric(
+                        new String(metrics.scrape(), StandardCharsets.UTF_8),
+                        "sharedlookup_writer_corrupt_records_total{namespace=\"users\"}"))
+                .isZero();
     }
 
     /**
@@ -741,8 +800,11 @@ class IngestorTest {
         StoreLayout layout = new StoreLayout(store);
         // What a writer that applied offsets 0 and 1 and stopped cleanly leaves.
         Map<Integer, Long> upTo2 = Map.of(0, 2L);
-        NamespaceIngest earlier = new NamespaceIngest(new TopicBinding(TOPIC, TOPIC),
-                NamespaceDirectory.open(layout, TOPIC, StorePermissions.DEFAULT), new WriterMetrics(), Map.of());
+        NamespaceIngest earlier = new NamespaceIngest(
+                new TopicBinding(TOPIC, TOPIC),
+                NamespaceDirectory.open(layout, TOPIC, StorePermissions.DEFAULT),
+                new WriterMetrics(),
+                Map.of());
         earlier.start(Map.of(0, 0L), upTo2, -1, null);
         earlier.apply("1", "Alice", topic -> upTo2);
         earlier.apply("2", "Bob", topic -> upTo2);
@@ -770,18 +832,22 @@ class IngestorTest {
             await().atMost(WAIT).untilAsserted(() -> {
                 assertThat(counter("stalls")).isGreaterThanOrEqualTo(1);
                 assertThat(status().state()).isEqualTo(NamespaceStatus.State.STALLED);
-                assertThat(status().notReadyReason()).startsWith("paused: cannot mark the manifest open before "
-                        + "changing the resumed generation").contains("free disk space");
+                assertThat(status().notReadyReason())
+                        .startsWith("paused: cannot mark the manifest open before " + "changing the resumed generation")
+                        .contains("free disk space");
             });
             assertThat(counter("resumes")).as("resumed, not rebuilt").isEqualTo(1);
             assertThat(counter("rebuilds")).isZero();
             // The stall's message, not the checkpoint's, which cannot write the manifest either (every 250 ms): the
             // stall's says what to do.
-            assertThat(status().lastError()).startsWith("cannot mark the manifest open before changing the resumed "
-                    + "generation").contains("free disk space");
-            assertThat(TestStores.contents(store, TOPIC)).as("readers keep what was published")
+            assertThat(status().lastError())
+                    .startsWith("cannot mark the manifest open before changing the resumed " + "generation")
+                    .contains("free disk space");
+            assertThat(TestStores.contents(store, TOPIC))
+                    .as("readers keep what was published")
                     .isEqualTo(Map.of("1", "Alice", "2", "Bob"));
-            assertThat(Manifest.read(layout.manifest(TOPIC))).as("still closed over an unchanged file")
+            assertThat(Manifest.read(layout.manifest(TOPIC)))
+                    .as("still closed over an unchanged file")
                     .isEqualTo(published);
         }
 

@@ -42,9 +42,12 @@ class KafkaConnectionWarningsTest {
         for (int i = 0; i < 3; i++) {
             client.warn(CANNOT_CONNECT, "2", "b2/10.0.0.2:9092");
         }
-        assertThat(clientLines.list).hasSize(3).allMatch(e -> e.getLevel() == Level.WARN)
-                .allMatch(e -> e.getFormattedMessage().contains("Connection to node 2 (b2/10.0.0.2:9092) could not "
-                        + "be established. Node may not be available."));
+        assertThat(clientLines.list)
+                .hasSize(3)
+                .allMatch(e -> e.getLevel() == Level.WARN)
+                .allMatch(e -> e.getFormattedMessage()
+                        .contains("Connection to node 2 (b2/10.0.0.2:9092) could not "
+                                + "be established. Node may not be available."));
         assertThat(outageLines.list).as("Kafka is not unreachable").isEmpty();
     }
 
@@ -54,7 +57,10 @@ class KafkaConnectionWarningsTest {
         client.warn("Bootstrap broker {} disconnected", "b2:9092 (id: -2 rack: null)");
         client.warn(CANNOT_CONNECT, "2", "b2/10.0.0.2:9092");
         assertThat(clientLines.list).as("all summarised").isEmpty();
-        assertThat(outageLines.list).singleElement().extracting(ILoggingEvent::getFormattedMessage).asString()
+        assertThat(outageLines.list)
+                .singleElement()
+                .extracting(ILoggingEvent::getFormattedMessage)
+                .asString()
                 .startsWith("Kafka at b1:9092,b2:9092,b3:9092 is unreachable (Connection to node -1 "
                         + "(b1/10.0.0.1:9092) could not be established)");
     }

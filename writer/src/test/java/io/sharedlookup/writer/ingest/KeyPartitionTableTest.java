@@ -15,7 +15,9 @@ class KeyPartitionTableTest {
         assertThat(table.seen(key, 0, 11)).as("same partition").isNull();
         assertThat(table.seen(key, 1, 3)).isEqualTo(new KeyPartitionTable.Moved(0, 11));
         assertThat(table.seen(key, 1, 4)).as("now known on partition 1").isNull();
-        assertThat(table.seen(KeyPartitions.hash("user-2"), 2, 0)).as("another key").isNull();
+        assertThat(table.seen(KeyPartitions.hash("user-2"), 2, 0))
+                .as("another key")
+                .isNull();
     }
 
     @Test
@@ -57,7 +59,8 @@ class KeyPartitionTableTest {
 
     @Test
     void refusesACapacityThatIsNotAPowerOfTwo() {
-        assertThatThrownBy(() -> new KeyPartitionTable(1000)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new KeyPartitionTable(1000))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("power of two");
     }
 }

@@ -22,11 +22,11 @@ final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
     volatile boolean silent;
     /** End-offset requests answered, and refused while silent. */
     final AtomicInteger endOffsetsAnswered = new AtomicInteger();
+
     final AtomicInteger endOffsetsRefused = new AtomicInteger();
 
     @Override
-    public synchronized Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions,
-                                                             Duration timeout) {
+    public synchronized Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions, Duration timeout) {
         if (silent) {
             endOffsetsRefused.incrementAndGet();
             throw new TimeoutException("no answer in time");

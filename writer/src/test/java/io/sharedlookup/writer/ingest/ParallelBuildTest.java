@@ -44,6 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ParallelBuildTest {
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
+
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final int KEYS = 1_500;
     private static final int UPDATES = 10;
@@ -104,13 +105,18 @@ class ParallelBuildTest {
         ingestor.stop(Duration.ofSeconds(30));
         ingestor = null;
         // A stopped writer keeps no applier threads (they would idle for their 30 s keep-alive otherwise).
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-                .filteredOn(t -> t.getName().startsWith("shared-lookup-applier-")).isEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                        .filteredOn(t -> t.getName().startsWith("shared-lookup-applier-"))
+                        .isEmpty());
         Path dir = new StoreLayout(store).namespaceDir(topic);
-        assertThat(Files.exists(new StoreLayout(store).manifest(topic))).as("nothing published").isFalse();
+        assertThat(Files.exists(new StoreLayout(store).manifest(topic)))
+                .as("nothing published")
+                .isFalse();
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".cmap")))
-                    .as("the unpublished generation is discarded").isEmpty();
+                    .as("the unpublished generation is discarded")
+                    .isEmpty();
         }
         start(topic, store, Integer.MAX_VALUE);
         awaitExactlyTheTopic(topic, store);
@@ -128,7 +134,8 @@ class ParallelBuildTest {
         kafka.deleteRecordsBefore(topic, (long) KEYS * UPDATES / 2);
         held.released = true;
         awaitExactlyTheTopic(topic, store);
-        assertThat(metrics.rebuilds.labelValues(topic).get()).as("the first build and the one after truncation")
+        assertThat(metrics.rebuilds.labelValues(topic).get())
+                .as("the first build and the one after truncation")
                 .isEqualTo(2);
     }
 
@@ -144,7 +151,9 @@ class ParallelBuildTest {
         awaitHeldInTheMiddle(held, topic);
         Path generation;
         try (Stream<Path> files = Files.list(new StoreLayout(store).namespaceDir(topic))) {
-            generation = files.filter(p -> p.getFileName().toString().endsWith(".cmap")).findFirst().orElseThrow();
+            generation = files.filter(p -> p.getFileName().toString().endsWith(".cmap"))
+                    .findFirst()
+                    .orElseThrow();
         }
         // No file may grow (as on a full disk): the next extra tier bulk is refused and the namespace stalls.
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(Files.size(generation))) {
@@ -176,7 +185,8 @@ class ParallelBuildTest {
         start(topic, store, Integer.MAX_VALUE);
         awaitExactlyTheTopic(topic, store);
         assertThat(faults.get()).as("an applier's put failed").isEqualTo(1);
-        assertThat(metrics.rebuilds.labelValues(topic).get()).as("the first build and the one after the fault")
+        assertThat(metrics.rebuilds.labelValues(topic).get())
+                .as("the first build and the one after the fault")
                 .isEqualTo(2);
     }
 
@@ -208,10 +218,13 @@ class ParallelBuildTest {
 
     private HeldConsumer start(String topic, Path store, int batchesBeforeHold) throws Exception {
         WriterConfig config = WriterConfig.builder(kafka.bootstrap(), store)
-                .topics(List.of(new TopicBinding(topic, topic))).httpPort(0).applyThreads(2)
+                .topics(List.of(new TopicBinding(topic, topic)))
+                .httpPort(0)
+                .applyThreads(2)
                 // Small fetches: a held consumer has not fetched far beyond what it handed out (else a truncation
                 // would come after the records it is about to read, already in its buffer).
-                .kafkaProperties(Map.of("max.partition.fetch.bytes", "16384")).build();
+                .kafkaProperties(Map.of("max.partition.fetch.bytes", "16384"))
+                .build();
         NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), topic, StorePermissions.DEFAULT);
         NamespaceIngest ingest = new NamespaceIngest(new TopicBinding(topic, topic), writer, metrics, Map.of());
         HeldConsumer consumer = new HeldConsumer(ConsumerSettings.of(config), batchesBeforeHold);
@@ -228,7 +241,8 @@ class ParallelBuildTest {
             assertThat(status.state()).isEqualTo(NamespaceStatus.State.REBUILDING);
             assertThat(status.entries()).isPositive().isLessThan(KEYS);
         });
-        assertThat(Thread.getAllStackTraces().keySet()).as("an applier thread ran")
+        assertThat(Thread.getAllStackTraces().keySet())
+                .as("an applier thread ran")
                 .anyMatch(t -> t.getName().startsWith("shared-lookup-applier-"));
     }
 
@@ -242,16 +256,30 @@ class ParallelBuildTest {
         for (Map.Entry<String, String> e : expected.entrySet()) {
             digest += ContentDigest.of(e.getKey(), e.getValue());
         }
-        assertThat(manifest.contentDigest()).as("the digest published is the content's").isEqualTo(digest);
+        assertThat(manifest.contentDigest())
+                .as("the digest published is the content's")
+                .isEqualTo(digest);
         Map<Integer, Long> end = new TreeMap<>();
         try (var admin = kafka.admin()) {
-            int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+            int partitions = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get()
+                    .get(topic)
+                    .partitions()
+                    .size();
             for (int p = 0; p < partitions; p++) {
                 var tp = new TopicPartition(topic, p);
-                end.put(p, admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).all()
-                        .get().get(tp).offset());
+                end.put(
+                        p,
+                        admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                                .all()
+                                .get()
+                                .get(tp)
+                                .offset());
             }
         }
-        assertThat(manifest.offsets()).as("the end offsets, each record applied").isEqualTo(end);
+        assertThat(manifest.offsets())
+                .as("the end offsets, each record applied")
+                .isEqualTo(end);
     }
 }

@@ -91,7 +91,9 @@ class PartitionOffsetsTest {
         assertThat(offsets.reachedAsOfMillis("users")).as("behind the ends").isEqualTo(Positions.UNKNOWN);
 
         offsets.applied(USERS_0, 5);
-        assertThat(offsets.reachedAsOfMillis("users")).as("one partition behind").isEqualTo(Positions.UNKNOWN);
+        assertThat(offsets.reachedAsOfMillis("users"))
+                .as("one partition behind")
+                .isEqualTo(Positions.UNKNOWN);
         offsets.applied(users1, 2);
         assertThat(offsets.reachedAsOfMillis("users")).isEqualTo(1_000);
 
@@ -106,7 +108,9 @@ class PartitionOffsetsTest {
         assertThat(offsets.reachedAsOfMillis("users"))
                 .isBetween(asked - TopicCurrency.STEP_MILLIS, System.currentTimeMillis());
 
-        assertThat(offsets.currentAsOfMillis("users")).as("nothing credited yet").isEqualTo(Positions.UNKNOWN);
+        assertThat(offsets.currentAsOfMillis("users"))
+                .as("nothing credited yet")
+                .isEqualTo(Positions.UNKNOWN);
         offsets.credit("users", 1_000);
         assertThat(offsets.currentAsOfMillis("users")).isEqualTo(1_000);
         offsets.restartCurrency("users", 2_000); // a rebuild reads the topic again from ends asked for at 2,000
@@ -122,8 +126,8 @@ class PartitionOffsetsTest {
         TopicPartition gone = new TopicPartition("gone", 0);
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("none") {
             @Override
-            public synchronized Map<TopicPartition, Long> endOffsets(java.util.Collection<TopicPartition> tps,
-                                                                     Duration timeout) {
+            public synchronized Map<TopicPartition, Long> endOffsets(
+                    java.util.Collection<TopicPartition> tps, Duration timeout) {
                 if (tps.contains(gone)) {
                     throw new org.apache.kafka.common.errors.TimeoutException("no leader for " + gone);
                 }
@@ -138,7 +142,9 @@ class PartitionOffsetsTest {
 
         assertThat(offsets.refreshEnds(Set.of(), true)).containsExactly("gone");
         assertThat(offsets.latestEnd(USERS_0)).isEqualTo(7);
-        assertThat(offsets.refreshEnds(Set.of("gone"), true)).as("a topic known gone is not asked").isEmpty();
+        assertThat(offsets.refreshEnds(Set.of("gone"), true))
+                .as("a topic known gone is not asked")
+                .isEmpty();
         consumer.updateEndOffsets(Map.of(USERS_0, 9L));
         offsets.refreshEnds(Set.of("gone"), true);
         assertThat(offsets.latestEnd(USERS_0)).isEqualTo(9);
@@ -160,8 +166,8 @@ class PartitionOffsetsTest {
         java.util.concurrent.atomic.AtomicBoolean leaderBack = new java.util.concurrent.atomic.AtomicBoolean();
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("none") {
             @Override
-            public synchronized Map<TopicPartition, Long> endOffsets(java.util.Collection<TopicPartition> tps,
-                                                                     Duration timeout) {
+            public synchronized Map<TopicPartition, Long> endOffsets(
+                    java.util.Collection<TopicPartition> tps, Duration timeout) {
                 if (tps.contains(leaderless) && !leaderBack.get()) {
                     try {
                         Thread.sleep(timeout.toMillis()); // what a blocking call without an answer costs
@@ -185,16 +191,22 @@ class PartitionOffsetsTest {
             long heldMillis = (System.nanoTime() - began) / 1_000_000;
             // The cap is 1.2 s plus one short ask alone; 2 s leaves room for a loaded machine, and is far below
             // the 5 s a check took before.
-            assertThat(heldMillis).as("check %d held the ingest thread, ms", end).isLessThan(2_000);
+            assertThat(heldMillis)
+                    .as("check %d held the ingest thread, ms", end)
+                    .isLessThan(2_000);
             assertThat(unanswered).contains("leaderless");
             if (end > 1) { // at the first, which of the two holds the call up is not known yet
                 assertThat(unanswered).as("check %d", end).containsExactly("leaderless");
-                assertThat(offsets.latestEnd(USERS_0)).as("healthy topic refreshed at check %d", end).isEqualTo(end);
+                assertThat(offsets.latestEnd(USERS_0))
+                        .as("healthy topic refreshed at check %d", end)
+                        .isEqualTo(end);
             }
         }
         leaderBack.set(true);
         consumer.updateEndOffsets(Map.of(USERS_0, 4L, leaderless, 6L));
-        assertThat(offsets.refreshEnds(Set.of(), true)).as("answers again once its leader is back").isEmpty();
+        assertThat(offsets.refreshEnds(Set.of(), true))
+                .as("answers again once its leader is back")
+                .isEmpty();
         assertThat(offsets.latestEnd(leaderless)).isEqualTo(6);
         assertThat(offsets.latestEnd(USERS_0)).isEqualTo(4);
     }

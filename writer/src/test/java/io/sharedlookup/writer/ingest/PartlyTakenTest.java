@@ -27,13 +27,17 @@ class PartlyTakenTest {
         assertThat(partly.take(P0, 7)).isNull();
 
         partly.remember(P0, 7, 2, true);
-        assertThat(partly.take(P0, 9)).as("offset 7 gone meanwhile (compacted): nothing to skip").isNull();
+        assertThat(partly.take(P0, 9))
+                .as("offset 7 gone meanwhile (compacted): nothing to skip")
+                .isNull();
         assertThat(partly.take(P0, 7)).isNull();
 
         partly.remember(P0, 7, 2, true);
         partly.remember(new TopicPartition("other", 0), 3, 1, true);
         partly.forget("users");
-        assertThat(partly.take(P0, 7)).as("a rebuild gives every record to every namespace").isNull();
+        assertThat(partly.take(P0, 7))
+                .as("a rebuild gives every record to every namespace")
+                .isNull();
         assertThat(partly.take(new TopicPartition("other", 0), 3)).isNotNull();
     }
 }

@@ -30,8 +30,10 @@ class RecordDecoderTest {
     @Test
     void key_malformedUtf8_isADecodeError() {
         assertThatThrownBy(() -> decoder.key(new byte[] {'a', (byte) 0xC3}))
-                .isInstanceOf(RecordDecoder.DecodeException.class).hasMessage("key is not valid UTF-8");
+                .isInstanceOf(RecordDecoder.DecodeException.class)
+                .hasMessage("key is not valid UTF-8");
         assertThatThrownBy(() -> decoder.value(new byte[] {(byte) 0xFF}))
-                .isInstanceOf(RecordDecoder.DecodeException.class).hasMessage("value is not valid UTF-8");
+                .isInstanceOf(RecordDecoder.DecodeException.class)
+                .hasMessage("value is not valid UTF-8");
     }
 }

@@ -31,13 +31,14 @@ class StuckPartitionsTest {
         assertThat(stuck.count("t")).isZero();
         check(10, Set.of());
         assertThat(stuck.count("t")).isOne();
-        assertThat(stuck.reason("t")).startsWith("partition 0 has not moved past offset 5 for 10 s although its log "
-                + "ends at 15");
+        assertThat(stuck.reason("t"))
+                .startsWith("partition 0 has not moved past offset 5 for 10 s although its log " + "ends at 15");
         assertThat(stuck.reason("other")).isNull();
         end.put(P0, 20L);
         check(15, Set.of());
-        assertThat(stuck.reason("t")).as("the figures of the last check").startsWith("partition 0 has not moved past "
-                + "offset 5 for 15 s although its log ends at 20");
+        assertThat(stuck.reason("t"))
+                .as("the figures of the last check")
+                .startsWith("partition 0 has not moved past " + "offset 5 for 15 s although its log ends at 20");
     }
 
     @Test
@@ -81,7 +82,9 @@ class StuckPartitionsTest {
             stuck.busyFor(5 * SECOND - SECOND / 10); // each 5 s between checks: 4.9 s applying, 0.1 s polling
             check(s, Set.of());
         }
-        assertThat(stuck.count("t")).as("2 minutes put, but only 2.4 s of them free to read").isZero();
+        assertThat(stuck.count("t"))
+                .as("2 minutes put, but only 2.4 s of them free to read")
+                .isZero();
         check(125, Set.of()); // the writer idle again: polling all the time
         assertThat(stuck.count("t")).as("7.4 s free to read").isZero();
         check(128, Set.of());
@@ -121,7 +124,9 @@ class StuckPartitionsTest {
         check(49, Set.of());
         assertThat(stuck.reason("t")).doesNotContain("partition 1");
         check(50, Set.of());
-        assertThat(stuck.reason("t")).as("the others are watched afresh from 40").contains("partition 1");
+        assertThat(stuck.reason("t"))
+                .as("the others are watched afresh from 40")
+                .contains("partition 1");
     }
 
     @Test
@@ -145,8 +150,9 @@ class StuckPartitionsTest {
             stuck.check(s * SECOND, List.of(P0, P1), Set.of(), position::get, end::get, highWatermark::get, open::get);
         }
         assertThat(stuck.count("t")).isOne();
-        assertThat(stuck.reason("t")).startsWith("partition 0 has been held at its last stable offset 5 for 10 s by "
-                + "open transaction of producer id 42: the records after it, up to offset 9, are not readable");
+        assertThat(stuck.reason("t"))
+                .startsWith("partition 0 has been held at its last stable offset 5 for 10 s by "
+                        + "open transaction of producer id 42: the records after it, up to offset 9, are not readable");
 
         position.put(P0, 9L); // committed, and read
         end.put(P0, 9L);

@@ -82,9 +82,11 @@ class TopicCurrencyTest {
         clock.pass(10 * 60_000); // then ten minutes without reaching the end (the broker away, say)
         currency.answered(Map.of(P0, 20L), clock.wallMillis());
         long reached = currency.reached(List.of(P0), tp -> 20L);
-        assertThat(reached - currency.currentAsOf("users")).as("the gap, not fifty minutes before it began")
+        assertThat(reached - currency.currentAsOf("users"))
+                .as("the gap, not fifty minutes before it began")
                 .isEqualTo(10 * 60_000);
-        assertThat(currency.currentAsOf("users")).as("the stamp before: ten minutes ago by the clock set right")
+        assertThat(currency.currentAsOf("users"))
+                .as("the stamp before: ten minutes ago by the clock set right")
                 .isEqualTo(clock.wallMillis() - 10 * 60_000);
         currency.credit("users", List.of(P0), reached);
         assertThat(currency.currentAsOf("users")).isEqualTo(clock.wallMillis());
@@ -138,7 +140,9 @@ class TopicCurrencyTest {
         List<TopicPartition> both = List.of(P0, P1);
         currency.answered(Map.of(P0, 5L, P1, 7L), T0);
         currency.reached(both, tp -> tp == P0 ? 5L : 7L);
-        assertThat(currency.nothingWrittenSinceCredited(both)).as("never credited").isFalse();
+        assertThat(currency.nothingWrittenSinceCredited(both))
+                .as("never credited")
+                .isFalse();
         currency.credit("users", both, T0);
 
         currency.answered(Map.of(P0, 5L, P1, 7L), T0 + 86_400_000L); // a day later, the same ends
@@ -150,7 +154,9 @@ class TopicCurrencyTest {
         assertThat(currency.nothingWrittenSinceCredited(both)).as("P1 written").isFalse();
 
         currency.restart("users", both, T0 + 86_410_000L);
-        assertThat(currency.nothingWrittenSinceCredited(both)).as("read again from the beginning").isFalse();
+        assertThat(currency.nothingWrittenSinceCredited(both))
+                .as("read again from the beginning")
+                .isFalse();
     }
 
     @Test
@@ -171,7 +177,9 @@ class TopicCurrencyTest {
         currency.restart("users", List.of(P0), T0 + 4 * EVERY); // rebuilt for that: its read counts, held up or not
         currency.rebuiltForGap("users");
         currency.interrupted("users");
-        assertThat(currency.readingFromBeginning("users")).as("a rebuild's read, held up too").isTrue();
+        assertThat(currency.readingFromBeginning("users"))
+                .as("a rebuild's read, held up too")
+                .isTrue();
         currency.credit("users", List.of(P0), T0 + 5 * EVERY);
         assertThat(currency.readingFromBeginning("users")).as("credited").isFalse();
     }

@@ -37,10 +37,12 @@ class TopicPausesTest {
     @Test
     void resumeDue_onceThePauseIsOver_resumesThePartitions() {
         pauses.pause("users", "disk full", 50);
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> {
-            pauses.resumeDue();
-            return !pauses.isPaused("users");
-        });
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> {
+                    pauses.resumeDue();
+                    return !pauses.isPaused("users");
+                });
         assertThat(consumer.paused()).isEmpty();
     }
 

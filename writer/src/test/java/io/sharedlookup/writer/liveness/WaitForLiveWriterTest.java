@@ -57,31 +57,37 @@ class WaitForLiveWriterTest {
             WriterHeartbeat heartbeat = WriterHeartbeat.start(layout, List.of(NS), StorePermissions.DEFAULT, Map::of);
             Path status = WriterStatusDescriptor.of(layout.namespaceDir(NS));
             assertThat(Files.getPosixFilePermissions(status)).doesNotContain(PosixFilePermission.OTHERS_WRITE);
-            try (FileChannel ch = FileChannel.open(SequenceFile.of(g.file()), StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
-                 SharedLookupStore reader = SharedLookupStore.open(store)) { // lockTimeout: the default 50 ms
+            try (FileChannel ch = FileChannel.open(
+                            SequenceFile.of(g.file()), StandardOpenOption.READ, StandardOpenOption.WRITE);
+                    SharedLookupStore reader = SharedLookupStore.open(store)) { // lockTimeout: the default 50 ms
                 ByteBuffer counters = ch.map(FileChannel.MapMode.READ_WRITE, 0, (long) segments * SequenceFile.STRIDE)
                         .order(ByteOrder.LITTLE_ENDIAN);
                 Lookup lookup = reader.lookup(NS);
-                await().atMost(Duration.ofSeconds(5)).until(() -> lookup.status().writerAlive());
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> lookup.status().writerAlive());
 
                 moveAll(counters, segments); // odd: every segment in the middle of a change
                 CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> lookup.get("k7"));
                 long began = System.nanoTime();
                 // Held well past the 50 ms bound, as a writer preempted on a saturated host holds a segment.
-                await().pollDelay(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> true);
+                await().pollDelay(Duration.ofMillis(600))
+                        .atMost(Duration.ofSeconds(5))
+                        .until(() -> true);
                 assertThat(answer).as("still waiting for the live writer").isNotDone();
                 moveAll(counters, segments); // even again: the change is over
                 assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo("v7");
                 assertThat(System.nanoTime() - began).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(500));
 
                 heartbeat.stopBeating(); // as a kill -9 leaves it
-                await().atMost(Duration.ofSeconds(3)).until(() -> lookup.status().writer() == WriterState.NOT_ALIVE);
+                await().atMost(Duration.ofSeconds(3))
+                        .until(() -> lookup.status().writer() == WriterState.NOT_ALIVE);
                 moveAll(counters, segments); // odd, and nobody will end the change
                 long start = System.nanoTime();
-                assertThatThrownBy(() -> lookup.get("k7")).isInstanceOf(LookupTimeoutException.class)
+                assertThatThrownBy(() -> lookup.get("k7"))
+                        .isInstanceOf(LookupTimeoutException.class)
                         .hasMessageContaining("heartbeat has stopped");
-                assertThat(System.nanoTime() - start).as("gave up at the short bound")
+                assertThat(System.nanoTime() - start)
+                        .as("gave up at the short bound")
                         .isLessThan(TimeUnit.MILLISECONDS.toNanos(500));
             } finally {
                 heartbeat.close();

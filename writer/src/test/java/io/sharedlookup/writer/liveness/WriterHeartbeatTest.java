@@ -12,10 +12,10 @@ import io.sharedlookup.testing.TestStores;
 import io.sharedlookup.writer.namespace.NamespaceStatus;
 import io.sharedlookup.writer.store.StorePermissions;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -36,11 +36,15 @@ class WriterHeartbeatTest {
         StoreLayout layout = new StoreLayout(store);
         Path dir = Files.createDirectories(layout.namespaceDir("users"));
         Path fifo = WriterStatusDescriptor.of(dir);
-        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        Process mkfifo =
+                new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
         assertThat(mkfifo.waitFor()).isZero();
-        assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
-                assertThatThrownBy(() -> WriterHeartbeat.start(layout, List.of("users"), StorePermissions.DEFAULT,
-                        Map::of)).isInstanceOf(IOException.class).hasMessageContaining("is not a regular file"));
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(10),
+                () -> assertThatThrownBy(() ->
+                                WriterHeartbeat.start(layout, List.of("users"), StorePermissions.DEFAULT, Map::of))
+                        .isInstanceOf(IOException.class)
+                        .hasMessageContaining("is not a regular file"));
     }
 
     /**
@@ -54,18 +58,46 @@ class WriterHeartbeatTest {
         try (TestStores.Published published = TestStores.publish(store, "users", Map.of("1", "one"))) {
             long stamped = Manifest.read(layout.manifest("users")).updatedAtMillis();
             long current = stamped + 60_000;
-            NamespaceStatus live = new NamespaceStatus("users", "users", NamespaceStatus.State.LIVE, 1, 1, 16, 0.1,
-                    Map.of(0, 0L), 0, null, true, null, Map.of(0, 1L), null).currentAsOf(current);
+            NamespaceStatus live = new NamespaceStatus(
+                            "users",
+                            "users",
+                            NamespaceStatus.State.LIVE,
+                            1,
+                            1,
+                            16,
+                            0.1,
+                            Map.of(0, 0L),
+                            0,
+                            null,
+                            true,
+                            null,
+                            Map.of(0, 1L),
+                            null)
+                    .currentAsOf(current);
             AtomicReference<NamespaceStatus> status = new AtomicReference<>(live);
-            try (WriterHeartbeat heartbeat = WriterHeartbeat.start(layout, List.of("users"), StorePermissions.DEFAULT,
-                    () -> Map.of("users", status.get()));
-                 FileChannel ch = FileChannel.open(WriterStatusDescriptor.of(layout.namespaceDir("users")),
-                         StandardOpenOption.READ)) {
+            try (WriterHeartbeat heartbeat = WriterHeartbeat.start(
+                            layout, List.of("users"), StorePermissions.DEFAULT, () -> Map.of("users", status.get()));
+                    FileChannel ch = FileChannel.open(
+                            WriterStatusDescriptor.of(layout.namespaceDir("users")), StandardOpenOption.READ)) {
                 ByteBuffer file = ch.map(FileChannel.MapMode.READ_ONLY, 0, WriterStatusDescriptor.SIZE)
                         .order(ByteOrder.LITTLE_ENDIAN);
                 await().atMost(Duration.ofSeconds(5)).until(() -> currentAsOf(file) == current);
-                status.set(new NamespaceStatus("users", "users", NamespaceStatus.State.REBUILDING, 1, 1, 16, 0.1,
-                        Map.of(), 0, null, false, null, Map.of(0, 1L), null).currentAsOf(current));
+                status.set(new NamespaceStatus(
+                                "users",
+                                "users",
+                                NamespaceStatus.State.REBUILDING,
+                                1,
+                                1,
+                                16,
+                                0.1,
+                                Map.of(),
+                                0,
+                                null,
+                                false,
+                                null,
+                                Map.of(0, 1L),
+                                null)
+                        .currentAsOf(current));
                 await().atMost(Duration.ofSeconds(5)).until(() -> currentAsOf(file) == stamped);
             }
         }

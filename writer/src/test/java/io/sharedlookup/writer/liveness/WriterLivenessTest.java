@@ -27,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class WriterLivenessTest {
     private static final Path LOGS = Path.of("target", "child-logs");
     private static final int KEYS = 200;
+
     @RegisterExtension
     static final TestKafka kafka = new TestKafka();
 
@@ -36,8 +37,8 @@ class WriterLivenessTest {
             kafka.send(topic, "k" + i, "v" + i);
         }
         kafka.flush();
-        WriterProcess w = WriterProcess.start(args -> ChildJvm.start(topic, LOGS, WriterMain.class, args),
-                kafka.bootstrap(), store, topic);
+        WriterProcess w = WriterProcess.start(
+                args -> ChildJvm.start(topic, LOGS, WriterMain.class, args), kafka.bootstrap(), store, topic);
         w.awaitReady(Duration.ofSeconds(90));
         return w;
     }
@@ -62,7 +63,8 @@ class WriterLivenessTest {
 
             w.jvm.kill(); // SIGKILL; returns once the process is gone
             long killed = System.nanoTime();
-            await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(10))
+            await().atMost(Duration.ofSeconds(3))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> lookup.status().writer() == WriterState.NOT_ALIVE);
             long millis = (System.nanoTime() - killed) / 1_000_000;
             assertThat(millis).as("ms from kill -9 to not alive").isLessThan(2_000);
@@ -97,9 +99,12 @@ class WriterLivenessTest {
             signal("STOP", w.jvm.pid());
             stopped = System.nanoTime();
             try {
-                await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(10))
+                await().atMost(Duration.ofSeconds(3))
+                        .pollInterval(Duration.ofMillis(10))
                         .until(() -> lookup.status().writer() == WriterState.NOT_ALIVE);
-                assertThat((System.nanoTime() - stopped) / 1_000_000).as("ms to not alive").isLessThan(2_000);
+                assertThat((System.nanoTime() - stopped) / 1_000_000)
+                        .as("ms to not alive")
+                        .isLessThan(2_000);
                 assertAnswers(lookup);
                 during.clear();
                 while (System.nanoTime() - stopped < 5_000_000_000L) { // the rest of the 5 s stop
@@ -110,7 +115,8 @@ class WriterLivenessTest {
             } finally {
                 signal("CONT", w.jvm.pid());
             }
-            await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10))
+            await().atMost(Duration.ofSeconds(2))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> lookup.status().writerAlive());
             assertAnswers(lookup);
         } finally {
@@ -119,7 +125,9 @@ class WriterLivenessTest {
     }
 
     private static void signal(String name, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
+                .inheritIO()
+                .start();
         assertThat(kill.waitFor()).as("kill -%s %d", name, pid).isZero();
     }
 }

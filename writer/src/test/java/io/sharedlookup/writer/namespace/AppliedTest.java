@@ -12,7 +12,9 @@ class AppliedTest {
     @Test
     void onlyAStallOrARebuildStopsThePartition() {
         assertThat(Applied.DONE.halts()).isFalse();
-        assertThat(new Applied.Skipped("value too large", true).halts()).as("the partition carries on").isFalse();
+        assertThat(new Applied.Skipped("value too large", true).halts())
+                .as("the partition carries on")
+                .isFalse();
         assertThat(new Applied.Stalled("disk full", 2_000).halts()).isTrue();
         assertThat(new Applied.RebuildNeeded("generation unusable").halts()).isTrue();
     }

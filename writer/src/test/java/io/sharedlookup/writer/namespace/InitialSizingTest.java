@@ -25,8 +25,9 @@ class InitialSizingTest {
     void expectedDistinct_diskTooSmallForTheEstimate_isWhatAQuarterOfTheDiskHolds() {
         long usable = 4L << 30; // 4 GiB: a quarter is 1 GiB, at (7 + 13 + 32) x 1.5 = 78 B per entry
         long expected = InitialSizing.expectedDistinct(1_000_000_000L, 1.0, 7, 13, usable);
-        assertThat(expected).isEqualTo((long) (usable * InitialSizing.DISK_SHARE / ((7 + 13
-                + InitialSizing.OVERHEAD_BYTES_PER_ENTRY) * GenerationSizing.HEADROOM)));
+        assertThat(expected).isEqualTo((long) (usable
+                * InitialSizing.DISK_SHARE
+                / ((7 + 13 + InitialSizing.OVERHEAD_BYTES_PER_ENTRY) * GenerationSizing.HEADROOM)));
         assertThat(expected).isBetween(13_000_000L, 14_000_000L);
     }
 

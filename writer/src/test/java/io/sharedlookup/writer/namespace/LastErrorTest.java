@@ -29,7 +29,9 @@ class LastErrorTest {
         assertThat(error.stalledAt(System.nanoTime())).isTrue();
 
         error.stallOver();
-        assertThat(error.get()).as("a stored record ends the stall; growth still fails").isEqualTo(GROWTH);
+        assertThat(error.get())
+                .as("a stored record ends the stall; growth still fails")
+                .isEqualTo(GROWTH);
         error.stepSucceeded(LastError.GROWTH);
         assertThat(error.get()).isNull();
     }
@@ -51,7 +53,8 @@ class LastErrorTest {
         error.stepSucceeded("publish");
         assertThat(error.get()).isEqualTo(MANIFEST);
         error.stallOver();
-        assertThat(error.get()).as("records are stored while checkpoints fail: not a stall's end")
+        assertThat(error.get())
+                .as("records are stored while checkpoints fail: not a stall's end")
                 .isEqualTo(MANIFEST);
         error.stepSucceeded(CHECKPOINT);
         assertThat(error.get()).isNull();

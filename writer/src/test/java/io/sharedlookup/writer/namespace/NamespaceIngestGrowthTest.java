@@ -3,15 +3,15 @@ package io.sharedlookup.writer.namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.sharedlookup.internal.store.StoreLayout;
+import io.sharedlookup.reader.SharedLookupStore;
 import io.sharedlookup.testing.OwnFileSizeLimit;
 import io.sharedlookup.testing.TempTrees;
 import io.sharedlookup.writer.WriterMetrics;
-import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.DiskFit;
+import io.sharedlookup.writer.store.Fill;
 import io.sharedlookup.writer.store.NamespaceDirectory;
-import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.writer.store.StorePermissions;
-import io.sharedlookup.reader.SharedLookupStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -72,7 +72,9 @@ class NamespaceIngestGrowthTest {
      */
     @Test
     void aValueOfSurrogatePairsTooLargeForTheLayoutIsStoredInACopyMadeForIt() throws Exception {
-        storedInACopyMadeForIt("emoji", "\uD83D\uDE42".repeat(50_000), // 300,000 bytes in the file, 200,000 in UTF-8
+        storedInACopyMadeForIt(
+                "emoji",
+                "\uD83D\uDE42".repeat(50_000), // 300,000 bytes in the file, 200,000 in UTF-8
                 // a patient reader: mapping the copy's long tiers on a loaded machine may take longer than the default
                 SharedLookupStore.builder(store).lockTimeout(Duration.ofSeconds(30)));
     }
@@ -80,7 +82,8 @@ class NamespaceIngestGrowthTest {
     /** Ten tiny values (the sample the generation is sized for), then {@code huge} for one of their keys. */
     private void storedInACopyMadeForIt(String namespace, String huge, SharedLookupStore.Builder readers)
             throws Exception {
-        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        NamespaceDirectory directory =
+                NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
         NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
@@ -207,11 +210,15 @@ class NamespaceIngestGrowthTest {
         NamespaceIngest ingest = publishedWithTenEntries("again", positions);
         long capacity = ingest.status(Map.of(), null, Positions.UNKNOWN).capacity();
         try (OwnFileSizeLimit limit = noBiggerGeneration()) {
-            for (int next = 10; ingest.status(Map.of(), null, Positions.UNKNOWN).lastError() == null && next < 3 * capacity; next++) {
+            for (int next = 10;
+                    ingest.status(Map.of(), null, Positions.UNKNOWN).lastError() == null && next < 3 * capacity;
+                    next++) {
                 ingest.apply("k" + next, "v" + next, positions);
             }
         }
-        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).as("growth failed").contains("cannot grow");
+        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError())
+                .as("growth failed")
+                .contains("cannot grow");
 
         // Room again, and the topic was truncated: the namespace is rebuilt, and its new generation fills up.
         ingest.rebuild("truncated", offsets, offsets, null, -1);
@@ -244,18 +251,26 @@ class NamespaceIngestGrowthTest {
         try (OwnFileSizeLimit limit = noBiggerGeneration()) {
             // Bounded by the capacity of now, not of the start: on a slow machine the time-throttled free-space look
             // can grow the first generation early into one still under the limit, and the growth after it fails.
-            for (int next = 10; ingest.status(Map.of(), null, Positions.UNKNOWN).lastError() == null
-                    && next < 3 * ingest.status(Map.of(), null, Positions.UNKNOWN).capacity(); next++) {
+            for (int next = 10;
+                    ingest.status(Map.of(), null, Positions.UNKNOWN).lastError() == null
+                            && next
+                                    < 3
+                                            * ingest.status(Map.of(), null, Positions.UNKNOWN)
+                                                    .capacity();
+                    next++) {
                 lastApply = System.nanoTime(); // growth fails within the apply that sets lastError, not before it
                 ingest.apply("k" + next, "v" + next, positions);
             }
         }
-        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).as("growth failed").contains("cannot grow");
+        assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError())
+                .as("growth failed")
+                .contains("cannot grow");
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(16)) {
             ingest.checkpoint(topic -> Map.of(0, 5000L)); // then the manifest cannot be written either
         }
         NamespaceStatus waiting = ingest.status(Map.of(), null, Positions.UNKNOWN);
-        Assumptions.assumeTrue(System.nanoTime() - lastApply < GrowthRetry.DISK_FULL_RETRY_MILLIS * 1_000_000L * 9 / 10,
+        Assumptions.assumeTrue(
+                System.nanoTime() - lastApply < GrowthRetry.DISK_FULL_RETRY_MILLIS * 1_000_000L * 9 / 10,
                 "growth's retry time had not passed when the status was taken");
         assertThat(waiting.state()).isEqualTo(NamespaceStatus.State.STALLED);
         assertThat(waiting.lastError()).contains("cannot grow");
@@ -326,7 +341,8 @@ class NamespaceIngestGrowthTest {
     }
 
     private void skipsAValueNoGenerationCouldTake() throws Exception {
-        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "vast", StorePermissions.DEFAULT);
+        NamespaceDirectory directory =
+                NamespaceDirectory.open(new StoreLayout(store), "vast", StorePermissions.DEFAULT);
         WriterMetrics metrics = new WriterMetrics();
         NamespaceIngest ingest = TestNamespaces.over(directory, metrics);
         Map<Integer, Long> end = Map.of(0, 700_000L); // a generation for about a million entries: 256 segments
@@ -339,12 +355,13 @@ class NamespaceIngestGrowthTest {
         assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).capacity()).isGreaterThanOrEqualTo(1_000_000);
 
         String vast = "x".repeat(80 << 20);
-        assertThat(ingest.apply("k3", vast, positions))
-                .isInstanceOfSatisfying(Applied.Skipped.class, e -> {
-                    assertThat(e.error()).isTrue();
-                    assertThat(e.reason()).contains("'k3'").contains("over 25% of the 42949672960 bytes free")
-                            .contains("--max-value-bytes");
-                });
+        assertThat(ingest.apply("k3", vast, positions)).isInstanceOfSatisfying(Applied.Skipped.class, e -> {
+            assertThat(e.error()).isTrue();
+            assertThat(e.reason())
+                    .contains("'k3'")
+                    .contains("over 25% of the 42949672960 bytes free")
+                    .contains("--max-value-bytes");
+        });
         NamespaceStatus after = ingest.status(Map.of(), null, Positions.UNKNOWN);
         assertThat(after.state()).isNotEqualTo(NamespaceStatus.State.STALLED);
         assertThat(after.lastError()).isNull();
@@ -377,11 +394,14 @@ class NamespaceIngestGrowthTest {
         first.afterBatch(true, positions);
         first.close(positions);
 
-        NamespaceIngest resumed = TestNamespaces.over(NamespaceDirectory.open(layout, "kept", StorePermissions.DEFAULT));
+        NamespaceIngest resumed =
+                TestNamespaces.over(NamespaceDirectory.open(layout, "kept", StorePermissions.DEFAULT));
         resumed.start(Map.of(0, 0L), Map.of(0, 0L), -1, null);
         long capacity = resumed.status(Map.of(), null, Positions.UNKNOWN).capacity();
         int entries = 1501;
-        for (int i = 1500; resumed.status(Map.of(), null, Positions.UNKNOWN).capacity() == capacity && i < 4 * capacity; i++) {
+        for (int i = 1500;
+                resumed.status(Map.of(), null, Positions.UNKNOWN).capacity() == capacity && i < 4 * capacity;
+                i++) {
             resumed.apply("k" + i, "v" + i, positions);
             entries++;
             if (i % 500 == 0) {
@@ -389,8 +409,11 @@ class NamespaceIngestGrowthTest {
             }
         }
         resumed.afterBatch(true, positions);
-        assertThat(resumed.status(Map.of(), null, Positions.UNKNOWN).capacity()).as("grown").isGreaterThan(capacity);
-        assertThat(resumed.status(Map.of(), null, Positions.UNKNOWN).lastError()).isNull();
+        assertThat(resumed.status(Map.of(), null, Positions.UNKNOWN).capacity())
+                .as("grown")
+                .isGreaterThan(capacity);
+        assertThat(resumed.status(Map.of(), null, Positions.UNKNOWN).lastError())
+                .isNull();
         resumed.close(positions);
         try (SharedLookupStore reader = SharedLookupStore.open(store)) {
             assertThat(reader.lookup("kept").get("huge")).isEqualTo(huge);
@@ -400,7 +423,8 @@ class NamespaceIngestGrowthTest {
 
     /** A new ingest for {@code namespace} whose first generation, sized for and holding ten small entries, is live. */
     private NamespaceIngest publishedWithTenEntries(String namespace, Positions positions) throws Exception {
-        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        NamespaceDirectory directory =
+                NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
         NamespaceIngest ingest = TestNamespaces.over(directory);
         ingest.start(positions.of(namespace), positions.of(namespace), -1, null);
         for (int i = 0; i < 10; i++) {

@@ -46,7 +46,8 @@ class NamespaceIngestHeldBackTest {
         Map<Integer, Long> beginning = Map.of(0, 0L);
         Map<Integer, Long> end = Map.of(0, (long) topic.size());
         Positions positions = t -> end;
-        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "held", StorePermissions.DEFAULT);
+        NamespaceDirectory directory =
+                NamespaceDirectory.open(new StoreLayout(store), "held", StorePermissions.DEFAULT);
         NamespaceIngest ingest = TestNamespaces.over(directory);
         ingest.start(beginning, end, -1, null);
         for (String[] r : topic) {
@@ -56,19 +57,27 @@ class NamespaceIngestHeldBackTest {
         // The file system lets the generation be created at the size the sample asks for, and no longer (as a full
         // disk would): the replay stalls at the long value.
         try (OwnFileSizeLimit full = OwnFileSizeLimit.lowerTo(createdLength(topic, beginning, end, probe))) {
-            assertThat(ingest.afterBatch(true, positions)).isInstanceOfSatisfying(Applied.Stalled.class,
-                    stalled -> assertThat(stalled.reason()).contains("cannot extend generation"));
+            assertThat(ingest.afterBatch(true, positions))
+                    .isInstanceOfSatisfying(
+                            Applied.Stalled.class,
+                            stalled -> assertThat(stalled.reason()).contains("cannot extend generation"));
             NamespaceStatus stalled = ingest.status(Map.of(), null, Positions.UNKNOWN);
             assertThat(stalled.state()).isEqualTo(NamespaceStatus.State.STALLED);
             assertThat(stalled.lastError()).contains("cannot extend generation").contains("free disk space");
-            assertThat(stalled.entries()).as("stalled at the long value (else the sample no longer makes it need "
-                    + "an extra tier): it and the 3 records after it wait").isEqualTo(995);
+            assertThat(stalled.entries())
+                    .as("stalled at the long value (else the sample no longer makes it need "
+                            + "an extra tier): it and the 3 records after it wait")
+                    .isEqualTo(995);
 
             // Still full when the pause is over: the next batch's end tries again and is refused again. Nothing
             // after the long value overtakes it, and nothing is published meanwhile.
             batchEnds("a retry after the pause, refused again").until(() -> stallsAgain(ingest, positions));
-            assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).entries()).as("nothing overtook the long value").isEqualTo(995);
-            assertThat(directory.published()).as("published with records held back").isEmpty();
+            assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).entries())
+                    .as("nothing overtook the long value")
+                    .isEqualTo(995);
+            assertThat(directory.published())
+                    .as("published with records held back")
+                    .isEmpty();
         }
 
         // Room again: once the pause is over, a batch's end applies the held-back records, then publishes.
@@ -82,7 +91,10 @@ class NamespaceIngestHeldBackTest {
         assertThat(directory.published().orElseThrow().offsets()).isEqualTo(end);
         ingest.close(positions);
         Map<String, String> readable = TestStores.contents(store, "held");
-        assertThat(readable).hasSize(995).containsEntry("key-995", LONG).containsEntry("key-994", "v")
+        assertThat(readable)
+                .hasSize(995)
+                .containsEntry("key-995", LONG)
+                .containsEntry("key-994", "v")
                 .doesNotContainKey("key-2");
         assertThat(readable.get("key-1")).as("the later put wins").isEqualTo("newest");
     }
@@ -100,13 +112,13 @@ class NamespaceIngestHeldBackTest {
     }
 
     /** How long the ingest's generation for {@code records} is when created: a probe sized from the same sample. */
-    private static long createdLength(List<String[]> records, Map<Integer, Long> beginning, Map<Integer, Long> end,
-                                      Path probe) throws Exception {
+    private static long createdLength(
+            List<String[]> records, Map<Integer, Long> beginning, Map<Integer, Long> end, Path probe) throws Exception {
         InitialSizing sample = new InitialSizing(SampleBudget.shared(1));
         sample.start(beginning, end);
         records.forEach(r -> sample.hold(r[0], r[1]));
-        try (GenerationFile g = GenerationFile.create(probe.resolve("g0000000001.cmap"),
-                sample.sizing(Long.MAX_VALUE), StorePermissions.DEFAULT)) {
+        try (GenerationFile g = GenerationFile.create(
+                probe.resolve("g0000000001.cmap"), sample.sizing(Long.MAX_VALUE), StorePermissions.DEFAULT)) {
             return Files.size(g.file());
         }
     }

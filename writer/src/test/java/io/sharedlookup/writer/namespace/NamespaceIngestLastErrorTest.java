@@ -34,7 +34,8 @@ class NamespaceIngestLastErrorTest {
     @Test
     void aCheckpointThatCannotWriteTheManifestIsShownUntilOneSucceeds() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceIngest ingest = TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
+        NamespaceIngest ingest =
+                TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
         Map<Integer, Long> start = Map.of(0, 0L);
         ingest.start(start, Map.of(0, 1L), -1, null);
         ingest.apply("1", "Ada", topic -> Map.of(0, 1L));
@@ -62,7 +63,8 @@ class NamespaceIngestLastErrorTest {
     @Test
     void aFailedCheckpointIsOverWhenAPublishHasWrittenTheManifestSince() throws Exception {
         StoreLayout layout = new StoreLayout(store);
-        NamespaceIngest ingest = TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
+        NamespaceIngest ingest =
+                TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
         Map<Integer, Long> offsets = Map.of(0, 1L);
         Positions positions = topic -> offsets;
         ingest.start(Map.of(0, 0L), offsets, -1, null);
@@ -124,7 +126,8 @@ class NamespaceIngestLastErrorTest {
             ingest.afterBatch(true, topic -> end);
             assertThat(directory.published()).isPresent();
             assertThat(lastError(ingest)).isNull();
-            assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).entries()).isEqualTo(1);
+            assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).entries())
+                    .isEqualTo(1);
         } finally {
             life.detachAppender(log);
         }

@@ -24,7 +24,8 @@ class NamespaceIngestMetricsTest {
     private NamespaceIngest ingest;
 
     private NamespaceIngest open(String namespace) throws Exception {
-        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
+        NamespaceDirectory directory =
+                NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
         ingest = new NamespaceIngest(new TopicBinding(namespace, namespace), directory, metrics, Map.of());
         return ingest;
     }
@@ -45,10 +46,16 @@ class NamespaceIngestMetricsTest {
     void everyCounterOfTheNamespaceIsExposedAtZeroFromTheStart() throws Exception {
         open("users");
         String text = scrape();
-        List<String> counters = text.lines().filter(l -> l.startsWith("# TYPE sharedlookup_writer_"))
-                .filter(l -> l.endsWith(" counter")).map(l -> l.split(" ")[2]).toList();
-        assertThat(counters).contains("sharedlookup_writer_corrupt_records_total",
-                "sharedlookup_writer_stalls_total", "sharedlookup_writer_records_total");
+        List<String> counters = text.lines()
+                .filter(l -> l.startsWith("# TYPE sharedlookup_writer_"))
+                .filter(l -> l.endsWith(" counter"))
+                .map(l -> l.split(" ")[2])
+                .toList();
+        assertThat(counters)
+                .contains(
+                        "sharedlookup_writer_corrupt_records_total",
+                        "sharedlookup_writer_stalls_total",
+                        "sharedlookup_writer_records_total");
         for (String counter : counters) {
             assertThat(text.lines()).as(counter).contains(counter + "{namespace=\"users\"} 0.0");
         }
@@ -59,11 +66,14 @@ class NamespaceIngestMetricsTest {
     void aPartitionNoLongerInTheTopicLosesItsLagSeries() throws Exception {
         NamespaceIngest users = open("users");
         users.status(Map.of(0, 5L, 1, 7L, 2, 9L), null, Positions.UNKNOWN);
-        assertThat(scrape()).contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"1\"} 7.0")
+        assertThat(scrape())
+                .contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"1\"} 7.0")
                 .contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"2\"} 9.0");
 
         users.status(Map.of(0, 3L), null, Positions.UNKNOWN);
-        assertThat(scrape()).contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"0\"} 3.0")
-                .doesNotContain("partition=\"1\"").doesNotContain("partition=\"2\"");
+        assertThat(scrape())
+                .contains("sharedlookup_writer_lag_records{namespace=\"users\",partition=\"0\"} 3.0")
+                .doesNotContain("partition=\"1\"")
+                .doesNotContain("partition=\"2\"");
     }
 }

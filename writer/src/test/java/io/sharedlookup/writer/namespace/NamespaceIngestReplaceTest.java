@@ -43,13 +43,18 @@ class NamespaceIngestReplaceTest {
             ingest.apply("k" + i, "v" + i, positions);
         }
         assertThat(ingest.status(Map.of(), null, Positions.UNKNOWN).lastError()).contains("cannot grow");
-        assertThat(generationFiles(layout)).as("no file left by the failed growth").isEqualTo(published);
+        assertThat(generationFiles(layout))
+                .as("no file left by the failed growth")
+                .isEqualTo(published);
         ingest.abandon();
     }
 
     private static List<String> generationFiles(StoreLayout layout) throws Exception {
         try (Stream<Path> files = Files.list(layout.namespaceDir("users"))) {
-            return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".cmap")).sorted().toList();
+            return files.map(f -> f.getFileName().toString())
+                    .filter(n -> n.endsWith(".cmap"))
+                    .sorted()
+                    .toList();
         }
     }
 }

@@ -25,7 +25,8 @@ class NamespaceTooBigForDiskTest {
 
     @Test
     void aFirstGenerationTooBigForTheDisk_stallsWithTheFigures_andIsMadeOnceThereIsRoom() throws Exception {
-        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "first", StorePermissions.DEFAULT);
+        NamespaceDirectory directory =
+                NamespaceDirectory.open(new StoreLayout(store), "first", StorePermissions.DEFAULT);
         NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
@@ -50,7 +51,8 @@ class NamespaceTooBigForDiskTest {
 
     @Test
     void growthTooBigForTheDisk_saysSoWithTheFigures() throws Exception {
-        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "growing", StorePermissions.DEFAULT);
+        NamespaceDirectory directory =
+                NamespaceDirectory.open(new StoreLayout(store), "growing", StorePermissions.DEFAULT);
         NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
@@ -73,8 +75,11 @@ class NamespaceTooBigForDiskTest {
     }
 
     private static void assertTheFigures(String error) {
-        assertThat(error).doesNotContain("\n").containsPattern("a generation of [0-9,]+ entries")
-                .containsPattern("needs [0-9,]+ bytes on disk").contains("has 1,000 bytes free")
+        assertThat(error)
+                .doesNotContain("\n")
+                .containsPattern("a generation of [0-9,]+ entries")
+                .containsPattern("needs [0-9,]+ bytes on disk")
+                .contains("has 1,000 bytes free")
                 .contains("give the store more disk, or hold fewer entries or smaller values");
     }
 }

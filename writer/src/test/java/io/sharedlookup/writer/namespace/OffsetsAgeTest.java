@@ -47,7 +47,8 @@ class OffsetsAgeTest {
     }
 
     private NamespaceIngest liveNamespace(StoreLayout layout, long deleteRetentionMillis) throws Exception {
-        NamespaceIngest ingest = TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
+        NamespaceIngest ingest =
+                TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
         ingest.start(Map.of(0, 0L), OFFSETS, deleteRetentionMillis, null);
         ingest.apply("1", "Ada", topic -> OFFSETS);
         // Current as of an hour ago, so that the tests' later stamps are not later than the clock (never written).
@@ -103,11 +104,13 @@ class OffsetsAgeTest {
 
     @Test
     void theRestampingIntervalFollowsTheDeleteRetention() {
-        assertThat(GenerationLife.stampRefreshFor(-1)).as("unknown: Kafka's default, a day")
+        assertThat(GenerationLife.stampRefreshFor(-1))
+                .as("unknown: Kafka's default, a day")
                 .isEqualTo(GenerationLife.STAMP_REFRESH_MILLIS);
         assertThat(GenerationLife.stampRefreshFor(DAY)).isEqualTo(GenerationLife.STAMP_REFRESH_MILLIS);
         assertThat(GenerationLife.stampRefreshFor(60_000)).isEqualTo(15_000);
-        assertThat(GenerationLife.stampRefreshFor(0)).as("at most as often as the broker is asked")
+        assertThat(GenerationLife.stampRefreshFor(0))
+                .as("at most as often as the broker is asked")
                 .isEqualTo(GenerationLife.MIN_STAMP_REFRESH_MILLIS);
     }
 
@@ -120,7 +123,9 @@ class OffsetsAgeTest {
         ingest.apply("1", "Ada", topic -> OFFSETS);
         ingest.afterBatch(true, currentAsOf(System.currentTimeMillis() - HOUR));
         long published = Manifest.read(layout.manifest("users")).updatedAtMillis();
-        assertThat(Manifest.read(layout.manifest("users")).generation()).as("the rebuild published").isGreaterThan(1);
+        assertThat(Manifest.read(layout.manifest("users")).generation())
+                .as("the rebuild published")
+                .isGreaterThan(1);
 
         ingest.checkpoint(currentAsOf(published + 15_000));
         assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isEqualTo(published + 15_000);
@@ -134,10 +139,12 @@ class OffsetsAgeTest {
         long lastAnswer = System.currentTimeMillis() - 3 * DAY;
         ingest.close(currentAsOf(lastAnswer)); // a store whose own restart would rebuild (3 days > Kafka's default)
 
-        Snapshots.Taken taken = Snapshots.take(layout.storeDir(), "users", dir.resolve("snapshot"),
-                StorePermissions.DEFAULT);
+        Snapshots.Taken taken =
+                Snapshots.take(layout.storeDir(), "users", dir.resolve("snapshot"), StorePermissions.DEFAULT);
         assertThat(taken.manifest().offsets()).isEqualTo(OFFSETS);
-        assertThat(taken.manifest().updatedAtMillis()).as("not the snapshot's own time").isEqualTo(lastAnswer);
+        assertThat(taken.manifest().updatedAtMillis())
+                .as("not the snapshot's own time")
+                .isEqualTo(lastAnswer);
     }
 
     @Test
@@ -147,7 +154,8 @@ class OffsetsAgeTest {
         long lastAnswer = System.currentTimeMillis() - DAY / 2;
         ingest.close(currentAsOf(lastAnswer));
 
-        NamespaceIngest resumed = TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
+        NamespaceIngest resumed =
+                TestNamespaces.over(NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT));
         resumed.start(Map.of(0, 0L), Map.of(0, 5L), -1, null); // a backlog: records 1 to 4 are still to be read
         Manifest opened = Manifest.read(layout.manifest("users"));
         assertThat(opened.writerState()).isEqualTo(Manifest.WriterState.OPEN);
@@ -175,7 +183,7 @@ class OffsetsAgeTest {
         long stamped = Manifest.read(layout.manifest("users")).updatedAtMillis();
         assertThat(stamped).isBetween(before, System.currentTimeMillis());
         ingest.close(currentAsOf(System.currentTimeMillis() + HOUR));
-        assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis()).isLessThanOrEqualTo(
-                System.currentTimeMillis());
+        assertThat(Manifest.read(layout.manifest("users")).updatedAtMillis())
+                .isLessThanOrEqualTo(System.currentTimeMillis());
     }
 }

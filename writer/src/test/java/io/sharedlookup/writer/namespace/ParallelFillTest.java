@@ -21,7 +21,8 @@ class ParallelFillTest {
 
     @Test
     void aPassThatCouldReachGrowNowAtRunsOneByOneAndTheGenerationGrows() throws Exception {
-        NamespaceDirectory directory = NamespaceDirectory.open(new StoreLayout(store), "near", StorePermissions.DEFAULT);
+        NamespaceDirectory directory =
+                NamespaceDirectory.open(new StoreLayout(store), "near", StorePermissions.DEFAULT);
         NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
@@ -33,12 +34,18 @@ class ParallelFillTest {
         assertThat(built.state()).isEqualTo(NamespaceStatus.State.REBUILDING);
         long capacity = built.capacity();
         int toGrowNow = (int) Math.ceil(Growth.GROW_NOW_AT * capacity - built.entries());
-        assertThat(toGrowNow).as("records of new keys that bring it to GROW_NOW_AT").isGreaterThan(10);
+        assertThat(toGrowNow)
+                .as("records of new keys that bring it to GROW_NOW_AT")
+                .isGreaterThan(10);
 
         ParallelFill small = ingest.parallelFill(toGrowNow - 10);
-        assertThat(small).as("a pass that stays under GROW_NOW_AT runs in parallel").isNotNull();
+        assertThat(small)
+                .as("a pass that stays under GROW_NOW_AT runs in parallel")
+                .isNotNull();
         small.passOver(false);
-        assertThat(ingest.parallelFill(toGrowNow)).as("a pass that could reach GROW_NOW_AT runs one by one").isNull();
+        assertThat(ingest.parallelFill(toGrowNow))
+                .as("a pass that could reach GROW_NOW_AT runs one by one")
+                .isNull();
 
         // One by one, the ingest thread's check grows the generation within the batch, as without appliers.
         for (int i = 1_000; i < 1_000 + toGrowNow + 100; i++) {

@@ -18,8 +18,8 @@ class PassTiersTest {
 
     @Test
     void aPassTakesATierPerSegmentTouchedUnlessOneSegmentsRecordsOutgrowATier() throws Exception {
-        try (GenerationFile g = GenerationFile.create(dir.resolve("g0000000001.cmap"),
-                new GenerationSizing(10_000, 8, 8, 2.0), StorePermissions.DEFAULT)) {
+        try (GenerationFile g = GenerationFile.create(
+                dir.resolve("g0000000001.cmap"), new GenerationSizing(10_000, 8, 8, 2.0), StorePermissions.DEFAULT)) {
             MapLayout layout = g.layout();
             PassTiers small = new PassTiers(layout);
             for (int i = 0; i < 200; i++) {
@@ -33,12 +33,16 @@ class PassTiersTest {
             large.add(KeySegments.segmentOf(layout, "k1"), "k1", tierFull);
             large.add(KeySegments.segmentOf(layout, "k1"), "k1", tierFull);
             large.add(KeySegments.segmentOf(layout, "k2"), "k2", "v");
-            assertThat(large.atMost()).as("one segment's records need more than a tier: one per record").isEqualTo(3);
+            assertThat(large.atMost())
+                    .as("one segment's records need more than a tier: one per record")
+                    .isEqualTo(3);
 
             PassTiers outsideBmp = new PassTiers(layout);
             outsideBmp.add(0, "k\uD83D\uDE00", "v");
             outsideBmp.add(0, "k\uD83D\uDE00", "v");
-            assertThat(outsideBmp.atMost()).as("a key whose segment may be another: one per record").isEqualTo(2);
+            assertThat(outsideBmp.atMost())
+                    .as("a key whose segment may be another: one per record")
+                    .isEqualTo(2);
         }
     }
 }

@@ -13,8 +13,9 @@ class ResumeDecisionTest {
     private static final long NOW = 1_000_000_000L;
     private static final Map<String, String> ATTRIBUTES = Map.of("reverse.index", "false");
     /** Published cleanly a second ago from topic "users", offsets inside the log. */
-    private static final Published CLEAN = new Published("users", Map.of("reverse.index", "false"),
-            Map.of(0, 50L, 1, 70L), NOW - 1_000, true);
+    private static final Published CLEAN =
+            new Published("users", Map.of("reverse.index", "false"), Map.of(0, 50L, 1, 70L), NOW - 1_000, true);
+
     private static final TopicLog LOG = new TopicLog(Map.of(0, 10L, 1, 0L), Map.of(0, 100L, 1, 70L), 86_400_000L);
 
     private static ResumeDecision decide(Published published) {
@@ -41,8 +42,8 @@ class ResumeDecisionTest {
 
     @Test
     void decide_manifestUnreadableOrOldFormat_rebuildsWithTheStoresReason() {
-        ResumeDecision d = ResumeDecision.decide(Optional.empty(),
-                Optional.of("its manifest is store format version 1"), "users", ATTRIBUTES, LOG, NOW);
+        ResumeDecision d = ResumeDecision.decide(
+                Optional.empty(), Optional.of("its manifest is store format version 1"), "users", ATTRIBUTES, LOG, NOW);
         assertThat(d.resume()).isFalse();
         assertThat(d.rebuildReason()).isEqualTo("its manifest is store format version 1");
     }
@@ -77,8 +78,12 @@ class ResumeDecisionTest {
 
     @Test
     void decide_valueFieldDroppedNow_rebuilds() {
-        Published withField = new Published("users", Map.of("reverse.index", "false", ResumeDecision.VALUE_FIELD,
-                "name"), CLEAN.offsets(), NOW - 1_000, true);
+        Published withField = new Published(
+                "users",
+                Map.of("reverse.index", "false", ResumeDecision.VALUE_FIELD, "name"),
+                CLEAN.offsets(),
+                NOW - 1_000,
+                true);
         ResumeDecision d = decide(withField);
         assertThat(d.resume()).isFalse();
         assertThat(d.rebuildReason()).isEqualTo("it was built with value.field=name");
@@ -86,8 +91,8 @@ class ResumeDecisionTest {
 
     @Test
     void decide_formatAttributeThisWriterDoesNotRecord_resumes() {
-        Published withMore = new Published("users", Map.of("reverse.index", "false", "format.extra", "x"),
-                CLEAN.offsets(), NOW - 1_000, true);
+        Published withMore = new Published(
+                "users", Map.of("reverse.index", "false", "format.extra", "x"), CLEAN.offsets(), NOW - 1_000, true);
         assertThat(decide(withMore).resume()).isTrue();
     }
 
@@ -110,8 +115,8 @@ class ResumeDecisionTest {
 
     @Test
     void decide_topicRecreatedWithMoreRecordsThanTheStoredOffsets_rebuildsByItsId() {
-        Published builtFromA = new Published("users", Map.of("reverse.index", "false", "topic.id", "A"),
-                CLEAN.offsets(), NOW - 1_000, true);
+        Published builtFromA = new Published(
+                "users", Map.of("reverse.index", "false", "topic.id", "A"), CLEAN.offsets(), NOW - 1_000, true);
         TopicLog nowB = new TopicLog(LOG.beginning(), LOG.end(), LOG.deleteRetentionMillis(), "B");
         ResumeDecision d = decide(builtFromA, ATTRIBUTES, nowB);
         assertThat(d.resume()).as("its offsets alone look fine").isFalse();
@@ -119,8 +124,12 @@ class ResumeDecisionTest {
 
         TopicLog nowA = new TopicLog(LOG.beginning(), LOG.end(), LOG.deleteRetentionMillis(), "A");
         assertThat(decide(builtFromA, ATTRIBUTES, nowA).resume()).isTrue();
-        assertThat(decide(builtFromA, ATTRIBUTES, LOG).resume()).as("id unknown now").isTrue();
-        assertThat(decide(CLEAN, ATTRIBUTES, nowB).resume()).as("built before ids were recorded").isTrue();
+        assertThat(decide(builtFromA, ATTRIBUTES, LOG).resume())
+                .as("id unknown now")
+                .isTrue();
+        assertThat(decide(CLEAN, ATTRIBUTES, nowB).resume())
+                .as("built before ids were recorded")
+                .isTrue();
     }
 
     @Test
@@ -128,14 +137,19 @@ class ResumeDecisionTest {
         TopicLog shortRetention = new TopicLog(LOG.beginning(), LOG.end(), 999);
         ResumeDecision d = decide(CLEAN, ATTRIBUTES, shortRetention);
         assertThat(d.resume()).isFalse();
-        assertThat(d.rebuildReason()).isEqualTo("its offsets are older than the topic's delete.retention.ms (999 ms),"
-                + " so deletes may have been missed");
+        assertThat(d.rebuildReason())
+                .isEqualTo("its offsets are older than the topic's delete.retention.ms (999 ms),"
+                        + " so deletes may have been missed");
     }
 
     @Test
     void decide_deleteRetentionUnknownOrNotExceeded_resumes() {
-        assertThat(decide(CLEAN, ATTRIBUTES, new TopicLog(LOG.beginning(), LOG.end(), -1)).resume()).isTrue();
-        assertThat(decide(CLEAN, ATTRIBUTES, new TopicLog(LOG.beginning(), LOG.end(), 1_000)).resume()).isTrue();
+        assertThat(decide(CLEAN, ATTRIBUTES, new TopicLog(LOG.beginning(), LOG.end(), -1))
+                        .resume())
+                .isTrue();
+        assertThat(decide(CLEAN, ATTRIBUTES, new TopicLog(LOG.beginning(), LOG.end(), 1_000))
+                        .resume())
+                .isTrue();
     }
 
     /** Unknown (no DESCRIBE_CONFIGS): Kafka's default, a day, bounds the stop instead of nothing. */
@@ -163,10 +177,12 @@ class ResumeDecisionTest {
     @Test
     void decide_offsetsStampedLaterThanTheClockWithinTheSkew_resume() {
         long skew = ResumeDecision.CLOCK_SKEW_MILLIS;
-        assertThat(decide(new Published("users", CLEAN.attributes(), CLEAN.offsets(), NOW + skew, true)).resume())
+        assertThat(decide(new Published("users", CLEAN.attributes(), CLEAN.offsets(), NOW + skew, true))
+                        .resume())
                 .isTrue();
         assertThat(decide(new Published("users", CLEAN.attributes(), CLEAN.offsets(), NOW + skew + 1, true))
-                .resume()).isFalse();
+                        .resume())
+                .isFalse();
     }
 
     @Test

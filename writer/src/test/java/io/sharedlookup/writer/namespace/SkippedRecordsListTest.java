@@ -14,7 +14,8 @@ class SkippedRecordsListTest {
         skipped.add(0, 9, "cannot be decoded: key is not valid UTF-8");
         skipped.add(0, 5, "null key\tagain"); // the topic read again from its beginning
 
-        assertThat(skipped.list()).extracting(s -> s.partition() + "/" + s.offset() + " " + s.reason())
+        assertThat(skipped.list())
+                .extracting(s -> s.partition() + "/" + s.offset() + " " + s.reason())
                 .containsExactly("1/5 null key", "0/9 cannot be decoded: key is not valid UTF-8", "0/5 null key again");
     }
 

@@ -7,8 +7,7 @@ import java.util.Map;
 
 /** The ingest these tests drive by hand: its namespace's topic has the namespace's name, its metrics are its own. */
 final class TestNamespaces {
-    private TestNamespaces() {
-    }
+    private TestNamespaces() {}
 
     static NamespaceIngest over(NamespaceDirectory directory) {
         return over(directory, new WriterMetrics());
@@ -16,6 +15,7 @@ final class TestNamespaces {
 
     /** Like {@link #over(NamespaceDirectory)}, counting into {@code metrics}. */
     static NamespaceIngest over(NamespaceDirectory directory, WriterMetrics metrics) {
-        return new NamespaceIngest(new TopicBinding(directory.namespace(), directory.namespace()), directory, metrics, Map.of());
+        return new NamespaceIngest(
+                new TopicBinding(directory.namespace(), directory.namespace()), directory, metrics, Map.of());
     }
 }

@@ -23,13 +23,14 @@ class ChronicleFailuresTest {
     /** Chronicle's own refusal, from a real map whose tiers are all taken, arrives typed. */
     @Test
     void aPutIntoAFullGeneration_failsWithTiersExhausted() throws Exception {
-        try (GenerationFile g = GenerationFile.create(dir.resolve("g0000000001.cmap"),
-                new GenerationSizing(1024, 8, 8, 1.0), StorePermissions.DEFAULT)) {
+        try (GenerationFile g = GenerationFile.create(
+                dir.resolve("g0000000001.cmap"), new GenerationSizing(1024, 8, 8, 1.0), StorePermissions.DEFAULT)) {
             assertThatThrownBy(() -> {
-                for (int i = 0; i < 1_000_000; i++) {
-                    g.put("key-" + i, "v", TIMEOUT);
-                }
-            }).isExactlyInstanceOf(TiersExhaustedException.class)
+                        for (int i = 0; i < 1_000_000; i++) {
+                            g.put("key-" + i, "v", TIMEOUT);
+                        }
+                    })
+                    .isExactlyInstanceOf(TiersExhaustedException.class)
                     .hasMessageContaining("g0000000001.cmap")
                     .hasMessageContaining("extra segment tier") // Chronicle's words kept for the operator
                     .hasCauseExactlyInstanceOf(IllegalStateException.class);
@@ -38,8 +39,8 @@ class ChronicleFailuresTest {
 
     @Test
     void chroniclesNoTierLeft_becomesTiersExhausted() {
-        IllegalStateException chronicle = new IllegalStateException(
-                "Attempt to allocate #33 extra segment tier, 32 is maximum.");
+        IllegalStateException chronicle =
+                new IllegalStateException("Attempt to allocate #33 extra segment tier, 32 is maximum.");
         assertThat(ChronicleFailures.ofPut(chronicle, "k", "v", FILE))
                 .isExactlyInstanceOf(TiersExhaustedException.class)
                 .hasMessage("Generation g0000000007.cmap has no room left: "

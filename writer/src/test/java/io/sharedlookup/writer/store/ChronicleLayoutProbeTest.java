@@ -47,8 +47,9 @@ class ChronicleLayoutProbeTest {
         Files.write(killedAfterLocking.resolve("owner.lock"), new byte[0]); // nobody holds its lock any more
         Files.write(killedAfterLocking.resolve("probe.cmap"), new byte[4096]);
         Path killedBeforeLocking = Files.createDirectory(dir.resolve(".layout-probe-222"));
-        Files.setLastModifiedTime(killedBeforeLocking, FileTime.from(
-                Instant.now().minus(ProbeFolders.UNCLAIMED_GRACE).minusSeconds(60)));
+        Files.setLastModifiedTime(
+                killedBeforeLocking,
+                FileTime.from(Instant.now().minus(ProbeFolders.UNCLAIMED_GRACE).minusSeconds(60)));
         Path justMade = Files.createDirectory(dir.resolve(".layout-probe-333")); // about to be locked
         Path inUse = Files.createDirectory(dir.resolve(".layout-probe-444"));
         Path notAProbe = Files.createDirectory(dir.resolve("users"));
@@ -69,16 +70,31 @@ class ChronicleLayoutProbeTest {
     @Test
     void aLayoutReadersWouldMisread_isRefusedInOneLine() throws Exception {
         Map<String, String> entries = ChronicleLayoutProbe.probeEntries();
-        try (GenerationFile probe = GenerationFile.create(dir.resolve("probe.cmap"),
-                new GenerationSizing(64, 8, 16, 8.0), StorePermissions.DEFAULT)) {
+        try (GenerationFile probe = GenerationFile.create(
+                dir.resolve("probe.cmap"), new GenerationSizing(64, 8, 16, 8.0), StorePermissions.DEFAULT)) {
             entries.forEach((k, v) -> probe.put(k, v, TimeUnit.SECONDS.toNanos(1)));
             ChronicleLayoutProbe.verify(probe, probe.layout(), entries);
             MapLayout l = probe.layout();
-            MapLayout otherHashSplit = new MapLayout(l.chronicleMapVersion(), l.segments(), l.segmentHeadersOffset(),
-                    l.segmentHeaderSize(), l.segmentsOffset(), l.tierSize(), l.baseSize(), l.tiersInBulk(),
-                    l.tierBulkSize(), l.tierBulkInnerOffset(), l.maxExtraTiers(), l.slotSize(),
-                    l.hashLookupCapacity(), l.keyBits() - 1, l.valueBits(), l.countersOffset(),
-                    l.entrySpaceOffset(), l.chunkSize(), l.chunksPerTier());
+            MapLayout otherHashSplit = new MapLayout(
+                    l.chronicleMapVersion(),
+                    l.segments(),
+                    l.segmentHeadersOffset(),
+                    l.segmentHeaderSize(),
+                    l.segmentsOffset(),
+                    l.tierSize(),
+                    l.baseSize(),
+                    l.tiersInBulk(),
+                    l.tierBulkSize(),
+                    l.tierBulkInnerOffset(),
+                    l.maxExtraTiers(),
+                    l.slotSize(),
+                    l.hashLookupCapacity(),
+                    l.keyBits() - 1,
+                    l.valueBits(),
+                    l.countersOffset(),
+                    l.entrySpaceOffset(),
+                    l.chunkSize(),
+                    l.chunksPerTier());
             assertThatThrownBy(() -> ChronicleLayoutProbe.verify(probe, otherHashSplit, entries))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("lays files out differently from what readers assume")

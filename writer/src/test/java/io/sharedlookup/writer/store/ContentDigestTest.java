@@ -40,8 +40,11 @@ class ContentDigestTest {
     void contentDigest_afterRandomPutsReplacesAndRemoves_isTheDigestOfWhatIsLeft() throws Exception {
         Random random = new Random(42);
         Map<String, String> model = new HashMap<>();
-        try (GenerationFile g = GenerationFile.create(dir.resolve("g0000000001.cmap"),
-                GenerationSizing.forExpected(2_000, 6, 10), StorePermissions.DEFAULT, true)) {
+        try (GenerationFile g = GenerationFile.create(
+                dir.resolve("g0000000001.cmap"),
+                GenerationSizing.forExpected(2_000, 6, 10),
+                StorePermissions.DEFAULT,
+                true)) {
             for (int i = 0; i < 20_000; i++) {
                 String key = "k" + random.nextInt(1_500);
                 if (random.nextInt(10) == 0) {
@@ -68,12 +71,18 @@ class ContentDigestTest {
         for (int i = 0; i < 1_000; i++) {
             keys.add("key-" + i);
         }
-        try (GenerationFile a = GenerationFile.create(dir.resolve("g0000000001.cmap"),
-                GenerationSizing.forExpected(1_000, 8, 8), StorePermissions.DEFAULT);
-             GenerationFile b = GenerationFile.create(dir.resolve("g0000000002.cmap"),
-                     GenerationSizing.forExpected(4_000, 8, 8), StorePermissions.DEFAULT);
-             GenerationFile copy = GenerationFile.create(dir.resolve("g0000000003.cmap"),
-                     GenerationSizing.forExpected(8_000, 8, 8), StorePermissions.DEFAULT)) {
+        try (GenerationFile a = GenerationFile.create(
+                        dir.resolve("g0000000001.cmap"),
+                        GenerationSizing.forExpected(1_000, 8, 8),
+                        StorePermissions.DEFAULT);
+                GenerationFile b = GenerationFile.create(
+                        dir.resolve("g0000000002.cmap"),
+                        GenerationSizing.forExpected(4_000, 8, 8),
+                        StorePermissions.DEFAULT);
+                GenerationFile copy = GenerationFile.create(
+                        dir.resolve("g0000000003.cmap"),
+                        GenerationSizing.forExpected(8_000, 8, 8),
+                        StorePermissions.DEFAULT)) {
             for (String k : keys) {
                 a.put(k, "first", TIMEOUT);
                 a.put(k, "value of " + k, TIMEOUT);
@@ -83,7 +92,10 @@ class ContentDigestTest {
                 b.put(k, "value of " + k, TIMEOUT);
             }
             a.forEach((k, v) -> copy.put(k, v, TIMEOUT), TIMEOUT);
-            assertThat(a.contentDigest()).isNotZero().isEqualTo(b.contentDigest()).isEqualTo(copy.contentDigest());
+            assertThat(a.contentDigest())
+                    .isNotZero()
+                    .isEqualTo(b.contentDigest())
+                    .isEqualTo(copy.contentDigest());
             b.put("key-1", "changed", TIMEOUT);
             assertThat(b.contentDigest()).isNotEqualTo(a.contentDigest());
         }
@@ -100,7 +112,8 @@ class ContentDigestTest {
                     .isEqualTo(digestOf(content));
             g.put("3", "Linus", TIMEOUT);
             content.put("3", "Linus");
-            assertThat(writer.checkpoint(Map.of(0, 3L), true, true).contentDigest()).isEqualTo(digestOf(content));
+            assertThat(writer.checkpoint(Map.of(0, 3L), true, true).contentDigest())
+                    .isEqualTo(digestOf(content));
             writer.closeCleanly(g, Map.of(0, 3L), true, false);
         }
         assertThat(Files.readString(layout.manifest("users")))

@@ -48,6 +48,7 @@ class DamagedGenerationPropertyTest {
     private static final long TIMEOUT = TimeUnit.MICROSECONDS.toNanos(200);
     /** Keys read per try, besides the absent ones: enough to reach every tier of the 4 segments many times over. */
     private static final int PROBES = 500;
+
     private static Path dir;
     private static Path original;
     private static MapLayout layout;
@@ -59,8 +60,8 @@ class DamagedGenerationPropertyTest {
         dir = Files.createTempDirectory("damaged-generation");
         original = dir.resolve("g0000000001.cmap");
         // Small on purpose (as in ReadOnlyReaderPropertyTest): 2,500 entries overflow 1,024 into extra tiers.
-        try (GenerationFile g = GenerationFile.create(original, new GenerationSizing(1024, 4, 4, 8.0),
-                StorePermissions.DEFAULT)) {
+        try (GenerationFile g =
+                GenerationFile.create(original, new GenerationSizing(1024, 4, 4, 8.0), StorePermissions.DEFAULT)) {
             layout = g.layout();
             long timeout = TimeUnit.SECONDS.toNanos(1);
             for (int i = 0; i < 2500; i++) {
@@ -83,11 +84,17 @@ class DamagedGenerationPropertyTest {
     }
 
     /** Where a damage lands: the parts of the file a reader takes offsets or sizes from, or anywhere. */
-    enum Region { SEGMENT_HEADER, HASH_LOOKUP, ENTRY, TIER_COUNTERS, SEQUENCE, ANYWHERE }
+    enum Region {
+        SEGMENT_HEADER,
+        HASH_LOOKUP,
+        ENTRY,
+        TIER_COUNTERS,
+        SEQUENCE,
+        ANYWHERE
+    }
 
     /** What is written there: one byte, or a whole 8-byte word (a tier link, a slot, a counter). */
-    record Damage(Region region, long position, int what, long word) {
-    }
+    record Damage(Region region, long position, int what, long word) {}
 
     @Provide
     Arbitrary<List<Damage>> damages() {
@@ -95,14 +102,18 @@ class DamagedGenerationPropertyTest {
                 Arbitraries.longs(), // anything
                 Arbitraries.longs().between(0, 64), // a tier number, existing or not; a small size or chunk
                 Arbitraries.of(-1L, Long.MIN_VALUE, Long.MAX_VALUE, 0xFFFFFFFFL, 0x80808080_80808080L, 1L));
-        Arbitrary<Damage> damage = Combinators.combine(Arbitraries.of(Region.class),
-                Arbitraries.longs().greaterOrEqual(0), Arbitraries.integers().between(0, 3), words).as(Damage::new);
+        Arbitrary<Damage> damage = Combinators.combine(
+                        Arbitraries.of(Region.class),
+                        Arbitraries.longs().greaterOrEqual(0),
+                        Arbitraries.integers().between(0, 3),
+                        words)
+                .as(Damage::new);
         return damage.list().ofMinSize(1).ofMaxSize(40);
     }
 
     @Property(tries = 200)
-    void aDamagedGeneration_isReadWithinItsBoundsAndEveryReadEnds(@ForAll("damages") List<Damage> damages,
-                                                                   @ForAll long seed) throws Exception {
+    void aDamagedGeneration_isReadWithinItsBoundsAndEveryReadEnds(
+            @ForAll("damages") List<Damage> damages, @ForAll long seed) throws Exception {
         Path copy = dir.resolve("copy-" + COPIES.incrementAndGet() + ".cmap");
         Files.copy(original, copy);
         Files.copy(SequenceFile.of(original), SequenceFile.of(copy));
@@ -111,7 +122,9 @@ class DamagedGenerationPropertyTest {
                 damage(copy, d);
             }
             List<String> outcomes = new ArrayList<>();
-            assertTimeoutPreemptively(Duration.ofSeconds(30), () -> readEverything(copy, new Random(seed), outcomes),
+            assertTimeoutPreemptively(
+                    Duration.ofSeconds(30),
+                    () -> readEverything(copy, new Random(seed), outcomes),
                     "a read of the damaged file did not end");
             Statistics.collect(outcomes.contains("corrupt") ? "some read said corrupt" : "every read answered");
         } finally {
@@ -203,15 +216,19 @@ class DamagedGenerationPropertyTest {
         switch (d.region()) {
             case SEGMENT_HEADER: { // entries, next tier, deleted: the fields a reader reads
                 long field = new long[] {8, 16, 24}[(int) Math.floorMod(p >>> 20, 3L)];
-                return layout.segmentHeadersOffset() + Math.floorMod(p, (long) layout.segments())
-                        * layout.segmentHeaderSize() + field;
+                return layout.segmentHeadersOffset()
+                        + Math.floorMod(p, (long) layout.segments()) * layout.segmentHeaderSize()
+                        + field;
             }
             case HASH_LOOKUP:
                 return tierStart + Math.floorMod(p >>> 20, layout.hashLookupCapacity()) * layout.slotSize();
             case ENTRY: { // a few bytes into an entry a slot names: its sizes, or its key or value
                 long slot = firstUsedSlot(ch, tierStart, p >>> 20);
                 long chunk = (slot >>> layout.keyBits()) & ((1L << layout.valueBits()) - 1);
-                return tierStart + layout.entrySpaceOffset() + chunk * layout.chunkSize() + Math.floorMod(p >>> 40, 24L);
+                return tierStart
+                        + layout.entrySpaceOffset()
+                        + chunk * layout.chunkSize()
+                        + Math.floorMod(p >>> 40, 24L);
             }
             case TIER_COUNTERS:
                 return tierStart + layout.countersOffset() + new long[] {0, 32, 36}[(int) Math.floorMod(p >>> 20, 3L)];
@@ -228,7 +245,9 @@ class DamagedGenerationPropertyTest {
             return layout.segmentsOffset() + (tier - 1) * layout.tierSize();
         }
         long extra = tier - 1 - layout.segments();
-        return layout.baseSize() + extra / layout.tiersInBulk() * layout.tierBulkSize() + layout.tierBulkInnerOffset()
+        return layout.baseSize()
+                + extra / layout.tiersInBulk() * layout.tierBulkSize()
+                + layout.tierBulkInnerOffset()
                 + extra % layout.tiersInBulk() * layout.tierSize();
     }
 

@@ -20,7 +20,9 @@ class EntryRoomTest {
     @Test
     void aGenerationSizedFromItsAveragesIsNeverRefused() {
         assertThat(EntryRoom.refusal(sized(1024, 0), true, 1)).isNull();
-        assertThat(EntryRoom.refusal(sized(1024, 40), true, 1)).as("no longer tiers for 40 bytes").isNull();
+        assertThat(EntryRoom.refusal(sized(1024, 40), true, 1))
+                .as("no longer tiers for 40 bytes")
+                .isNull();
     }
 
     @Test
@@ -28,7 +30,8 @@ class EntryRoomTest {
         GenerationSizing huge = sized(1024, 1536 * MIB);
         assertThat(EntryRoom.refusal(huge, false, 0)).contains("over what readers can map");
         assertThatThrownBy(() -> EntryRoom.configure(GenerationMaps.builder(), huge))
-                .isInstanceOf(NoRoomForEntryException.class).hasMessageContaining("over what readers can map");
+                .isInstanceOf(NoRoomForEntryException.class)
+                .hasMessageContaining("over what readers can map");
     }
 
     /**
@@ -37,17 +40,21 @@ class EntryRoomTest {
      */
     @Test
     void aTierBulkOverTwoGibibytesIsNotRefused() {
-        assertThat(EntryRoom.refusal(sized(1024, 900 * MIB), false, 0)).as("4 segments, one tier a bulk").isNull();
+        assertThat(EntryRoom.refusal(sized(1024, 900 * MIB), false, 0))
+                .as("4 segments, one tier a bulk")
+                .isNull();
         GenerationSizing manySegments = sized(20_000_000, 5 * MIB);
         assertThat(EntryRoom.refusal(manySegments, false, 0)).isNull();
-        assertThatCode(() -> EntryRoom.configure(GenerationMaps.builder(), manySegments)).doesNotThrowAnyException();
+        assertThatCode(() -> EntryRoom.configure(GenerationMaps.builder(), manySegments))
+                .doesNotThrowAnyException();
         assertThat(EntryRoom.tiersOf(manySegments).bulkBytes()).isGreaterThan(2L << 30);
     }
 
     @Test
     void lengthenedTiersOverAQuarterOfTheFreeDiskAreRefused() {
         GenerationSizing oneMib = sized(1024, MIB);
-        assertThat(EntryRoom.refusal(oneMib, true, 4 * MIB)).contains("4 segments and as many in its reverse index")
+        assertThat(EntryRoom.refusal(oneMib, true, 4 * MIB))
+                .contains("4 segments and as many in its reverse index")
                 .contains("of the 4194304 bytes free on disk");
         assertThat(EntryRoom.refusal(oneMib, true, 1L << 40)).isNull();
         assertThat(EntryRoom.refusal(oneMib, true, 0)).as("free disk unknown").isNull();

@@ -23,8 +23,10 @@ class FormatUpgradeTest {
     private Path writeVersion1Namespace() throws Exception {
         Path dir = Files.createDirectories(store.resolve("users"));
         Files.write(dir.resolve("g0000000007.cmap"), new byte[] {1, 2, 3});
-        Files.writeString(dir.resolve(StoreLayout.MANIFEST), "format.version=1\nnamespace=users\ngeneration=7\n"
-                + "data.file=g0000000007.cmap\ncapacity=1024\ntopic=users\nsource.offsets=0\\:5\n");
+        Files.writeString(
+                dir.resolve(StoreLayout.MANIFEST),
+                "format.version=1\nnamespace=users\ngeneration=7\n"
+                        + "data.file=g0000000007.cmap\ncapacity=1024\ntopic=users\nsource.offsets=0\\:5\n");
         return dir;
     }
 
@@ -32,7 +34,8 @@ class FormatUpgradeTest {
     void reader_ofAVersion1Store_saysSoInOneLine() throws Exception {
         writeVersion1Namespace();
         try (SharedLookupStore s = SharedLookupStore.open(store)) {
-            assertThatThrownBy(() -> s.lookup("users")).isInstanceOf(SharedLookupException.class)
+            assertThatThrownBy(() -> s.lookup("users"))
+                    .isInstanceOf(SharedLookupException.class)
                     .hasMessageContaining("store format version 1")
                     .hasMessageContaining("start the writer of this shared-lookup release")
                     .hasMessageNotContaining("\n");
@@ -42,12 +45,14 @@ class FormatUpgradeTest {
     @Test
     void writer_ofAVersion1Namespace_buildsAVersion2GenerationNumberedAfterTheOldOne() throws Exception {
         writeVersion1Namespace();
-        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT)) {
+        try (NamespaceDirectory writer =
+                NamespaceDirectory.open(new StoreLayout(store), "users", StorePermissions.DEFAULT)) {
             assertThat(writer.canResume()).isFalse();
             assertThat(writer.published()).isEmpty();
             GenerationFile g = writer.createGeneration(GenerationSizing.forExpected(10, 4, 4));
             g.put("1", "Ada", TIMEOUT);
-            assertThat(writer.publish(g, "users", Map.of(0, 1L), true, Map.of()).generation()).isEqualTo(8);
+            assertThat(writer.publish(g, "users", Map.of(0, 1L), true, Map.of()).generation())
+                    .isEqualTo(8);
             g.close();
         }
         try (SharedLookupStore s = SharedLookupStore.open(store)) {

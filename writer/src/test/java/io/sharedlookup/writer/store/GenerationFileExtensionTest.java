@@ -24,8 +24,8 @@ class GenerationFileExtensionTest {
     void allocatedLength_equalsTheFileLength_throughEveryExtraTierBulk() throws Exception {
         Path file = dir.resolve("g0000000001.cmap");
         // Sized for 1,000 small entries, filled with 1.7x as many larger ones: Chronicle adds extra tier bulks.
-        try (GenerationFile g = GenerationFile.create(file, GenerationSizing.forExpected(1_000, 4, 8),
-                StorePermissions.DEFAULT)) {
+        try (GenerationFile g =
+                GenerationFile.create(file, GenerationSizing.forExpected(1_000, 4, 8), StorePermissions.DEFAULT)) {
             assertThat(g.allocatedLength()).isEqualTo(Files.size(file));
             long initial = Files.size(file);
             int extensions = 0;
@@ -46,11 +46,12 @@ class GenerationFileExtensionTest {
     @Test
     void sequenceFile_isWrittenOutNotSparse() throws Exception {
         Path file = dir.resolve("g0000000001.cmap");
-        try (GenerationFile g = GenerationFile.create(file, GenerationSizing.forExpected(1_000, 4, 8),
-                StorePermissions.DEFAULT)) {
+        try (GenerationFile g =
+                GenerationFile.create(file, GenerationSizing.forExpected(1_000, 4, 8), StorePermissions.DEFAULT)) {
             Path seq = SequenceFile.of(file);
             Process stat = new ProcessBuilder("stat", "--format=%b %B", seq.toString()).start();
-            String[] out = new String(stat.getInputStream().readAllBytes()).trim().split(" ");
+            String[] out =
+                    new String(stat.getInputStream().readAllBytes()).trim().split(" ");
             assertThat(stat.waitFor()).isZero();
             long blocks = Long.parseLong(out[0]) * Long.parseLong(out[1]); // bytes the file system gave it
             assertThat(blocks).isGreaterThanOrEqualTo(Files.size(seq));

@@ -10,8 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -55,8 +55,12 @@ class GenerationFullTest {
             g.forEach((k, v) -> copied.put(k.toString(), v.toString()), TIMEOUT);
             Set<String> missed = new TreeSet<>(model.keySet());
             missed.removeAll(copied.keySet());
-            assertThat(missed).as("keys a copy to a bigger generation would miss").isEmpty();
-            assertThat(copied.entrySet()).as("entries such a copy takes").hasSameSizeAs(model.entrySet())
+            assertThat(missed)
+                    .as("keys a copy to a bigger generation would miss")
+                    .isEmpty();
+            assertThat(copied.entrySet())
+                    .as("entries such a copy takes")
+                    .hasSameSizeAs(model.entrySet())
                     .allMatch(e -> e.getValue().equals(model.get(e.getKey())));
             assertThat(g.size()).isEqualTo(model.size());
             MappedMap reader = MappedMap.open(g.file(), SequenceFile.of(g.file()), g.layout());
@@ -67,15 +71,17 @@ class GenerationFullTest {
                 assertThat(g.remove(key, TIMEOUT)).isTrue();
             }
             assertThat(reader.size(TIMEOUT)).isZero();
-            g.forEach((k, v) -> {
-                throw new AssertionError("left behind: " + k);
-            }, TIMEOUT);
+            g.forEach(
+                    (k, v) -> {
+                        throw new AssertionError("left behind: " + k);
+                    },
+                    TIMEOUT);
         }
     }
 
     private GenerationFile smallGeneration() throws Exception {
-        return GenerationFile.create(dir.resolve("g0000000001.cmap"), new GenerationSizing(1024, 8, 8, 1.0),
-                StorePermissions.DEFAULT);
+        return GenerationFile.create(
+                dir.resolve("g0000000001.cmap"), new GenerationSizing(1024, 8, 8, 1.0), StorePermissions.DEFAULT);
     }
 
     /** Puts new keys until one finds no room; returns what was stored. */
@@ -103,10 +109,11 @@ class GenerationFullTest {
             Map<String, String> stored = fillUntilFull(g);
             String longest = "x".repeat(2048);
             assertThatThrownBy(() -> {
-                for (String key : stored.keySet()) {
-                    g.put(key, longest, TIMEOUT);
-                }
-            }).isInstanceOf(IllegalStateException.class)
+                        for (String key : stored.keySet()) {
+                            g.put(key, longest, TIMEOUT);
+                        }
+                    })
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("g0000000001.cmap")
                     .hasMessageContaining("extra segment tier");
         }
@@ -139,9 +146,12 @@ class GenerationFullTest {
                     }
                 }
             }
-            assertThat(refused).isInstanceOf(GenerationUnusableException.class)
+            assertThat(refused)
+                    .isInstanceOf(GenerationUnusableException.class)
                     .hasMessageContaining("after Chronicle Map had freed the old one");
-            assertThat(GenerationFile.ioCause(refused)).as("the file system's refusal").isNotNull();
+            assertThat(GenerationFile.ioCause(refused))
+                    .as("the file system's refusal")
+                    .isNotNull();
         }
     }
 }

@@ -49,8 +49,8 @@ class GoldenStoresTest {
             + "-Dsurefire.failIfNoSpecifiedTests=false -Dit.test=none -Dfailsafe.failIfNoSpecifiedTests=false "
             + "-Dsharedlookup.updateGolden=true";
     /** Manifest properties that name or stamp a generation (two from the clock): readers only compare them. */
-    private static final List<String> CLOCK_KEYS = List.of("generation", "data.file", "content.version",
-            "published.at");
+    private static final List<String> CLOCK_KEYS =
+            List.of("generation", "data.file", "content.version", "published.at");
 
     @TempDir
     Path fresh;
@@ -62,7 +62,8 @@ class GoldenStoresTest {
                 return dir.resolve("reader-lib/src/test/resources/golden");
             }
         }
-        throw new IllegalStateException("reader-lib/pom.xml not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "reader-lib/pom.xml not found above " + Path.of("").toAbsolutePath());
     }
 
     @Test
@@ -73,8 +74,9 @@ class GoldenStoresTest {
             replace(golden, fresh);
             return;
         }
-        assertThat(golden.resolve("store")).as("no golden stores at " + golden + ": generate them with "
-                + REGENERATE).isDirectory();
+        assertThat(golden.resolve("store"))
+                .as("no golden stores at " + golden + ": generate them with " + REGENERATE)
+                .isDirectory();
 
         List<String> formatChanges = new ArrayList<>();
         List<String> contentChanges = new ArrayList<>();
@@ -90,14 +92,15 @@ class GoldenStoresTest {
             if (!Arrays.equals(status(was), status(now))) {
                 formatChanges.add(ns + "/" + WriterStatusDescriptor.FILE_NAME + " bytes differ");
             }
-            if (!TestStores.contents(golden.resolve("store"), ns).equals(TestStores.contents(fresh.resolve("store"),
-                    ns))) {
+            if (!TestStores.contents(golden.resolve("store"), ns)
+                    .equals(TestStores.contents(fresh.resolve("store"), ns))) {
                 contentChanges.add(ns + ": decoded contents differ");
             }
             for (String suffix : List.of(".expected.properties", ".absent.properties")) {
-                if (!Files.exists(golden.resolve("expected").resolve(ns + suffix)) || !Files.readString(
-                        golden.resolve("expected").resolve(ns + suffix)).equals(
-                        Files.readString(fresh.resolve("expected").resolve(ns + suffix)))) {
+                if (!Files.exists(golden.resolve("expected").resolve(ns + suffix))
+                        || !Files.readString(golden.resolve("expected").resolve(ns + suffix))
+                                .equals(Files.readString(
+                                        fresh.resolve("expected").resolve(ns + suffix)))) {
                     contentChanges.add(ns + suffix + " differs");
                 }
             }
@@ -108,15 +111,16 @@ class GoldenStoresTest {
                     + ": regenerate them with " + REGENERATE);
         }
         if (!formatChanges.isEmpty()) {
-            fail("The store format changed (" + formatChanges.get(0) + (formatChanges.size() > 1 ? ", and "
-                    + (formatChanges.size() - 1) + " more" : "") + ") but format.version is still " + writes
+            fail("The store format changed (" + formatChanges.get(0)
+                    + (formatChanges.size() > 1 ? ", and " + (formatChanges.size() - 1) + " more" : "")
+                    + ") but format.version is still " + writes
                     + ": bump Manifest.FORMAT_VERSION and CHANGELOG.md's \"Store format versions\" table (unless readers "
                     + "of version " + writes + " read the new files unchanged), and regenerate the golden stores with "
                     + REGENERATE);
         }
         if (!contentChanges.isEmpty()) {
-            fail("The golden stores' contents differ from what GoldenStores defines (" + String.join("; ",
-                    contentChanges) + "): regenerate them with " + REGENERATE);
+            fail("The golden stores' contents differ from what GoldenStores defines ("
+                    + String.join("; ", contentChanges) + "): regenerate them with " + REGENERATE);
         }
     }
 
@@ -153,8 +157,7 @@ class GoldenStoresTest {
         return Files.exists(file) ? Files.readAllBytes(file) : new byte[0];
     }
 
-    private static void differences(String where, Map<String, String> was, Map<String, String> now,
-                                    List<String> out) {
+    private static void differences(String where, Map<String, String> was, Map<String, String> now, List<String> out) {
         TreeMap<String, String> keys = new TreeMap<>();
         was.keySet().forEach(k -> keys.put(k, k));
         now.keySet().forEach(k -> keys.put(k, k));

@@ -21,15 +21,21 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NonPowerOfTwoSegmentsTest {
     private static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
+
     @TempDir
     Path dir;
 
     @Test
     void reader_findsEveryKey_whenTheSegmentCountIsNotAPowerOfTwo() throws Exception {
         Path file = dir.resolve("g0000000001.cmap");
-        try (ChronicleMap<CharSequence, CharSequence> map = ChronicleMapBuilder.of(CharSequence.class,
-                        CharSequence.class).skipCloseOnExitHook(true).checksumEntries(false)
-                .entries(3000).averageKeySize(8).averageValueSize(16).actualSegments(3)
+        try (ChronicleMap<CharSequence, CharSequence> map = ChronicleMapBuilder.of(
+                        CharSequence.class, CharSequence.class)
+                .skipCloseOnExitHook(true)
+                .checksumEntries(false)
+                .entries(3000)
+                .averageKeySize(8)
+                .averageValueSize(16)
+                .actualSegments(3)
                 .createPersistedTo(file.toFile())) {
             for (int i = 0; i < 2000; i++) {
                 map.put(key(i), "value " + i);
@@ -43,7 +49,8 @@ class NonPowerOfTwoSegmentsTest {
             Utf8Text value = new Utf8Text();
             StringBuilder viaBuilder = new StringBuilder();
             for (int i = 0; i < 2000; i++) {
-                assertThat(reader.getInto(key(i), value, TIMEOUT)).as("short key %s", key(i))
+                assertThat(reader.getInto(key(i), value, TIMEOUT))
+                        .as("short key %s", key(i))
                         .isEqualTo(MappedMap.PRESENT);
                 assertThat(value.toString()).isEqualTo("value " + i);
                 // a CharSequence that is not a String takes the general path

@@ -55,17 +55,29 @@ class ReadOnlyReaderPropertyTest {
     Arbitrary<String> keys() {
         return Arbitraries.oneOf(
                 Arbitraries.integers().between(0, 3000).map(i -> "id" + i),
-                Arbitraries.strings().withCharRange('\u0000', '\u007F').ofMinLength(1).ofMaxLength(20),
-                Arbitraries.strings().withCharRange('\u0000', '\u00FF').ofMinLength(1).ofMaxLength(20),
+                Arbitraries.strings()
+                        .withCharRange('\u0000', '\u007F')
+                        .ofMinLength(1)
+                        .ofMaxLength(20),
+                Arbitraries.strings()
+                        .withCharRange('\u0000', '\u00FF')
+                        .ofMinLength(1)
+                        .ofMaxLength(20),
                 Arbitraries.of("", "\u0000", "ключ", "名前", "k\uD83D\uDE00é", "x".repeat(300)),
-                Arbitraries.strings().withCharRange('\u0001', '\uFFFF').ofMinLength(1).ofMaxLength(12));
+                Arbitraries.strings()
+                        .withCharRange('\u0001', '\uFFFF')
+                        .ofMinLength(1)
+                        .ofMaxLength(12));
     }
 
     @Provide
     Arbitrary<String> values() {
         return Arbitraries.oneOf(
                 Arbitraries.of("", "v", "名前", "\uD83D\uDE00"),
-                Arbitraries.strings().withCharRange(' ', '~').withChars('é', '✓', '名').ofMaxLength(40),
+                Arbitraries.strings()
+                        .withCharRange(' ', '~')
+                        .withChars('é', '✓', '名')
+                        .ofMaxLength(40),
                 Arbitraries.strings().withCharRange('a', 'z').ofMinLength(200).ofMaxLength(3000)); // many chunks
     }
 
@@ -78,12 +90,16 @@ class ReadOnlyReaderPropertyTest {
     Arbitrary<List<Op>> ops() {
         Arbitrary<Op> put = Combinators.combine(keys(), values()).as(Op::new);
         Arbitrary<Op> remove = keys().map(k -> new Op(k, null));
-        return Arbitraries.frequencyOf(Tuple.of(5, put), Tuple.of(1, remove)).list().ofMinSize(1).ofMaxSize(400);
+        return Arbitraries.frequencyOf(Tuple.of(5, put), Tuple.of(1, remove))
+                .list()
+                .ofMinSize(1)
+                .ofMaxSize(400);
     }
 
     @Property(tries = 25)
-    void reader_answersAsChronicleAndTheModel(@ForAll("ops") List<Op> ops, @ForAll("probes") List<String> probes,
-                                              @ForAll boolean bulkFill) throws Exception {
+    void reader_answersAsChronicleAndTheModel(
+            @ForAll("ops") List<Op> ops, @ForAll("probes") List<String> probes, @ForAll boolean bulkFill)
+            throws Exception {
         Path file = dir.resolve("g" + String.format("%010d", System.nanoTime() % 1_000_000_0000L) + ".cmap");
         // Small on purpose: 1024 entries of 4-byte keys and values overflow into extra tiers long before 3000 entries.
         GenerationSizing sizing = new GenerationSizing(1024, 4, 4, 8.0);
@@ -110,15 +126,17 @@ class ReadOnlyReaderPropertyTest {
                 }
             }
             if (bulkFill) {
-                assertThat(Files.size(file)).as("extra tier bulks appended").isGreaterThan(g.layout().baseSize());
+                assertThat(Files.size(file))
+                        .as("extra tier bulks appended")
+                        .isGreaterThan(g.layout().baseSize());
             }
             // A reader opened after the tiers were added maps them as well.
             assertAgrees(g, MappedMap.open(file, SequenceFile.of(file), g.layout()), model, probes);
         }
     }
 
-    private static void assertAgrees(GenerationFile g, MappedMap reader, Map<String, String> model,
-                                     List<String> probes) {
+    private static void assertAgrees(
+            GenerationFile g, MappedMap reader, Map<String, String> model, List<String> probes) {
         StringBuilder fromReader = new StringBuilder();
         StringBuilder fromChronicle = new StringBuilder();
         List<String> keys = new ArrayList<>(model.keySet());
@@ -127,8 +145,10 @@ class ReadOnlyReaderPropertyTest {
             boolean present = g.getInto(key, fromChronicle, TIMEOUT);
             int found = reader.getInto(key, fromReader, TIMEOUT);
             assertThat(found).as("key %s", key).isEqualTo(present ? MappedMap.PRESENT : MappedMap.ABSENT);
-            assertThat(found == MappedMap.PRESENT ? fromReader.toString() : null).as("key %s", key)
-                    .isEqualTo(model.get(key)).isEqualTo(present ? fromChronicle.toString() : null);
+            assertThat(found == MappedMap.PRESENT ? fromReader.toString() : null)
+                    .as("key %s", key)
+                    .isEqualTo(model.get(key))
+                    .isEqualTo(present ? fromChronicle.toString() : null);
         }
         // the batch lookup answers every key as the single one does, null keys and chunks of every size included
         keys.add(null);

@@ -59,8 +59,8 @@ class ReadWhileRelocatingTortureTest {
     @Test
     void readersRacingRelocatingWritesSeeOnlyWholeValues() throws Exception {
         Path file = dir.resolve("g0000000001.cmap");
-        try (GenerationFile g = GenerationFile.create(file, new GenerationSizing(1024, 6, 60, 4.0),
-                StorePermissions.DEFAULT)) {
+        try (GenerationFile g =
+                GenerationFile.create(file, new GenerationSizing(1024, 6, 60, 4.0), StorePermissions.DEFAULT)) {
             for (int k = 0; k < KEYS; k++) {
                 g.put("key" + k, value("key" + k, 0), TIMEOUT);
             }
@@ -98,41 +98,46 @@ class ReadWhileRelocatingTortureTest {
                 }));
             }
             AtomicLong batchReads = readsBy.computeIfAbsent("batch-reader", name -> new AtomicLong());
-            threads.add(guarded("batch-reader", bad, () -> { // all its keys' reads interleaved, each still whole
-                LookupBatch batch = new LookupBatch();
-                for (int i = 0; i < LookupBatch.SIZE; i++) {
-                    batch.out[i] = new Utf8Text();
-                }
-                String[] keys = new String[LookupBatch.SIZE];
-                for (int i = 0; !stop.get(); i += LookupBatch.SIZE) {
-                    for (int j = 0; j < keys.length; j++) {
-                        keys[j] = "key" + ((i + j * 7) % KEYS);
-                    }
-                    int present = reader.getAllInto(keys, 0, keys.length, batch, TIMEOUT);
-                    if (present == MappedMap.TIMED_OUT) {
-                        bad.add("batch timed out");
-                    }
-                    for (int j = 0; j < keys.length && present >= 0; j++) {
-                        if (batch.found[j] && !isAValueWrittenFor(keys[j], batch.out[j])) {
-                            bad.add("batch: " + keys[j] + " -> " + batch.out[j]);
-                        } else if (!batch.found[j] && batch.out[j].length() != 0) {
-                            bad.add("batch: " + keys[j] + " absent but not cleared");
+            threads.add(guarded(
+                    "batch-reader",
+                    bad,
+                    () -> { // all its keys' reads interleaved, each still whole
+                        LookupBatch batch = new LookupBatch();
+                        for (int i = 0; i < LookupBatch.SIZE; i++) {
+                            batch.out[i] = new Utf8Text();
                         }
-                    }
-                    batchReads.addAndGet(keys.length);
-                }
-            }));
+                        String[] keys = new String[LookupBatch.SIZE];
+                        for (int i = 0; !stop.get(); i += LookupBatch.SIZE) {
+                            for (int j = 0; j < keys.length; j++) {
+                                keys[j] = "key" + ((i + j * 7) % KEYS);
+                            }
+                            int present = reader.getAllInto(keys, 0, keys.length, batch, TIMEOUT);
+                            if (present == MappedMap.TIMED_OUT) {
+                                bad.add("batch timed out");
+                            }
+                            for (int j = 0; j < keys.length && present >= 0; j++) {
+                                if (batch.found[j] && !isAValueWrittenFor(keys[j], batch.out[j])) {
+                                    bad.add("batch: " + keys[j] + " -> " + batch.out[j]);
+                                } else if (!batch.found[j] && batch.out[j].length() != 0) {
+                                    bad.add("batch: " + keys[j] + " absent but not cleared");
+                                }
+                            }
+                            batchReads.addAndGet(keys.length);
+                        }
+                    }));
             threads.forEach(Thread::start);
             try {
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
                 while (System.nanoTime() < until && bad.isEmpty()) {
                     // the scan also races with the writer: whole entries only, each key at most once
-                    reader.forEachWhile((k, v) -> {
-                        if (!isAValueWrittenFor(k, v)) {
-                            bad.add("scan: " + k + " -> " + v);
-                        }
-                        return true;
-                    }, TIMEOUT);
+                    reader.forEachWhile(
+                            (k, v) -> {
+                                if (!isAValueWrittenFor(k, v)) {
+                                    bad.add("scan: " + k + " -> " + v);
+                                }
+                                return true;
+                            },
+                            TIMEOUT);
                 }
             } finally {
                 stop.set(true);
@@ -144,21 +149,26 @@ class ReadWhileRelocatingTortureTest {
             assertThat(bad).isEmpty();
             assertThat(writes.get()).isGreaterThan(10_000);
             // each reader, not only all of them together: one that died early would have checked little
-            readsBy.forEach((name, reads) -> assertThat(reads.get()).as("reads by %s", name).isGreaterThan(1_000));
+            readsBy.forEach((name, reads) ->
+                    assertThat(reads.get()).as("reads by %s", name).isGreaterThan(1_000));
             for (int segment = 0; segment < g.layout().segments(); segment++) {
-                assertThat(g.sequence(segment)).as("segment %d's counter at rest", segment).isEven();
+                assertThat(g.sequence(segment))
+                        .as("segment %d's counter at rest", segment)
+                        .isEven();
             }
         }
     }
 
     /** A thread whose failure, a torn read's exception included, is a finding rather than a silent death. */
     private static Thread guarded(String name, ConcurrentLinkedQueue<String> bad, Runnable body) {
-        return new Thread(() -> {
-            try {
-                body.run();
-            } catch (Throwable t) {
-                bad.add(name + " failed: " + t);
-            }
-        }, name);
+        return new Thread(
+                () -> {
+                    try {
+                        body.run();
+                    } catch (Throwable t) {
+                        bad.add(name + " failed: " + t);
+                    }
+                },
+                name);
     }
 }

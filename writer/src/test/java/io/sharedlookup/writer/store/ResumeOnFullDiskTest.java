@@ -37,10 +37,12 @@ class ResumeOnFullDiskTest {
                 generation = writer.resume();
                 assertThat(generation.size()).as("resumed, not rebuilt").isEqualTo(2);
                 GenerationFile resumed = generation;
-                assertThatThrownBy(() -> writer.requireMarkedOpen(resumed)).as("a change must wait")
+                assertThatThrownBy(() -> writer.requireMarkedOpen(resumed))
+                        .as("a change must wait")
                         .isInstanceOf(IOException.class);
             }
-            assertThat(Manifest.read(layout.manifest("users")).writerState()).as("on disk, until it can be written")
+            assertThat(Manifest.read(layout.manifest("users")).writerState())
+                    .as("on disk, until it can be written")
                     .isEqualTo(Manifest.WriterState.CLOSED);
 
             writer.requireMarkedOpen(generation); // room again

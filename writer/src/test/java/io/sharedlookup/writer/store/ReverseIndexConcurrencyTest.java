@@ -29,22 +29,24 @@ class ReverseIndexConcurrencyTest {
     @Test
     void reverseIndex_updatedFromTwoThreads_listsExactlyTheKeysOfEachValue() throws Exception {
         Path file = dir.resolve("g0000000001.cmap");
-        try (GenerationFile g = GenerationFile.create(file, GenerationSizing.forExpected(2 * KEYS_PER_THREAD, 5, 4),
-                StorePermissions.DEFAULT, true)) {
+        try (GenerationFile g = GenerationFile.create(
+                file, GenerationSizing.forExpected(2 * KEYS_PER_THREAD, 5, 4), StorePermissions.DEFAULT, true)) {
             ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
             CountDownLatch start = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
             for (String prefix : List.of("a", "b")) {
-                threads.add(new Thread(() -> {
-                    try {
-                        start.await();
-                        for (int i = 0; i < KEYS_PER_THREAD; i++) {
-                            g.put(prefix + i, "v" + (i % VALUES), TIMEOUT);
-                        }
-                    } catch (Throwable e) {
-                        errors.add(e);
-                    }
-                }, "writer-" + prefix));
+                threads.add(new Thread(
+                        () -> {
+                            try {
+                                start.await();
+                                for (int i = 0; i < KEYS_PER_THREAD; i++) {
+                                    g.put(prefix + i, "v" + (i % VALUES), TIMEOUT);
+                                }
+                            } catch (Throwable e) {
+                                errors.add(e);
+                            }
+                        },
+                        "writer-" + prefix));
             }
             threads.forEach(Thread::start);
             start.countDown();
@@ -55,12 +57,14 @@ class ReverseIndexConcurrencyTest {
             Map<String, List<String>> expected = new HashMap<>();
             for (String prefix : List.of("a", "b")) {
                 for (int i = 0; i < KEYS_PER_THREAD; i++) {
-                    expected.computeIfAbsent("v" + (i % VALUES), v -> new ArrayList<>()).add(prefix + i);
+                    expected.computeIfAbsent("v" + (i % VALUES), v -> new ArrayList<>())
+                            .add(prefix + i);
                 }
             }
             for (Map.Entry<String, List<String>> e : expected.entrySet()) {
-                assertThat(g.keysOf(e.getKey(), TIMEOUT)).as("keys of %s", e.getKey()).hasValueSatisfying(keys ->
-                        assertThat(keys).containsExactlyInAnyOrderElementsOf(e.getValue()));
+                assertThat(g.keysOf(e.getKey(), TIMEOUT))
+                        .as("keys of %s", e.getKey())
+                        .hasValueSatisfying(keys -> assertThat(keys).containsExactlyInAnyOrderElementsOf(e.getValue()));
             }
         }
     }

@@ -21,8 +21,8 @@ class SegmentCountersTest {
     @Test
     void everyChange_leavesItsSegmentsCounterEvenAndHigher() throws Exception {
         Path file = dir.resolve("g0000000001.cmap");
-        try (GenerationFile g = GenerationFile.create(file, GenerationSizing.forExpected(100, 4, 4),
-                StorePermissions.DEFAULT)) {
+        try (GenerationFile g =
+                GenerationFile.create(file, GenerationSizing.forExpected(100, 4, 4), StorePermissions.DEFAULT)) {
             long[] before = counters(g);
             g.put("a", "1", TIMEOUT);
             g.put("a", "22", TIMEOUT);
@@ -40,7 +40,8 @@ class SegmentCountersTest {
     @Test
     void open_ofAFileWithAnOddCounter_movesItOnToEven() throws Exception {
         Path file = dir.resolve("g0000000001.cmap");
-        GenerationFile.create(file, GenerationSizing.forExpected(100, 4, 4), StorePermissions.DEFAULT).close();
+        GenerationFile.create(file, GenerationSizing.forExpected(100, 4, 4), StorePermissions.DEFAULT)
+                .close();
         // As after a power loss: the unsynced counter file kept a change's first half.
         try (FileChannel ch = FileChannel.open(SequenceFile.of(file), StandardOpenOption.WRITE)) {
             ch.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 7), 0);

@@ -23,19 +23,26 @@ class SharedPutsTest {
     @Test
     void putsThatCouldTakeTheLastTiersDoNotRunTogether() throws Exception {
         Path file = dir.resolve("g0000000001.cmap");
-        try (GenerationFile g = GenerationFile.create(file, new GenerationSizing(1024, 8, 8, 1.0),
-                StorePermissions.DEFAULT)) {
-            Assumptions.assumeTrue(Files.getFileStore(dir).getUsableSpace()
-                    >= PutGate.ROOM_MARGIN_BYTES + 4 * Files.size(file), "a disk with room to spare");
+        try (GenerationFile g =
+                GenerationFile.create(file, new GenerationSizing(1024, 8, 8, 1.0), StorePermissions.DEFAULT)) {
+            Assumptions.assumeTrue(
+                    Files.getFileStore(dir).getUsableSpace() >= PutGate.ROOM_MARGIN_BYTES + 4 * Files.size(file),
+                    "a disk with room to spare");
             long maxTiers = g.layout().maxExtraTiers();
-            assertThat(g.sharePuts(maxTiers)).as("a fresh generation: every tier is left").isTrue();
+            assertThat(g.sharePuts(maxTiers))
+                    .as("a fresh generation: every tier is left")
+                    .isTrue();
             g.exclusivePuts();
-            assertThat(g.sharePuts(maxTiers + 1)).as("more tiers than Chronicle gives").isFalse();
+            assertThat(g.sharePuts(maxTiers + 1))
+                    .as("more tiers than Chronicle gives")
+                    .isFalse();
 
             for (int i = 0; put(g, "key-" + i); i++) {
                 // new keys until one finds no tier left
             }
-            assertThat(g.sharePuts(1)).as("no tier left: a pass's puts go one at a time").isFalse();
+            assertThat(g.sharePuts(1))
+                    .as("no tier left: a pass's puts go one at a time")
+                    .isFalse();
         }
     }
 

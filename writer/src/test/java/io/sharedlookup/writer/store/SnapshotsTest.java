@@ -10,13 +10,13 @@ import io.sharedlookup.internal.store.SequenceFile;
 import io.sharedlookup.internal.store.StoreFormatException;
 import io.sharedlookup.internal.store.StoreLayout;
 import io.sharedlookup.reader.SharedLookupStore;
-import io.sharedlookup.writer.CapturedLog;
 import io.sharedlookup.testing.TestStores;
+import io.sharedlookup.writer.CapturedLog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -96,7 +96,9 @@ class SnapshotsTest {
                 updates.join();
             }
             assertThat(taken.entries()).isEqualTo(5_000);
-            assertThat(taken.manifest().offsets()).as("the offsets from before the copy").isEqualTo(before.offsets());
+            assertThat(taken.manifest().offsets())
+                    .as("the offsets from before the copy")
+                    .isEqualTo(before.offsets());
             assertThat(taken.manifest().writerState()).isEqualTo(Manifest.WriterState.CLOSED);
             assertThat(taken.manifest().contentDigest()).isEqualTo(taken.digest());
             assertThat(TestStores.contents(snapshot, "users").keySet()).isEqualTo(base.keySet());
@@ -104,19 +106,25 @@ class SnapshotsTest {
 
         StoreLayout layout = new StoreLayout(seeded);
         try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT);
-             NamespaceDirectory items = NamespaceDirectory.open(layout, "items", StorePermissions.DEFAULT)) {
+                NamespaceDirectory items = NamespaceDirectory.open(layout, "items", StorePermissions.DEFAULT)) {
             assertThat(Snapshots.seed(snapshot, writer, ANY)).isTrue();
-            assertThat(Snapshots.seed(snapshot, writer, ANY)).as("never over a namespace the store has").isFalse();
-            assertThat(Snapshots.seed(snapshot, items, ANY)).as("no snapshot of it").isFalse();
+            assertThat(Snapshots.seed(snapshot, writer, ANY))
+                    .as("never over a namespace the store has")
+                    .isFalse();
+            assertThat(Snapshots.seed(snapshot, items, ANY))
+                    .as("no snapshot of it")
+                    .isFalse();
         }
         assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(seeded)))
-                .as("a store root created for a seed has the store's directory mode").isEqualTo("rwxr-x---");
+                .as("a store root created for a seed has the store's directory mode")
+                .isEqualTo("rwxr-x---");
         Map<String, String> copied = TestStores.contents(snapshot, "users");
         try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
             assertThat(writer.canResume()).isTrue();
             GenerationFile g = writer.resume();
             assertThat(ContentDigest.hex(g.contentDigest()))
-                    .isEqualTo(ContentDigest.hex(Manifest.read(layout.manifest("users")).contentDigest()));
+                    .isEqualTo(ContentDigest.hex(
+                            Manifest.read(layout.manifest("users")).contentDigest()));
             writer.closeCleanly(g, writer.published().orElseThrow().offsets(), true, false);
         }
         assertThat(TestStores.contents(seeded, "users")).isEqualTo(copied);
@@ -130,7 +138,7 @@ class SnapshotsTest {
     void theCountingPassMeasuresNonAsciiEntriesInUtf8Bytes() {
         EntrySizes counts = new EntrySizes();
         counts.countStored("ключ", "é".repeat(40_000)); // 8 + 80,000 bytes, 40,004 chars
-        counts.countStored("k", "€€");                  // 1 + 6 bytes
+        counts.countStored("k", "€€"); // 1 + 6 bytes
         GenerationSizing sizing = counts.forCopy();
         assertThat(sizing.largestEntryBytes()).isEqualTo(80_008);
         assertThat(sizing.averageKeyBytes()).isEqualTo((8 + 1) / 2.0 * 1.2);
@@ -140,12 +148,16 @@ class SnapshotsTest {
     @Test
     void aSeedDirectoryThatIsGone_seedsNothingAndSaysSo() throws Exception {
         Path gone = dir.resolve("gone");
-        try (NamespaceDirectory writer = NamespaceDirectory.open(new StoreLayout(dir.resolve("seeded")), "users",
-                StorePermissions.DEFAULT);
-             CapturedLog log = CapturedLog.of(Snapshots.class)) {
+        try (NamespaceDirectory writer = NamespaceDirectory.open(
+                        new StoreLayout(dir.resolve("seeded")), "users", StorePermissions.DEFAULT);
+                CapturedLog log = CapturedLog.of(Snapshots.class)) {
             assertThat(Snapshots.seed(gone, writer, ANY)).isFalse();
             assertThat(writer.published()).isEmpty();
-            assertThat(log.warnings()).singleElement().asString().contains(gone.toString()).contains("does not exist");
+            assertThat(log.warnings())
+                    .singleElement()
+                    .asString()
+                    .contains(gone.toString())
+                    .contains("does not exist");
         }
     }
 
@@ -155,16 +167,20 @@ class SnapshotsTest {
         // Damaged on the way between hosts: the manifest's digest no longer describes the entries.
         Path manifest = new StoreLayout(snapshot).manifest("users");
         Manifest m = Manifest.read(manifest);
-        Files.writeString(manifest, m.toText().replace(ContentDigest.hex(m.contentDigest()),
-                ContentDigest.hex(m.contentDigest() ^ 1)));
+        Files.writeString(
+                manifest,
+                m.toText().replace(ContentDigest.hex(m.contentDigest()), ContentDigest.hex(m.contentDigest() ^ 1)));
         assertRefusedLeavingNothing(snapshot, ANY, StoreFormatException.class, "gives content digest");
     }
 
     @Test
     void aSnapshotOfAnotherTopic_isRefused() throws Exception {
         Path snapshot = snapshotOf100();
-        assertRefusedLeavingNothing(snapshot, m -> Optional.of("it was built from topic '" + m.topic() + "'"),
-                IOException.class, "built from topic 'topic'");
+        assertRefusedLeavingNothing(
+                snapshot,
+                m -> Optional.of("it was built from topic '" + m.topic() + "'"),
+                IOException.class,
+                "built from topic 'topic'");
     }
 
     @Test
@@ -175,8 +191,9 @@ class SnapshotsTest {
         Files.delete(sequences);
         Process mkfifo = new ProcessBuilder("mkfifo", sequences.toString()).start();
         assertThat(mkfifo.waitFor()).isZero();
-        assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
-                assertRefusedLeavingNothing(snapshot, ANY, IOException.class, "not a regular file"));
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(20),
+                () -> assertRefusedLeavingNothing(snapshot, ANY, IOException.class, "not a regular file"));
     }
 
     @Test
@@ -208,11 +225,13 @@ class SnapshotsTest {
     }
 
     /** The seed fails saying why, nothing is published, and nothing it copied is left in the namespace. */
-    private void assertRefusedLeavingNothing(Path snapshot, Function<Manifest, Optional<String>> refusal,
-                                             Class<? extends Exception> failure, String why) throws Exception {
+    private void assertRefusedLeavingNothing(
+            Path snapshot, Function<Manifest, Optional<String>> refusal, Class<? extends Exception> failure, String why)
+            throws Exception {
         StoreLayout layout = new StoreLayout(dir.resolve("seeded"));
         try (NamespaceDirectory writer = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT)) {
-            assertThatThrownBy(() -> Snapshots.seed(snapshot, writer, refusal)).isInstanceOf(failure)
+            assertThatThrownBy(() -> Snapshots.seed(snapshot, writer, refusal))
+                    .isInstanceOf(failure)
                     .hasMessageContaining(why);
             assertThat(writer.published()).isEmpty();
         }

@@ -15,8 +15,10 @@ class StorePermissionsTest {
 
     @Test
     void defaultsToGroupReadableFilesAndDirectories() {
-        assertThat(PosixFilePermissions.toString(StorePermissions.DEFAULT.file())).isEqualTo("rw-r-----");
-        assertThat(PosixFilePermissions.toString(StorePermissions.DEFAULT.directory())).isEqualTo("rwxr-x---");
+        assertThat(PosixFilePermissions.toString(StorePermissions.DEFAULT.file()))
+                .isEqualTo("rw-r-----");
+        assertThat(PosixFilePermissions.toString(StorePermissions.DEFAULT.directory()))
+                .isEqualTo("rwxr-x---");
     }
 
     @Test
@@ -30,19 +32,24 @@ class StorePermissionsTest {
     void refusesWorldWritableAndGarbageModes() {
         assertThatThrownBy(() -> StorePermissions.parse("0666", "0750")).hasMessageContaining("world-writable");
         assertThatThrownBy(() -> StorePermissions.parse("0640", "0777")).hasMessageContaining("world-writable");
-        assertThatThrownBy(() -> StorePermissions.parse("rw-rw", "0750")).hasMessageContaining("Invalid permission mode");
+        assertThatThrownBy(() -> StorePermissions.parse("rw-rw", "0750"))
+                .hasMessageContaining("Invalid permission mode");
     }
 
     /** The writer maps its files read-write and creates files in its directories: the owner must keep those bits. */
     @Test
     void refusesModesTheWriterItselfCouldNotUse() {
         for (String file : new String[] {"0440", "0240", "0040", "r--r-----"}) {
-            assertThatThrownBy(() -> StorePermissions.parse(file, "0750")).as(file)
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give the owner rw");
+            assertThatThrownBy(() -> StorePermissions.parse(file, "0750"))
+                    .as(file)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("give the owner rw");
         }
         for (String dir : new String[] {"0600", "0550", "0350", "rw-r-x---"}) {
-            assertThatThrownBy(() -> StorePermissions.parse("0640", dir)).as(dir)
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give the owner rwx");
+            assertThatThrownBy(() -> StorePermissions.parse("0640", dir))
+                    .as(dir)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("give the owner rwx");
         }
         assertThat(StorePermissions.parse("0600", "0700").file()).hasSize(2);
     }
@@ -51,12 +58,16 @@ class StorePermissionsTest {
     @Test
     void aWorldWritableSharedDirectoryGetsSubdirectoryAdviceAndOnlyAnOwnOneGetsChmod() throws Exception {
         assertThatThrownBy(() -> StorePermissions.requireNotWorldWritable(Path.of("/tmp"), "Store directory"))
-                .isInstanceOf(UnsafeStoreException.class).hasMessageContaining("Store directory /tmp is world-writable")
+                .isInstanceOf(UnsafeStoreException.class)
+                .hasMessageContaining("Store directory /tmp is world-writable")
                 .hasMessageContaining("use a directory of your own below it, e.g. --store-dir /tmp/shared-lookup")
                 .hasMessageNotContaining("chmod");
 
         Path sticky = Files.createDirectory(tmp.resolve("sticky"));
-        assertThat(new ProcessBuilder("chmod", "1777", sticky.toString()).start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("chmod", "1777", sticky.toString())
+                        .start()
+                        .waitFor())
+                .isZero();
         assertThatThrownBy(() -> StorePermissions.requireNotWorldWritable(sticky, "Store directory"))
                 .hasMessageEndingWith("use a directory of your own below it, e.g. --store-dir "
                         + sticky.resolve("shared-lookup") + " (the writer creates it, not world-writable); never "

@@ -44,11 +44,12 @@ class TierBulksPastTwoGibibytesTest {
     void dirs(TestInfo test) throws Exception {
         // the virtual size is ~26 GB, the pages written a few MB: still, never where the disk is nearly full
         Path target = Path.of("target");
-        Assumptions.assumeTrue(Files.getFileStore(target.toAbsolutePath()).getUsableSpace() > (4L << 30),
+        Assumptions.assumeTrue(
+                Files.getFileStore(target.toAbsolutePath()).getUsableSpace() > (4L << 30),
                 "needs a few GiB of free disk for the sparse file's written pages");
         dir = Files.createTempDirectory(target, "big-bulks");
-        logs = Files.createDirectories(target.resolve("child-logs").resolve(test.getTestMethod().orElseThrow()
-                .getName()));
+        logs = Files.createDirectories(target.resolve("child-logs")
+                .resolve(test.getTestMethod().orElseThrow().getName()));
     }
 
     @AfterEach
@@ -61,10 +62,15 @@ class TierBulksPastTwoGibibytesTest {
         Path file = dir.resolve("g0000000001.cmap");
         Map<String, String> content = new HashMap<>();
         MapLayout layout;
-        try (ChronicleMap<CharSequence, CharSequence> map = ChronicleMapBuilder.of(CharSequence.class,
-                        CharSequence.class).skipCloseOnExitHook(true).checksumEntries(false)
-                .actualSegments(SEGMENTS).entriesPerSegment(8).actualChunkSize(CHUNK_BYTES)
-                .actualChunksPerSegmentTier(CHUNKS_PER_TIER).sparseFile(true)
+        try (ChronicleMap<CharSequence, CharSequence> map = ChronicleMapBuilder.of(
+                        CharSequence.class, CharSequence.class)
+                .skipCloseOnExitHook(true)
+                .checksumEntries(false)
+                .actualSegments(SEGMENTS)
+                .entriesPerSegment(8)
+                .actualChunkSize(CHUNK_BYTES)
+                .actualChunksPerSegmentTier(CHUNKS_PER_TIER)
+                .sparseFile(true)
                 .createPersistedTo(file.toFile())) {
             // before the fix the writer refused this layout here ("inconsistent map layout: tier bulk size")
             layout = ChronicleLayouts.of(map, file);
@@ -88,9 +94,16 @@ class TierBulksPastTwoGibibytesTest {
             properties.store(out, null);
         }
 
-        try (ChildJvm reader = ChildJvm.start("big-bulks-reader", logs, ReadEveryKey.class, file.toString(),
-                layoutFile.toString(), Integer.toString(content.size()))) {
-            assertThat(reader.awaitExit()).as("reader exit code; output: %s", reader.lines()).isZero();
+        try (ChildJvm reader = ChildJvm.start(
+                "big-bulks-reader",
+                logs,
+                ReadEveryKey.class,
+                file.toString(),
+                layoutFile.toString(),
+                Integer.toString(content.size()))) {
+            assertThat(reader.awaitExit())
+                    .as("reader exit code; output: %s", reader.lines())
+                    .isZero();
             assertThat(reader.lines()).contains("READ " + content.size() + " OF " + content.size());
         }
     }
@@ -105,8 +118,7 @@ class TierBulksPastTwoGibibytesTest {
      * {@code WRONG key value} for each miss and then {@code READ found OF n}.
      */
     public static final class ReadEveryKey {
-        private ReadEveryKey() {
-        }
+        private ReadEveryKey() {}
 
         public static void main(String[] args) throws Exception {
             Path file = Path.of(args[0]);

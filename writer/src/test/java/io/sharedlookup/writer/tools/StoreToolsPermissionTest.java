@@ -77,21 +77,25 @@ class StoreToolsPermissionTest {
             }
             String[] run = runAsAnotherUser(args);
             assertThat(run[0]).as(command).isEqualTo("2");
-            assertThat(run[1]).as(command).isEqualTo("error: Store directory " + store + " is not readable by this "
-                    + "user: run the command as a user in the writer's group (store files and directories are "
-                    + "group-readable)\n");
+            assertThat(run[1])
+                    .as(command)
+                    .isEqualTo("error: Store directory " + store + " is not readable by this "
+                            + "user: run the command as a user in the writer's group (store files and directories are "
+                            + "group-readable)\n");
         }
 
         Files.setPosixFilePermissions(store, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(store.resolve("users"), PosixFilePermissions.fromString(closed));
         String[] run = runAsAnotherUser(List.of("get", store.toString(), "users", "1"));
         assertThat(run[0]).isEqualTo("2");
-        assertThat(run[1]).startsWith("error: Namespace directory " + store.resolve("users") + " is not readable "
-                + "by this user: ");
+        assertThat(run[1])
+                .startsWith("error: Namespace directory " + store.resolve("users") + " is not readable "
+                        + "by this user: ");
         // inspect lists it as unreadable: it used to leave it out and say the store had no namespaces
         String[] inspect = runAsAnotherUser(List.of("inspect", store.toString()));
-        assertThat(inspect[2]).contains("users\n  unreadable   Namespace directory " + store.resolve("users")
-                + " is not readable by this user: ");
+        assertThat(inspect[2])
+                .contains("users\n  unreadable   Namespace directory " + store.resolve("users")
+                        + " is not readable by this user: ");
         Files.setPosixFilePermissions(store.resolve("users"), PosixFilePermissions.fromString("rwxr-x---"));
     }
 
@@ -141,20 +145,33 @@ class StoreToolsPermissionTest {
             int rc = StoreTools.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
             return new String[] {Integer.toString(rc), err.toString(), out.toString()};
         }
-        List<String> command = new ArrayList<>(List.of("setpriv", "--reuid", "65534", "--regid", "65534",
-                "--clear-groups", Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                readableClassPath(), WriterMain.class.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                "setpriv",
+                "--reuid",
+                "65534",
+                "--regid",
+                "65534",
+                "--clear-groups",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                readableClassPath(),
+                WriterMain.class.getName()));
         command.addAll(args);
         Path errFile = root.resolve("tool.err");
         Path outFile = root.resolve("tool.out");
-        Process tool = new ProcessBuilder(command).redirectOutput(outFile.toFile()).redirectError(errFile.toFile())
+        Process tool = new ProcessBuilder(command)
+                .redirectOutput(outFile.toFile())
+                .redirectError(errFile.toFile())
                 .start();
         if (!tool.waitFor(60, TimeUnit.SECONDS)) {
             tool.destroyForcibly();
             throw new AssertionError("the command did not end within 60 s: " + command);
         }
-        return new String[] {Integer.toString(tool.exitValue()), Files.readString(errFile, StandardCharsets.UTF_8),
-                Files.readString(outFile, StandardCharsets.UTF_8)};
+        return new String[] {
+            Integer.toString(tool.exitValue()),
+            Files.readString(errFile, StandardCharsets.UTF_8),
+            Files.readString(outFile, StandardCharsets.UTF_8)
+        };
     }
 
     /** The writer's and reader-lib's classes, picocli and slf4j-api: all the operator commands load. */
@@ -165,9 +182,11 @@ class StoreToolsPermissionTest {
             Path source = Path.of(entry);
             String unix = entry.replace('\\', '/');
             String name = source.getFileName().toString();
-            if (unix.endsWith("writer/target/classes") || unix.endsWith("reader-lib/target/classes")
+            if (unix.endsWith("writer/target/classes")
+                    || unix.endsWith("reader-lib/target/classes")
                     || name.matches("shared-lookup-reader-[^-]+.*\\.jar") && !name.contains("tests")
-                    || name.startsWith("picocli-") || name.startsWith("slf4j-api-")) {
+                    || name.startsWith("picocli-")
+                    || name.startsWith("slf4j-api-")) {
                 Path target = lib.resolve(cp.size() + "-" + name);
                 copy(source, target);
                 cp.add(target.toString());

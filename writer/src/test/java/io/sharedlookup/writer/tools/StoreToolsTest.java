@@ -25,15 +25,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The writer jar's operator commands against real stores (written through the writer's own store code). */
 class StoreToolsTest {
-    private static final Map<String, String> USERS = Map.of("1", "Ada", "2", "Grace", "tab\tkey", "line\nbreak",
-            "ü-ключ", "名前 ✓");
+    private static final Map<String, String> USERS =
+            Map.of("1", "Ada", "2", "Grace", "tab\tkey", "line\nbreak", "ü-ключ", "名前 ✓");
 
     @TempDir
     Path store;
 
     /** One command's exit code and output. */
-    record Run(int rc, String out, String err) {
-    }
+    record Run(int rc, String out, String err) {}
 
     private static Run run(String... args) {
         StringWriter out = new StringWriter();
@@ -65,8 +64,13 @@ class StoreToolsTest {
         try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {
             Run r = run("inspect", store.toString());
             assertThat(r.rc()).isZero();
-            assertThat(r.out()).contains("users", "generation   1 (g0000000001.cmap", "entries      4 of capacity",
-                    "digest " + ContentDigest.hex(digest(USERS)), "writer       open");
+            assertThat(r.out())
+                    .contains(
+                            "users",
+                            "generation   1 (g0000000001.cmap",
+                            "entries      4 of capacity",
+                            "digest " + ContentDigest.hex(digest(USERS)),
+                            "writer       open");
         }
     }
 
@@ -75,11 +79,14 @@ class StoreToolsTest {
     void inspect_printsTheWritersLivenessAndFreshness() throws Exception {
         try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {
             assertThat(run("inspect", store.toString()).out()).contains("freshness    writer UNKNOWN");
-            WriterHeartbeat heartbeat = WriterHeartbeat.start(new StoreLayout(store), List.of("users"),
-                    StorePermissions.DEFAULT, Map::of);
+            WriterHeartbeat heartbeat =
+                    WriterHeartbeat.start(new StoreLayout(store), List.of("users"), StorePermissions.DEFAULT, Map::of);
             try {
-                assertThat(run("inspect", store.toString()).out()).contains("freshness    writer ALIVE, last seen "
-                        + "alive ", ", content current as of 20", ", lag unknown");
+                assertThat(run("inspect", store.toString()).out())
+                        .contains(
+                                "freshness    writer ALIVE, last seen " + "alive ",
+                                ", content current as of 20",
+                                ", lag unknown");
             } finally {
                 heartbeat.close();
             }
@@ -102,8 +109,8 @@ class StoreToolsTest {
         try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {
             Run r = run("dump", store.toString(), "users");
             assertThat(r.rc()).isZero();
-            assertThat(r.out().split("\n")).containsExactlyInAnyOrder("1\tAda", "2\tGrace", "tab\\tkey\tline\\nbreak",
-                    "ü-ключ\t名前 ✓");
+            assertThat(r.out().split("\n"))
+                    .containsExactlyInAnyOrder("1\tAda", "2\tGrace", "tab\\tkey\tline\\nbreak", "ü-ключ\t名前 ✓");
         }
     }
 
@@ -115,8 +122,10 @@ class StoreToolsTest {
             assertThat(ok.out()).contains("ok: namespace 'users' digest " + ContentDigest.hex(digest(USERS)));
             // A change the manifest's digest does not account for (here: the digest itself altered).
             Path manifest = new StoreLayout(store).manifest("users");
-            Files.writeString(manifest, Files.readString(manifest).replace(ContentDigest.hex(digest(USERS)),
-                    ContentDigest.hex(digest(USERS) + 1)));
+            Files.writeString(
+                    manifest,
+                    Files.readString(manifest)
+                            .replace(ContentDigest.hex(digest(USERS)), ContentDigest.hex(digest(USERS) + 1)));
             Run differs = run("verify", store.toString(), "users");
             assertThat(differs.rc()).isEqualTo(1);
             assertThat(differs.err()).contains("DIFFERS", "computed " + ContentDigest.hex(digest(USERS)));
@@ -130,25 +139,30 @@ class StoreToolsTest {
         changed.remove("1");
         changed.put("3", "Linus");
         try (TestStores.Published a = TestStores.publish(store, "users", USERS);
-             TestStores.Published b = TestStores.publish(other, "users", changed)) {
+                TestStores.Published b = TestStores.publish(other, "users", changed)) {
             Run r = run("diff", store.toString(), other.toString(), "users");
             assertThat(r.rc()).isEqualTo(1);
-            assertThat(r.out().split("\n")).containsExactlyInAnyOrder("1\tAda\t\tonly-in-a",
-                    "2\tGrace\tGrace Hopper\tdiffers", "3\t\tLinus\tonly-in-b");
+            assertThat(r.out().split("\n"))
+                    .containsExactlyInAnyOrder(
+                            "1\tAda\t\tonly-in-a", "2\tGrace\tGrace Hopper\tdiffers", "3\t\tLinus\tonly-in-b");
             assertThat(r.err()).contains("3 key(s) differ");
-            assertThat(run("diff", store.toString(), store.toString(), "users").rc()).isZero();
+            assertThat(run("diff", store.toString(), store.toString(), "users").rc())
+                    .isZero();
         }
     }
 
     @Test
     void snapshot_writesAClosedOneNamespaceStoreWithTheDigestOfItsEntries(@TempDir Path out) throws Exception {
         try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {
-            Run r = run("snapshot", store.toString(), "users", out.resolve("snap").toString());
+            Run r = run(
+                    "snapshot", store.toString(), "users", out.resolve("snap").toString());
             assertThat(r.rc()).as(r.err()).isZero();
-            assertThat(r.out()).contains("snapshot of 'users': 4 entries", ContentDigest.hex(digest(USERS)))
+            assertThat(r.out())
+                    .contains("snapshot of 'users': 4 entries", ContentDigest.hex(digest(USERS)))
                     .contains("with --seed " + out.resolve("snap") + "\n");
             assertThat(TestStores.contents(out.resolve("snap"), "users")).isEqualTo(new java.util.TreeMap<>(USERS));
-            Run again = run("snapshot", store.toString(), "users", out.resolve("snap").toString());
+            Run again = run(
+                    "snapshot", store.toString(), "users", out.resolve("snap").toString());
             assertThat(again.rc()).isEqualTo(2);
             assertThat(again.err()).contains("is not empty").hasLineCount(1);
         }
@@ -159,33 +173,40 @@ class StoreToolsTest {
         try (TestStores.Published p = TestStores.publish(store, "users", USERS)) {
             Run missingStore = run("inspect", store.resolve("nope").toString());
             assertThat(missingStore.rc()).isEqualTo(2);
-            assertThat(missingStore.err()).startsWith("error: Store directory").contains("--store-dir")
+            assertThat(missingStore.err())
+                    .startsWith("error: Store directory")
+                    .contains("--store-dir")
                     .hasLineCount(1);
             Run badName = run("dump", store.toString(), "../etc");
             assertThat(badName.rc()).isEqualTo(2);
             assertThat(badName.err()).contains("is not a namespace name").hasLineCount(1);
             Run unknownNs = run("get", store.toString(), "items", "1");
             assertThat(unknownNs.rc()).isEqualTo(2);
-            assertThat(unknownNs.err()).contains("No namespace 'items'", "inspect").hasLineCount(1);
+            assertThat(unknownNs.err())
+                    .contains("No namespace 'items'", "inspect")
+                    .hasLineCount(1);
             Run missingArg = run("get", store.toString(), "users");
             assertThat(missingArg.rc()).isEqualTo(2);
-            assertThat(missingArg.err()).contains("Missing required parameter", "--help").hasLineCount(1);
+            assertThat(missingArg.err())
+                    .contains("Missing required parameter", "--help")
+                    .hasLineCount(1);
         }
     }
 
     /** An I/O failure in one line with its kind: these exceptions' own messages are nothing but a path. */
     @Test
     void anIoFailureIsDescribedWithItsKindNotJustAPath() {
-        assertThat(StoreTools.describe(new AccessDeniedException("/backup/users"))).isEqualTo(
-                "/backup/users: permission denied");
-        assertThat(StoreTools.describe(new NoSuchFileException("/backup"))).isEqualTo(
-                "/backup: no such file or directory");
-        assertThat(StoreTools.describe(new DirectoryNotEmptyException("/backup/users"))).isEqualTo(
-                "/backup/users: directory not empty");
+        assertThat(StoreTools.describe(new AccessDeniedException("/backup/users")))
+                .isEqualTo("/backup/users: permission denied");
+        assertThat(StoreTools.describe(new NoSuchFileException("/backup")))
+                .isEqualTo("/backup: no such file or directory");
+        assertThat(StoreTools.describe(new DirectoryNotEmptyException("/backup/users")))
+                .isEqualTo("/backup/users: directory not empty");
         assertThat(StoreTools.describe(new NotDirectoryException("/backup"))).isEqualTo("/backup: not a directory");
         assertThat(StoreTools.describe(new FileSystemException("/backup", null, "Read-only file system")))
                 .isEqualTo("/backup: Read-only file system");
-        assertThat(StoreTools.describe(new IOException("Snapshot directory /backup is not empty: pass a new "
-                + "directory"))).isEqualTo("Snapshot directory /backup is not empty: pass a new directory");
+        assertThat(StoreTools.describe(
+                        new IOException("Snapshot directory /backup is not empty: pass a new " + "directory")))
+                .isEqualTo("Snapshot directory /backup is not empty: pass a new directory");
     }
 }

@@ -28,9 +28,11 @@ class ToolLoggingTest {
             System.setOut(stdout);
             System.setErr(stderr);
         }
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("a line of the tool's log")
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("a line of the tool's log")
                 .doesNotContain("service's");
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("a line of the service's log")
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("a line of the service's log")
                 .doesNotContain("tool's");
     }
 }

@@ -18,8 +18,7 @@ import java.util.Map;
  * right after each update), {@code handlePendingNotices()} and {@code getAllLookupsState()}.
  */
 public final class InProcessLookupNode implements AutoCloseable {
-    private static final TypeReference<LookupsState<Object>> GENERIC_STATE = new TypeReference<>() {
-    };
+    private static final TypeReference<LookupsState<Object>> GENERIC_STATE = new TypeReference<>() {};
 
     private final ObjectMapper mapper;
     private final LookupReferencesManager manager;
@@ -30,14 +29,16 @@ public final class InProcessLookupNode implements AutoCloseable {
      */
     public InProcessLookupNode(ObjectMapper mapper, Path snapshotDir) throws Exception {
         this.mapper = mapper;
-        LookupConfig config = mapper.readValue("{\"snapshotWorkingDir\": " + mapper.writeValueAsString(
-                snapshotDir.toString()) + ", \"enableLookupSyncOnStartup\": false}", LookupConfig.class);
+        LookupConfig config = mapper.readValue(
+                "{\"snapshotWorkingDir\": " + mapper.writeValueAsString(snapshotDir.toString())
+                        + ", \"enableLookupSyncOnStartup\": false}",
+                LookupConfig.class);
         this.manager = new LookupReferencesManager(config, mapper, null, announcerConfig(), true);
     }
 
     /** Writes the snapshot a node that loaded {@code lookups} on tier {@code __default} leaves behind. */
-    public static void writeSnapshot(ObjectMapper mapper, Path snapshotDir,
-                                     Map<String, LookupExtractorFactoryContainer> lookups) {
+    public static void writeSnapshot(
+            ObjectMapper mapper, Path snapshotDir, Map<String, LookupExtractorFactoryContainer> lookups) {
         List<LookupBean> beans = new ArrayList<>();
         lookups.forEach((name, container) -> beans.add(new LookupBean(name, null, container)));
         new LookupSnapshotTaker(mapper, snapshotDir.toString())
@@ -102,9 +103,10 @@ public final class InProcessLookupNode implements AutoCloseable {
             case "org.apache.druid.server.metrics.DataSourceTaskIdHolder" -> type.getName();
             case "org.apache.druid.java.util.metrics.TaskHolder" -> "org.apache.druid.java.util.metrics.NoopTaskHolder";
             case "org.apache.druid.server.metrics.LoadSpecHolder" ->
-                    "org.apache.druid.server.metrics.DefaultLoadSpecHolder";
-            default -> throw new IllegalStateException("LookupListeningAnnouncerConfig of this Druid release takes a "
-                    + type.getName() + ": add its default here");
+                "org.apache.druid.server.metrics.DefaultLoadSpecHolder";
+            default ->
+                throw new IllegalStateException("LookupListeningAnnouncerConfig of this Druid release takes a "
+                        + type.getName() + ": add its default here");
         };
         return Class.forName(implementation).getConstructor().newInstance();
     }

@@ -14,13 +14,15 @@ import org.apache.druid.server.lookup.cache.LookupExtractorFactoryMapContainer;
  * is package-private, kept visible for Druid's own tests.
  */
 public final class InProcessLookupStatus {
-    private InProcessLookupStatus() {
-    }
+    private InProcessLookupStatus() {}
 
     /** {@code {"loaded": …, "pendingNodes": [...]}}, as the coordinator answers it. */
-    public static JsonNode status(ObjectMapper mapper, String lookupName, LookupExtractorFactoryMapContainer spec,
-                                  Collection<HostAndPort> nodes,
-                                  Map<HostAndPort, LookupsState<LookupExtractorFactoryMapContainer>> lastKnown) {
+    public static JsonNode status(
+            ObjectMapper mapper,
+            String lookupName,
+            LookupExtractorFactoryMapContainer spec,
+            Collection<HostAndPort> nodes,
+            Map<HostAndPort, LookupsState<LookupExtractorFactoryMapContainer>> lastKnown) {
         // getLookupStatus reads only its arguments; the resource's collaborators are not needed.
         LookupCoordinatorResource resource = new LookupCoordinatorResource(null, mapper, mapper);
         return mapper.valueToTree(resource.getLookupStatus(lookupName, spec, nodes, lastKnown, true));

@@ -14,13 +14,12 @@ import javax.tools.JavaCompiler;
  * {@code jdk.compiler} module is present, its package wins and this class is never loaded.
  */
 public final class JavacTool {
-    private JavacTool() {
-    }
+    private JavacTool() {}
 
     /** Returns a compiler whose every method explains that no compiler is available. */
     public static JavaCompiler create() {
-        return (JavaCompiler) Proxy.newProxyInstance(JavacTool.class.getClassLoader(), new Class<?>[] {JavaCompiler.class},
-                (proxy, method, args) -> {
+        return (JavaCompiler) Proxy.newProxyInstance(
+                JavacTool.class.getClassLoader(), new Class<?>[] {JavaCompiler.class}, (proxy, method, args) -> {
                     switch (method.getName()) {
                         case "toString":
                             return "shared-lookup JRE stand-in for javac";

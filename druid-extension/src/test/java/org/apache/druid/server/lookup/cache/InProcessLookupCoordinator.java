@@ -11,8 +11,8 @@ import org.apache.druid.query.lookup.LookupsState;
  */
 public final class InProcessLookupCoordinator {
     // Only the two decision methods are used: they read neither discovery, nor configuration, nor HTTP.
-    private final LookupCoordinatorManager manager = new LookupCoordinatorManager(null, null,
-            new LookupCoordinatorManagerConfig(), null, null);
+    private final LookupCoordinatorManager manager =
+            new LookupCoordinatorManager(null, null, new LookupCoordinatorManagerConfig(), null, null);
 
     /** The specs the coordinator sends the node in {@code toLoad}. */
     public Map<String, LookupExtractorFactoryMapContainer> toLoad(
@@ -22,8 +22,9 @@ public final class InProcessLookupCoordinator {
     }
 
     /** The lookup names the coordinator sends the node in {@code toDrop}. */
-    public Set<String> toDrop(LookupsState<LookupExtractorFactoryMapContainer> nodeState,
-                              Map<String, LookupExtractorFactoryMapContainer> tierLookups) {
+    public Set<String> toDrop(
+            LookupsState<LookupExtractorFactoryMapContainer> nodeState,
+            Map<String, LookupExtractorFactoryMapContainer> tierLookups) {
         return manager.getToBeDroppedFromNode(nodeState, tierLookups);
     }
 }
