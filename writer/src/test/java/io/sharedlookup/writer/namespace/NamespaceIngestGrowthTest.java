@@ -84,13 +84,9 @@ class NamespaceIngestGrowthTest {
             throws Exception {
         NamespaceDirectory directory =
                 NamespaceDirectory.open(new StoreLayout(store), namespace, StorePermissions.DEFAULT);
-        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        ingest.start(offsets, offsets, -1, null);
-        for (int i = 0; i < 10; i++) {
-            ingest.apply("k" + i, "v", positions);
-        }
+        NamespaceIngest ingest = TestNamespaces.startedWithTenKeys(directory, positions, i -> "v");
         ingest.afterBatch(true, positions);
         ingest.apply("k3", huge, positions);
         ingest.afterBatch(true, positions);
@@ -106,13 +102,9 @@ class NamespaceIngestGrowthTest {
     void aGenerationThatCannotBeCreatedStallsVisiblyAndRecovers() throws Exception {
         StoreLayout layout = new StoreLayout(store);
         NamespaceDirectory directory = NamespaceDirectory.open(layout, "full", StorePermissions.DEFAULT);
-        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        ingest.start(offsets, offsets, -1, null);
-        for (int i = 0; i < 10; i++) {
-            ingest.apply("k" + i, "v" + i, positions);
-        }
+        NamespaceIngest ingest = TestNamespaces.startedWithTenKeys(directory, positions, i -> "v" + i);
         // The namespace directory vanishes (as good as a file system that refuses new files): no generation.
         Path dir = layout.namespaceDir("full");
         TempTrees.delete(dir);

@@ -22,13 +22,9 @@ class NamespaceIngestReplaceTest {
     void aGrowthWhosePublishFailsDeletesTheGenerationItBuilt() throws Exception {
         StoreLayout layout = new StoreLayout(store);
         NamespaceDirectory directory = NamespaceDirectory.open(layout, "users", StorePermissions.DEFAULT);
-        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        ingest.start(offsets, offsets, -1, null);
-        for (int i = 0; i < 10; i++) {
-            ingest.apply("k" + i, "v" + i, positions);
-        }
+        NamespaceIngest ingest = TestNamespaces.startedWithTenKeys(directory, positions, i -> "v" + i);
         ingest.afterBatch(true, positions);
         assertThat(directory.published()).isPresent();
         List<String> published = generationFiles(layout);

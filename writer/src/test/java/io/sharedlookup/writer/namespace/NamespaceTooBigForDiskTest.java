@@ -53,13 +53,9 @@ class NamespaceTooBigForDiskTest {
     void growthTooBigForTheDisk_saysSoWithTheFigures() throws Exception {
         NamespaceDirectory directory =
                 NamespaceDirectory.open(new StoreLayout(store), "growing", StorePermissions.DEFAULT);
-        NamespaceIngest ingest = TestNamespaces.over(directory);
         Map<Integer, Long> offsets = Map.of(0, 0L);
         Positions positions = topic -> offsets;
-        ingest.start(offsets, offsets, -1, null);
-        for (int i = 0; i < 10; i++) {
-            ingest.apply("k" + i, "v" + i, positions);
-        }
+        NamespaceIngest ingest = TestNamespaces.startedWithTenKeys(directory, positions, i -> "v" + i);
         ingest.afterBatch(true, positions);
         long capacity = ingest.status(Map.of(), null, Positions.UNKNOWN).capacity();
         try (AutoCloseable disk = DiskFit.pretendFreeSpace(dir -> FREE)) {
